@@ -1,0 +1,14 @@
+#pragma once
+
+/// @file
+/// The atoms soma's actors speak.
+
+#include <caf/atom.hpp>
+
+namespace soma {
+
+/// Asks a graph actor for a forward: `(forward_atom, In)` or
+/// `(forward_atom, In, soma::watching)`, answered with `Out`.
+using forward_atom = caf::atom_constant<caf::atom("forward")>;
+
+} // namespace soma

@@ -1,0 +1,96 @@
+#pragma once
+
+/// @file
+/// How a forward ends: a blocked caller is released, or an actor that asked
+/// is answered.
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <caf/local_actor.hpp>
+#include <caf/response_promise.hpp>
+#include <caf/typed_response_promise.hpp>
+
+#include "soma/detail/forward_state.hpp"
+#include "soma/detail/parking.hpp"
+#include "soma/error.hpp"
+#include "soma/forward_error.hpp"
+
+namespace soma::detail {
+
+/// A forward whose caller blocks in typed_graph::forward until it ends.
+template <class Out>
+class blocking_forward final : public forward_result<Out> {
+public:
+  explicit blocking_forward(const soma::watching* w) : forward_result<Out>(w) {}
+
+  void complete(Out&& value, caf::local_actor*) override {
+    value_.emplace(std::move(value));
+    parking_.release();
+  }
+
+  void fail(std::string node, std::string error, caf::local_actor*) override {
+    failure_.emplace(std::move(node), std::move(error));
+    parking_.release();
+  }
+
+  /// Waits for the end; returns the value or throws forward_error, or
+  /// watcher_error when the forward finished but a callable watcher threw.
+  Out take() {
+    parking_.wait();
+    if (failure_)
+      throw forward_error(std::move(failure_->first), std::move(failure_->second));
+    if (auto& e = this->watcher_error())
+      throw soma::watcher_error(*e);
+    return std::move(*value_);
+  }
+
+private:
+  parking parking_;
+  std::optional<Out> value_;
+  std::optional<std::pair<std::string, std::string>> failure_;
+};
+
+/// A forward an actor asked for with `(forward_atom, In, ...)`; the answer
+/// goes straight from the last node actor to the asker.
+template <class Out>
+class requested_forward final : public forward_result<Out> {
+public:
+  requested_forward(soma::watching w, caf::typed_response_promise<Out> promise)
+    : forward_result<Out>(std::move(w)), promise_(std::move(promise)) {}
+
+  ~requested_forward() override {
+    // Dropped on the way: a node actor went away with this forward queued.
+    if (!answered_)
+      promise_.deliver(make_error(error_code::forward_dropped, "",
+                                  "the graph went away before the forward finished"));
+  }
+
+  void complete(Out&& value, caf::local_actor* self) override {
+    auto rp = answer_from(self);
+    if (auto& e = this->watcher_error())
+      rp.deliver(make_error(error_code::watcher_failed, "", *e));
+    else
+      rp.deliver(std::move(value));
+  }
+
+  void fail(std::string node, std::string error, caf::local_actor* self) override {
+    answer_from(self).deliver(make_error(error_code::node_failed, std::move(node), std::move(error)));
+  }
+
+private:
+  // Answers as the actor running now, so the reply is scheduled from the
+  // right thread, to whoever asked the graph actor.
+  caf::response_promise answer_from(caf::local_actor* self) {
+    answered_ = true;
+    caf::response_promise& p = promise_;
+    return caf::response_promise{self->ctrl(), p.source(), p.stages(), p.id()};
+  }
+
+  caf::typed_response_promise<Out> promise_;
+  bool answered_ = false;
+};
+
+} // namespace soma::detail

@@ -1,0 +1,43 @@
+#include "soma/detail/node_actor.hpp"
+
+#include <caf/local_actor.hpp>
+
+namespace soma::detail {
+
+namespace {
+
+std::int64_t micros(clock::duration d) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+}
+
+std::string what(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(std::move(e));
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (const std::string& x) {
+    return x;
+  } catch (const char* x) {
+    return x;
+  } catch (...) {
+    return "an exception that is not a std::exception";
+  }
+}
+
+} // namespace
+
+void node_threw(forward_state& fw, const std::string& node, std::exception_ptr error,
+                clock::time_point began, clock::time_point ended, caf::local_actor* self) {
+  auto text = what(std::move(error));
+  auto began_us = fw.since_began_us(began);
+  fw.emit(failed_fact(node, text, began_us, micros(ended - began)), self->context());
+  fw.emit(broke_fact(node, text, fw.since_began_us(clock::now())), self->context());
+  fw.fail(node, std::move(text), self);
+}
+
+void node_ran(forward_state& fw, const std::string& node, clock::time_point began,
+              clock::time_point ended, caf::local_actor* self) {
+  fw.emit(ran_fact(node, fw.since_began_us(began), micros(ended - began)), self->context());
+}
+
+} // namespace soma::detail

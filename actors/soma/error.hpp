@@ -1,0 +1,35 @@
+#pragma once
+
+/// @file
+/// soma's errors as CAF errors: what an actor that asked a graph for a
+/// forward receives instead of a value.
+
+#include <cstdint>
+#include <string>
+
+#include <caf/atom.hpp>
+#include <caf/error.hpp>
+
+namespace soma {
+
+/// The category of every caf::error soma makes.
+inline constexpr caf::atom_value error_category = caf::atom("soma");
+
+/// What went wrong, as a code inside a caf::error of category "soma".
+enum class error_code : std::uint8_t {
+  node_failed = 1,    ///< a node threw; the context names it and its error
+  watcher_failed = 2, ///< a callable watcher threw; the forward itself finished
+  forward_dropped = 3 ///< the graph went away before the forward finished
+};
+
+/// A caf::error of category "soma" whose context is `node` then `message`.
+[[nodiscard]] caf::error make_error(error_code code, std::string node, std::string message);
+
+/// For an error made by soma: the node it names (empty when none).
+[[nodiscard]] std::string error_node(const caf::error& e);
+
+/// A sentence saying what went wrong, for any caf::error; for soma's the same
+/// text soma::forward_error::what() gives.
+[[nodiscard]] std::string describe(const caf::error& e);
+
+} // namespace soma

@@ -1,0 +1,165 @@
+#pragma once
+
+/// @file
+/// soma::graph::somatize and soma::typed_graph: nodes made into actors, and
+/// forwards run through them, watched.
+
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <caf/actor_system.hpp>
+#include <caf/send.hpp>
+
+#include "soma/atoms.hpp"
+#include "soma/chain.hpp"
+#include "soma/detail/completion.hpp"
+#include "soma/detail/node_actor.hpp"
+#include "soma/watching.hpp"
+
+namespace soma {
+
+/// How one forward runs.
+struct forward_options {
+  /// Who is told the forward's facts while it runs.
+  soma::watching watching;
+};
+
+/// One node as declared in a graph, before anything ran.
+struct node_declaration {
+  std::string name; ///< what its facts call it
+  std::string type; ///< the C++ type of the node
+};
+
+/// The typed actor behind a graph: ask it `(forward_atom, In)` or
+/// `(forward_atom, In, soma::watching)` and it answers `Out`, or a caf::error
+/// of category "soma" (soma::describe says what it is).
+template <class In, class Out>
+using graph_actor = caf::typed_actor<
+  typename caf::replies_to<forward_atom, In>::template with<Out>,
+  typename caf::replies_to<forward_atom, In, soma::watching>::template with<Out>>;
+
+/// A graph of node actors taking `In` and giving `Out`.
+///
+/// A handle: copies share the same actors, which stop when the last copy is
+/// destroyed. Any thread may call forward() at any time, many at once;
+/// forwards overlap in the pipeline (each node actor runs one forward at a
+/// time, in the order they reach it).
+template <class In, class Out>
+class typed_graph {
+public:
+  /// Runs one forward and blocks until it ends. Returns the last node's
+  /// output. Throws soma::forward_error naming the node when a node throws
+  /// (the graph stays usable), and soma::watcher_error when a callable
+  /// watcher threw (the forward finished; the others were told everything).
+  /// Every watcher has been told every fact before this returns. Do not call
+  /// it from inside an actor: ask actor() instead.
+  Out forward(In input, const forward_options& options = {}) const {
+    auto job = caf::make_counted<detail::blocking_forward<Out>>(&options.watching);
+    caf::anon_send(shared_->first, detail::step<In>{job, std::move(input)});
+    return job->take();
+  }
+
+  /// The graph's actor, for actors that want a forward without blocking:
+  /// `self->request(g.actor(), caf::infinite, soma::forward_atom::value, x)`.
+  [[nodiscard]] const graph_actor<In, Out>& actor() const noexcept { return shared_->driver; }
+
+  /// The nodes in order, as declared.
+  [[nodiscard]] const std::vector<node_declaration>& declaration() const noexcept {
+    return shared_->declaration;
+  }
+
+  /// Made by soma::graph::somatize.
+  typed_graph(caf::actor_system& sys, detail::sink<In> first,
+              std::vector<caf::actor> nodes, std::vector<node_declaration> declaration)
+    : shared_(std::make_shared<shared>()) {
+    shared_->first = std::move(first);
+    shared_->nodes = std::move(nodes);
+    shared_->declaration = std::move(declaration);
+    shared_->driver = sys.spawn(drive, shared_->first);
+  }
+
+private:
+  struct shared {
+    detail::sink<In> first;
+    graph_actor<In, Out> driver;
+    std::vector<caf::actor> nodes;
+    std::vector<node_declaration> declaration;
+
+    ~shared() {
+      caf::anon_send_exit(driver, caf::exit_reason::user_shutdown);
+      for (auto& n : nodes)
+        caf::anon_send_exit(n, caf::exit_reason::user_shutdown);
+    }
+  };
+
+  static typename graph_actor<In, Out>::behavior_type
+  drive(typename graph_actor<In, Out>::pointer self, detail::sink<In> first) {
+    auto start = [self, first](In& x, soma::watching w) {
+      auto rp = self->template make_response_promise<Out>();
+      auto job = caf::make_counted<detail::requested_forward<Out>>(std::move(w), rp);
+      self->send(first, detail::step<In>{std::move(job), std::move(x)});
+      return rp;
+    };
+    return {
+      [start](forward_atom, In& x) { return start(x, {}); },
+      [start](forward_atom, In& x, soma::watching& w) { return start(x, std::move(w)); },
+    };
+  }
+
+  std::shared_ptr<shared> shared_;
+};
+
+/// Makes graphs.
+struct graph {
+  /// Spawns one actor per node of `nodes` (a chain made with `>>`, or a
+  /// single node) in `sys` and returns the graph. Throws
+  /// std::invalid_argument when two nodes share a name.
+  template <class Nodes>
+  static auto somatize(caf::actor_system& sys, Nodes&& nodes) {
+    auto c = detail::as_chain(std::forward<Nodes>(nodes));
+    using chain_type = decltype(c);
+    using In = typename chain_type::In;
+    using Out = typename chain_type::Out;
+    auto& owned = c.nodes();
+    std::vector<node_declaration> declaration;
+    std::apply(
+      [&](auto&... ns) {
+        (declaration.push_back(
+           {ns->name(), detail::type_name(typeid(*ns))}),
+         ...);
+      },
+      owned);
+    std::set<std::string> seen;
+    for (auto& d : declaration)
+      if (!seen.insert(d.name).second)
+        throw std::invalid_argument("two nodes of this graph are named '" + d.name
+                                    + "'; facts could not tell them apart: name them "
+                                      "apart with .named()");
+    std::vector<caf::actor> actors;
+    auto first = spawn_from<0>(sys, owned, declaration, actors);
+    return typed_graph<In, Out>(sys, std::move(first), std::move(actors), std::move(declaration));
+  }
+
+private:
+  template <std::size_t I, class... Ns>
+  static auto spawn_from(caf::actor_system& sys, std::tuple<std::unique_ptr<Ns>...>& nodes,
+                         const std::vector<node_declaration>& declaration,
+                         std::vector<caf::actor>& actors) {
+    using N = std::tuple_element_t<I, std::tuple<Ns...>>;
+    detail::sink<typename N::Out> next;
+    if constexpr (I + 1 < sizeof...(Ns))
+      next = spawn_from<I + 1>(sys, nodes, declaration, actors);
+    std::shared_ptr<N> node{std::move(std::get<I>(nodes))};
+    auto a = sys.spawn(detail::node_behavior<N>, std::move(node), declaration[I].name,
+                       std::move(next));
+    actors.push_back(caf::actor_cast<caf::actor>(a));
+    return a;
+  }
+};
+
+} // namespace soma

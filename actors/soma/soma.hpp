@@ -1,0 +1,17 @@
+#pragma once
+
+/// @file
+/// Everything a user of soma includes.
+
+#include "soma/atoms.hpp"
+#include "soma/chain.hpp"
+#include "soma/context.hpp"
+#include "soma/error.hpp"
+#include "soma/fact.hpp"
+#include "soma/forward_error.hpp"
+#include "soma/graph.hpp"
+#include "soma/node.hpp"
+#include "soma/print.hpp"
+#include "soma/system_config.hpp"
+#include "soma/vocabulary.hpp"
+#include "soma/watching.hpp"

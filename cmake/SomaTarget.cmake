@@ -1,0 +1,41 @@
+# Helpers shared by soma's own targets (not installed).
+
+# soma_warnings(target): the warnings we hold our own code to.
+function(soma_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
+endfunction()
+
+# The CAF headers every actor unit includes. CAF headers dominate compile time
+# (about 6 s a unit without a precompiled header, 2 s with).
+set(SOMA_CAF_PCH
+  <caf/actor_system.hpp> <caf/actor_system_config.hpp> <caf/typed_actor.hpp>
+  <caf/typed_event_based_actor.hpp> <caf/event_based_actor.hpp>
+  <caf/scoped_actor.hpp> <caf/send.hpp> <caf/stateful_actor.hpp>)
+
+# soma_caf_pch(target): precompile the CAF headers for a library target.
+function(soma_caf_pch target)
+  target_precompile_headers(${target} PRIVATE ${SOMA_CAF_PCH})
+endfunction()
+
+# Executables compile as PIE, libraries as PIC, and a precompiled header only
+# serves units built like it; executables share one built by this host.
+function(soma_executable_pch_host)
+  if(NOT TARGET soma_pch_host)
+    file(WRITE ${PROJECT_BINARY_DIR}/soma_pch_host.cpp "int main() { return 0; }\n")
+    add_executable(soma_pch_host EXCLUDE_FROM_ALL ${PROJECT_BINARY_DIR}/soma_pch_host.cpp)
+    target_link_libraries(soma_pch_host PRIVATE CAF::core)
+    soma_warnings(soma_pch_host)
+    target_precompile_headers(soma_pch_host PRIVATE ${SOMA_CAF_PCH})
+  endif()
+endfunction()
+
+# soma_executable(name sources... [LIBS libs...]): one of soma's own programs
+# (examples, tests, benchmarks), warnings on, CAF headers precompiled.
+function(soma_executable name)
+  cmake_parse_arguments(arg "" "" "LIBS" ${ARGN})
+  soma_executable_pch_host()
+  add_executable(${name} ${arg_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PRIVATE ${arg_LIBS})
+  soma_warnings(${name})
+  target_precompile_headers(${name} REUSE_FROM soma_pch_host)
+endfunction()

@@ -1,0 +1,79 @@
+#include "soma/detail/forward_state.hpp"
+
+#include <exception>
+
+#include <caf/actor.hpp>
+#include <caf/mailbox_element.hpp>
+#include <caf/make_message.hpp>
+
+namespace soma::detail {
+
+forward_state::forward_state(soma::watching owned)
+  : began_(clock::now()), owned_(std::move(owned)), watching_(&*owned_) {
+}
+
+forward_state::forward_state(const soma::watching* borrowed)
+  : began_(clock::now()), watching_(borrowed) {
+}
+
+forward_state::~forward_state() = default;
+
+void forward_state::emit(fact&& x, caf::execution_unit* host) {
+  auto& calls = watching_->callables();
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (!dropped_.empty() && dropped_[i])
+      continue;
+    try {
+      calls[i](x);
+    } catch (const std::exception& e) {
+      if (dropped_.empty())
+        dropped_.resize(calls.size());
+      dropped_[i] = true;
+      if (!watcher_error_)
+        watcher_error_ = "watcher " + std::to_string(i) + " threw while told '" + x.name
+                         + "': " + e.what();
+    } catch (...) {
+      if (dropped_.empty())
+        dropped_.resize(calls.size());
+      dropped_[i] = true;
+      if (!watcher_error_)
+        watcher_error_ = "watcher " + std::to_string(i) + " threw while told '" + x.name
+                         + "' (not a std::exception)";
+    }
+  }
+  auto& actors = watching_->actors();
+  if (actors.empty())
+    return;
+  // One message shared by every actor: facts are copied once, not per actor.
+  auto msg = caf::make_message(std::move(x));
+  for (auto& a : actors)
+    caf::actor_cast<caf::abstract_actor*>(a)->enqueue(nullptr, caf::make_message_id(), msg, host);
+}
+
+namespace {
+
+fact make(std::string_view name, std::initializer_list<field> fs) {
+  return fact{std::string{name}, std::vector<field>(fs)};
+}
+
+} // namespace
+
+fact ran_fact(const std::string& node, std::int64_t began_us, std::int64_t took_us) {
+  return make("ran", {{"node", node}, {"began_us", began_us}, {"took_us", took_us}});
+}
+
+fact failed_fact(const std::string& node, const std::string& error, std::int64_t began_us,
+                 std::int64_t took_us) {
+  return make("failed", {{"node", node}, {"error", error}, {"began_us", began_us},
+                         {"took_us", took_us}});
+}
+
+fact broke_fact(const std::string& node, const std::string& error, std::int64_t took_us) {
+  return make("broke", {{"node", node}, {"error", error}, {"took_us", took_us}});
+}
+
+fact finished_fact(std::int64_t took_us) {
+  return make("finished", {{"took_us", took_us}});
+}
+
+} // namespace soma::detail

@@ -1,0 +1,94 @@
+#pragma once
+
+/// @file
+/// The state one forward carries from node actor to node actor.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/fwd.hpp>
+#include <caf/intrusive_ptr.hpp>
+#include <caf/ref_counted.hpp>
+
+#include "soma/fact.hpp"
+#include "soma/watching.hpp"
+
+namespace soma::detail {
+
+using clock = std::chrono::steady_clock;
+
+/// One forward in flight: when it began, who watches it, and how it ends.
+///
+/// A forward visits its node actors one after another, so at any moment
+/// exactly one actor touches this state: it needs no lock. It travels inside
+/// `step` messages by intrusive pointer. Facts are emitted to the watchers the
+/// moment they are stamped: callables are called inline, actors get a message.
+class forward_state : public caf::ref_counted {
+public:
+  /// Watchers owned by the forward (a request from an actor).
+  explicit forward_state(soma::watching owned);
+
+  /// Watchers owned by a caller that blocks until the forward ends.
+  explicit forward_state(const soma::watching* borrowed);
+
+  ~forward_state() override;
+
+  [[nodiscard]] clock::time_point began() const noexcept { return began_; }
+
+  /// Microseconds from the forward's beginning to `t`.
+  [[nodiscard]] std::int64_t since_began_us(clock::time_point t) const noexcept {
+    return std::chrono::duration_cast<std::chrono::microseconds>(t - began_).count();
+  }
+
+  /// Tells every watcher `x`, in order. `host` is the execution unit of the
+  /// actor that stamped it (nullptr outside an actor).
+  void emit(fact&& x, caf::execution_unit* host);
+
+  /// Ends the forward with the failure of `node` (emits nothing; the caller
+  /// has emitted `failed` and `broke`). Called by exactly one actor, once.
+  virtual void fail(std::string node, std::string error, caf::local_actor* self) = 0;
+
+  /// The first error a callable watcher threw, if any.
+  [[nodiscard]] const std::optional<std::string>& watcher_error() const noexcept {
+    return watcher_error_;
+  }
+
+private:
+  clock::time_point began_;
+  std::optional<soma::watching> owned_;
+  const soma::watching* watching_;
+  std::vector<bool> dropped_; // callables that threw: told nothing more
+  std::optional<std::string> watcher_error_;
+};
+
+using forward_ptr = caf::intrusive_ptr<forward_state>;
+
+/// A forward ending in a value of type `Out`.
+template <class Out>
+class forward_result : public forward_state {
+public:
+  using forward_state::forward_state;
+
+  /// Ends the forward with its value (the caller has emitted `finished`).
+  /// Called by exactly one actor, once.
+  virtual void complete(Out&& value, caf::local_actor* self) = 0;
+};
+
+/// The message that moves a forward from one node actor to the next.
+template <class T>
+struct step {
+  forward_ptr forward;
+  T value;
+};
+
+/// The engine's facts, stamped in one place.
+fact ran_fact(const std::string& node, std::int64_t began_us, std::int64_t took_us);
+fact failed_fact(const std::string& node, const std::string& error,
+                 std::int64_t began_us, std::int64_t took_us);
+fact broke_fact(const std::string& node, const std::string& error, std::int64_t took_us);
+fact finished_fact(std::int64_t took_us);
+
+} // namespace soma::detail
