@@ -21,8 +21,8 @@ template <class Left, class Right>
 struct link_check {
   static_assert(std::is_same_v<typename Left::Out, typename Right::In>,
                 "soma: these two nodes cannot be joined with >>: the left node's Out "
-                "is not the right node's In (both are named in link_check<Left, Right> "
-                "below)");
+                "is not the right node's In (the two nodes are Left and Right in "
+                "soma::detail::link_check<Left, Right>)");
   static constexpr bool value = true;
 };
 

@@ -1,5 +1,7 @@
 #include "soma/fact.hpp"
 
+#include <ostream>
+
 namespace soma {
 
 namespace {
@@ -48,6 +50,10 @@ std::string to_json(const fact& x) {
   out.reserve(32 + x.fields.size() * 24);
   append_json(out, x);
   return out;
+}
+
+std::ostream& operator<<(std::ostream& out, const fact& x) {
+  return out << to_json(x);
 }
 
 } // namespace soma

@@ -8,6 +8,7 @@
 #include <concepts>
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -88,6 +89,9 @@ struct fact {
 
 /// Appends what to_json returns to `out`, reusing its capacity.
 void append_json(std::string& out, const fact& x);
+
+/// Writes the fact as to_json does.
+std::ostream& operator<<(std::ostream& out, const fact& x);
 
 /// CAF inspection, so facts travel as messages and across the network.
 template <class Inspector>

@@ -1,0 +1,35 @@
+# Installs soma from BUILD into a fresh prefix, then configures, builds and
+# runs an outside project that does find_package(soma).
+set(prefix ${WORK}/prefix)
+file(REMOVE_RECURSE ${WORK})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix}
+                RESULT_VARIABLE rc OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cmake --install failed")
+endif()
+foreach(f bin/soma-node include/soma/soma.hpp include/soma/graph.hpp include/soma/version.hpp
+          lib/cmake/soma/somaConfig.cmake lib/cmake/soma/FindCAF.cmake)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "not installed: ${f}")
+  endif()
+endforeach()
+execute_process(COMMAND ${prefix}/bin/soma-node --version OUTPUT_VARIABLE v RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT v MATCHES "^soma-node [0-9]+\\.[0-9]+\\.[0-9]+")
+  message(FATAL_ERROR "installed soma-node --version said '${v}' (${rc})")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/consumer
+                        -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "configuring the consumer failed:\n${out}${err}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/consumer
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "building the consumer failed:\n${out}${err}")
+endif()
+execute_process(COMMAND ${WORK}/consumer/consumer RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "soma [0-9.]+: 5 2")
+  message(FATAL_ERROR "the consumer ran wrong (${rc}): ${out}")
+endif()
+message(STATUS "${out}")

@@ -1,0 +1,45 @@
+#include <boost/test/unit_test.hpp>
+
+#include "soma/fact.hpp"
+#include "soma/vocabulary.hpp"
+
+BOOST_AUTO_TEST_SUITE(fact)
+
+BOOST_AUTO_TEST_CASE(fields_keep_their_order_and_numbers_read_back_exactly) {
+  soma::fact f{"loss", {{"value", 2.1}, {"step", 7}, {"note", "warm"}}};
+  BOOST_TEST(f.name == "loss");
+  BOOST_REQUIRE_EQUAL(f.fields.size(), 3u);
+  BOOST_TEST(f.fields[0].key == "value");
+  BOOST_TEST(f.fields[1].key == "step");
+  BOOST_TEST(f.fields[2].key == "note");
+  BOOST_TEST(f["value"] == "2.1");
+  BOOST_TEST(f["step"] == "7");
+  BOOST_TEST(f["missing"] == "");
+  BOOST_TEST(!f.has("missing"));
+  BOOST_TEST(soma::text(0.1 + 0.2) == "0.30000000000000004");
+  BOOST_TEST(std::stod(soma::text(1.9600000000000002)) == 1.9600000000000002);
+  BOOST_TEST(soma::text(-3) == "-3");
+}
+
+BOOST_AUTO_TEST_CASE(json_puts_the_name_first_then_fields_in_order) {
+  soma::fact f{"ran", {{"node", "tokenize"}, {"began_us", 8}, {"took_us", 318}}};
+  BOOST_TEST(soma::to_json(f)
+             == R"({"fact":"ran","node":"tokenize","began_us":"8","took_us":"318"})");
+}
+
+BOOST_AUTO_TEST_CASE(json_escapes_what_json_must_escape) {
+  soma::fact f{"note", {{"text", "a \"quoted\"\\path\nnext\tcol\x01"}}};
+  BOOST_TEST(soma::to_json(f)
+             == R"({"fact":"note","text":"a \"quoted\"\\path\nnext\tcol\u0001"})");
+}
+
+BOOST_AUTO_TEST_CASE(the_vocabulary_is_closed) {
+  for (auto w : {"ran", "failed", "recalled", "kept", "items", "left", "finished", "broke",
+                 "machine"})
+    BOOST_TEST(soma::vocabulary::is_engine_word(w));
+  BOOST_TEST(!soma::vocabulary::is_engine_word("loss"));
+  BOOST_TEST(!soma::vocabulary::is_engine_word("Ran"));
+  BOOST_TEST(!soma::vocabulary::is_engine_word(""));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
