@@ -1,0 +1,101 @@
+#pragma once
+
+// What every implementation of the forward benchmark shares: the three cheap
+// steps, the options, and how a row is measured.
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace caf {
+class actor_system;
+} // namespace caf
+
+namespace bench {
+
+// -- the pipeline: three steps cheap enough that the runtime is what we time --
+
+inline std::int64_t add_one(std::int64_t x) noexcept { return x + 1; }
+inline std::int64_t times_three(std::int64_t x) noexcept { return x * 3; }
+inline std::int64_t minus_two(std::int64_t x) noexcept { return x - 2; }
+
+/// What a forward of `x` through the three steps gives.
+constexpr std::int64_t expected(std::int64_t x) noexcept { return (x + 1) * 3 - 2; }
+
+/// The sum of expected(i) for i in [0, n): every row checks its outputs by it.
+constexpr std::int64_t expected_sum(std::int64_t n) noexcept {
+  // sum(3i + 1) = 3 n (n - 1) / 2 + n
+  return 3 * (n * (n - 1) / 2) + n;
+}
+
+/// Hides `x` from the optimiser: it must assume the value is read and changed.
+inline void opaque(std::int64_t& x) noexcept { asm volatile("" : "+r"(x)); }
+
+// -- options and results ------------------------------------------------------
+
+struct options {
+  std::size_t forwards = 20000;             ///< per repetition, blocking rows
+  std::size_t throughput_forwards = 200000; ///< per repetition, throughput rows
+  unsigned reps = 5;
+  std::size_t in_flight = 256;
+  bool stealing = true; ///< run the actor rows with CAF's default scheduler
+  bool sharing = true;  ///< ... and again with scheduler.policy = sharing
+  std::size_t threads = 0; ///< scheduler.max-threads; 0 keeps soma's default
+  std::vector<std::string> caf_args; ///< `--caf.*` options, given to every actor system
+};
+
+using clock = std::chrono::steady_clock;
+
+/// One line of the table.
+struct row {
+  std::string name;
+  std::vector<double> us;       ///< per-forward µs, one per repetition
+  bool throughput = false;      ///< many forwards in flight: also print forwards/s
+  std::vector<std::string> problems; ///< wrong outputs, missing facts: the run fails
+
+  explicit row(std::string n, bool many = false) : name(std::move(n)), throughput(many) {}
+
+  [[nodiscard]] double median() const {
+    if (us.empty())
+      return 0;
+    auto v = us;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  }
+};
+
+/// Runs `run(n)` once to warm up (n / 10 forwards, discarded) and then `reps`
+/// times; `run` returns the time its n forwards took (setup and draining
+/// excluded) and may add to `r.problems`.
+template <class Run>
+void measure(row& r, unsigned reps, std::size_t n, Run&& run) {
+  run(std::max<std::size_t>(n / 10, 1));
+  for (unsigned i = 0; i < reps; ++i) {
+    auto took = run(n);
+    r.us.push_back(std::chrono::duration<double, std::micro>(took).count()
+                   / static_cast<double>(n));
+  }
+}
+
+// -- the implementations, one file each ---------------------------------------
+
+/// (a) the three steps as direct calls.
+row floor_calls(const options& opt);
+
+#ifdef SOMA_HAVE_TBB
+/// (c) oneTBB flow_graph: try_put + wait_for_all per forward, and all put
+/// before one wait_for_all.
+std::vector<row> tbb_flow(const options& opt);
+#endif
+
+/// (b) two event-based actors ping-ponging a number: per hop, per round trip.
+std::vector<row> caf_pingpong(caf::actor_system& sys, const options& opt);
+
+/// (d)-(g) soma's graph, blocking and with many forwards in flight.
+std::vector<row> soma_forward(caf::actor_system& sys, const options& opt);
+
+} // namespace bench

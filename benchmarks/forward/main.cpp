@@ -1,0 +1,219 @@
+// The forward benchmark: one forward through three cheap nodes, timed in soma
+// and next to its floors (direct calls, a bare CAF actor hop) and a peer
+// (oneTBB flow_graph). See benchmarks/README.md for what each row means.
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/scheduler/abstract_coordinator.hpp>
+
+#include "bench.hpp"
+#include "soma/system_config.hpp"
+
+namespace {
+
+using bench::options;
+using bench::row;
+
+constexpr double target_e_us = 20;
+constexpr double target_g_per_s = 100000;
+
+const char* usage = R"(usage: bench_forward [options]
+  --forwards N             forwards per repetition for blocking rows (20000);
+                           throughput rows then run 10 x N unless set below
+  --throughput-forwards N  forwards per repetition for throughput rows (200000)
+  --reps R                 repetitions per row; the median is shown (5)
+  --in-flight N            forwards the (g) driver keeps in flight (256)
+  --policy P               stealing, sharing or both: CAF scheduler(s) for the
+                           actor rows (both)
+  --threads N              scheduler.max-threads (soma's default: the cores)
+  --caf.KEY=VALUE          any CAF 0.17 option as --KEY=VALUE, for both
+                           schedulers, e.g.
+                           --caf.work-stealing.moderate-sleep-duration=10us
+)";
+
+[[noreturn]] void bad(const std::string& why) {
+  std::fprintf(stderr, "bench_forward: %s\n%s", why.c_str(), usage);
+  std::exit(2);
+}
+
+std::size_t count(std::string_view opt, const char* text) {
+  char* end = nullptr;
+  auto v = std::strtoull(text, &end, 10);
+  if (end == text || *end != '\0' || v == 0)
+    bad(std::string{opt} + " wants a positive whole number, not '" + text + "'");
+  return static_cast<std::size_t>(v);
+}
+
+options parse(int argc, char** argv) {
+  options opt;
+  bool throughput_set = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(usage, stdout);
+      std::exit(0);
+    }
+    if (a.starts_with("--caf.")) {
+      // CAF 0.17 names its options without the "caf." that 0.18 added.
+      opt.caf_args.push_back("--" + std::string{a.substr(6)});
+      continue;
+    }
+    if (i + 1 >= argc)
+      bad("unknown option or missing value: " + std::string{a});
+    const char* v = argv[++i];
+    if (a == "--forwards") {
+      opt.forwards = count(a, v);
+    } else if (a == "--throughput-forwards") {
+      opt.throughput_forwards = count(a, v);
+      throughput_set = true;
+    } else if (a == "--reps") {
+      opt.reps = static_cast<unsigned>(count(a, v));
+    } else if (a == "--in-flight") {
+      opt.in_flight = count(a, v);
+    } else if (a == "--threads") {
+      opt.threads = count(a, v);
+    } else if (a == "--policy") {
+      std::string_view p = v;
+      opt.stealing = p == "stealing" || p == "both";
+      opt.sharing = p == "sharing" || p == "both";
+      if (!opt.stealing && !opt.sharing)
+        bad("--policy is stealing, sharing or both, not '" + std::string{p} + "'");
+    } else {
+      bad("unknown option: " + std::string{a});
+    }
+  }
+  if (!throughput_set && opt.forwards != options{}.forwards)
+    opt.throughput_forwards = opt.forwards * 10;
+  return opt;
+}
+
+struct section {
+  std::string title;
+  std::vector<row> rows;
+  double b_hop_us = 0; ///< the hop floor these rows are compared with
+};
+
+// The actor rows under one scheduler policy, in an actor system of their own.
+section actor_rows(const options& opt, bool sharing) {
+  soma::system_config cfg;
+  if (!opt.caf_args.empty()) {
+    if (auto err = cfg.parse(opt.caf_args))
+      bad("CAF rejected the --caf options: " + to_string(err));
+    if (cfg.cli_helptext_printed)
+      std::exit(0);
+  }
+  if (sharing)
+    cfg.set("scheduler.policy", caf::atom("sharing"));
+  if (opt.threads)
+    cfg.set("scheduler.max-threads", opt.threads);
+  caf::actor_system sys{cfg};
+  section s;
+  s.title = std::string{"actors, scheduler.policy="} + (sharing ? "sharing" : "stealing")
+            + ", " + std::to_string(sys.scheduler().num_workers()) + " workers";
+  s.rows = bench::caf_pingpong(sys, opt);
+  s.b_hop_us = s.rows.front().median();
+  for (auto& r : bench::soma_forward(sys, opt))
+    s.rows.push_back(std::move(r));
+  return s;
+}
+
+std::string us_text(double us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, us < 0.1 ? "%.4f" : us < 100 ? "%.2f" : "%.0f", us);
+  return buf;
+}
+
+std::string ratio_text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, x < 10 ? "%.2f" : "%.0f", x);
+  return buf;
+}
+
+void print(const std::vector<section>& sections, double a_us, double b_hop_default) {
+  std::printf("%-42s %12s %8s %9s %9s %12s\n", "row", "us/forward", "spread", "x a",
+              "x b hop", "forwards/s");
+  for (auto& s : sections) {
+    std::printf("-- %s\n", s.title.c_str());
+    double b = s.b_hop_us > 0 ? s.b_hop_us : b_hop_default;
+    for (auto& r : s.rows) {
+      auto m = r.median();
+      auto [lo, hi] = std::minmax_element(r.us.begin(), r.us.end());
+      double spread = m > 0 ? (*hi - *lo) / 2 / m * 100 : 0;
+      char spread_buf[16];
+      std::snprintf(spread_buf, sizeof spread_buf, "+-%.0f%%", spread);
+      std::string per_s = r.throughput ? std::to_string(static_cast<long long>(1e6 / m)) : "";
+      std::printf("%-42s %12s %8s %9s %9s %12s\n", r.name.c_str(), us_text(m).c_str(),
+                  spread_buf, ratio_text(m / a_us).c_str(),
+                  b > 0 ? ratio_text(m / b).c_str() : "-", per_s.c_str());
+    }
+  }
+}
+
+// Prints each target against its row; returns nothing: a missed target is a
+// finding, not a failed run.
+void print_targets(const std::vector<section>& sections) {
+  std::printf("\ntargets:\n");
+  for (auto& s : sections)
+    for (auto& r : s.rows) {
+      auto m = r.median();
+      if (r.name.rfind("e  ", 0) == 0)
+        std::printf("  (e) <= %.0f us per forward      %-9s %8.2f us   %s   [%s]\n", target_e_us,
+                    "", m, m <= target_e_us ? "met" : "MISSED", s.title.c_str());
+      else if (r.name == "g  soma in flight, counting actor")
+        std::printf("  (g) >= %.0f forwards/s    %-9s %8.0f /s   %s   [%s]\n", target_g_per_s, "",
+                    1e6 / m, 1e6 / m >= target_g_per_s ? "met" : "MISSED", s.title.c_str());
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  auto opt = parse(argc, argv);
+  for (auto& a : opt.caf_args)
+    std::printf("CAF option %s\n", a.c_str());
+  std::printf("forward through 3 cheap int64 nodes (x+1, x*3, x-2): %zu forwards/rep blocking, "
+              "%zu throughput, %u reps (median shown), %zu in flight, %u cores\n"
+              "spread: half the range over reps, in %% of the median; x b hop: per-forward "
+              "time over one actor hop of the same section (a forward is 4 hops)\n\n",
+              opt.forwards, opt.throughput_forwards, opt.reps, opt.in_flight,
+              std::thread::hardware_concurrency());
+  std::fflush(stdout);
+  std::vector<section> sections;
+  try {
+    // Floors and the peer first, while no actor system's workers exist.
+    section plain;
+    plain.title = "no actors";
+    plain.rows.push_back(bench::floor_calls(opt));
+#ifdef SOMA_HAVE_TBB
+    for (auto& r : bench::tbb_flow(opt))
+      plain.rows.push_back(std::move(r));
+#endif
+    sections.push_back(std::move(plain));
+    if (opt.stealing)
+      sections.push_back(actor_rows(opt, false));
+    if (opt.sharing)
+      sections.push_back(actor_rows(opt, true));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_forward: %s\n", e.what());
+    return 1;
+  }
+  double a_us = sections.front().rows.front().median();
+  double b_default = sections.size() > 1 ? sections[1].b_hop_us : 0;
+  print(sections, a_us, b_default);
+  print_targets(sections);
+  bool ok = true;
+  for (auto& s : sections)
+    for (auto& r : s.rows)
+      for (auto& p : r.problems) {
+        std::fprintf(stderr, "bench_forward: %s [%s]: %s\n", r.name.c_str(), s.title.c_str(),
+                     p.c_str());
+        ok = false;
+      }
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,234 @@
+// (d)-(g) soma: the three steps as a graph of node actors, forwarded from a
+// blocking caller and from an actor keeping many forwards in flight.
+
+#include <atomic>
+#include <cstdio>
+#include <future>
+#include <memory>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "bench.hpp"
+#include "soma/soma.hpp"
+
+namespace bench {
+
+namespace {
+
+struct AddOne : soma::node<AddOne, std::int64_t, std::int64_t> {
+  Out forward(const In& x, soma::context&) override { return add_one(x); }
+};
+
+struct TimesThree : soma::node<TimesThree, std::int64_t, std::int64_t> {
+  Out forward(const In& x, soma::context&) override { return times_three(x); }
+};
+
+struct MinusTwo : soma::node<MinusTwo, std::int64_t, std::int64_t> {
+  Out forward(const In& x, soma::context&) override { return minus_two(x); }
+};
+
+using graph = soma::typed_graph<std::int64_t, std::int64_t>;
+
+// Three `ran` and one `finished` per forward.
+constexpr std::uint64_t facts_per_forward = 4;
+
+using counter = std::shared_ptr<std::atomic<std::uint64_t>>;
+
+caf::behavior counting(caf::event_based_actor*, counter n) {
+  return {
+    [n](const soma::fact&) { n->fetch_add(1, std::memory_order_relaxed); },
+  };
+}
+
+// Waits, with a deadline, until the watcher has handled `want` facts; says
+// what is wrong when it did not.
+void drain(row& r, const counter& n, std::uint64_t want) {
+  auto deadline = clock::now() + std::chrono::seconds{10};
+  while (n->load(std::memory_order_relaxed) < want && clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds{100});
+  auto got = n->load(std::memory_order_relaxed);
+  if (got != want)
+    r.problems.push_back("the watcher counted " + std::to_string(got) + " facts, not "
+                         + std::to_string(want));
+}
+
+// A blocking row: `n` forwards from this thread, one after another.
+template <class MakeOptions>
+void blocking(row& r, const graph& g, const options& opt, MakeOptions&& make,
+              const counter& n_facts = nullptr) {
+  std::uint64_t forwards = 0;
+  measure(r, opt.reps, opt.forwards, [&](std::size_t n) {
+    soma::forward_options fo = make();
+    std::int64_t sum = 0;
+    auto began = clock::now();
+    for (std::size_t i = 0; i < n; ++i)
+      sum += g.forward(static_cast<std::int64_t>(i), fo);
+    auto took = clock::now() - began;
+    if (sum != expected_sum(static_cast<std::int64_t>(n)))
+      r.problems.push_back("outputs summed to " + std::to_string(sum));
+    forwards += n;
+    // Outside the timed part: the next repetition starts with an idle watcher.
+    if (n_facts)
+      drain(r, n_facts, facts_per_forward * forwards);
+    return took;
+  });
+}
+
+// -- many forwards in flight, asked for by an actor ---------------------------
+
+struct in_flight_result {
+  clock::time_point ended;
+  std::int64_t sum = 0;
+  std::string error;
+};
+
+struct driver_state {
+  soma::graph_actor<std::int64_t, std::int64_t> g;
+  soma::watching w;
+  std::size_t issued = 0;
+  std::size_t done = 0;
+  std::size_t total = 0;
+  std::int64_t sum = 0;
+  bool failed = false;
+  std::shared_ptr<std::promise<in_flight_result>> result;
+  static inline const char* name = "bench.driver";
+};
+
+using driver = caf::stateful_actor<driver_state>;
+
+void issue(driver* self);
+
+void answered(driver* self, std::int64_t y) {
+  auto& st = self->state;
+  st.sum += y;
+  if (++st.done == st.total) {
+    st.result->set_value({clock::now(), st.sum, {}});
+    self->quit();
+  } else if (st.issued < st.total) {
+    issue(self);
+  }
+}
+
+void issue(driver* self) {
+  auto& st = self->state;
+  auto x = static_cast<std::int64_t>(st.issued++);
+  auto on_error = [self](caf::error& e) {
+    if (!std::exchange(self->state.failed, true))
+      self->state.result->set_value({clock::now(), 0, soma::describe(e)});
+    self->quit();
+  };
+  auto on_value = [self](std::int64_t y) { answered(self, y); };
+  if (st.w.empty())
+    self->request(st.g, caf::infinite, soma::forward_atom::value, x).then(on_value, on_error);
+  else
+    self->request(st.g, caf::infinite, soma::forward_atom::value, x, st.w)
+      .then(on_value, on_error);
+}
+
+caf::behavior drive(driver* self, soma::graph_actor<std::int64_t, std::int64_t> g,
+                    soma::watching w, std::size_t total, std::size_t in_flight,
+                    std::shared_ptr<std::promise<in_flight_result>> result) {
+  auto& st = self->state;
+  st.g = std::move(g);
+  st.w = std::move(w);
+  st.total = total;
+  st.result = std::move(result);
+  for (std::size_t i = 0; i < in_flight && st.issued < total; ++i)
+    issue(self);
+  // Everything happens in the response handlers; the actor needs a behaviour
+  // only so that it is not done before its first answer.
+  return {[](caf::unit_t) {}};
+}
+
+void in_flight(row& r, const graph& g, const options& opt, const caf::actor& watcher,
+               caf::actor_system& sys, const counter& n_facts) {
+  std::uint64_t forwards = 0;
+  measure(r, opt.reps, opt.throughput_forwards, [&](std::size_t n) {
+    soma::watching w;
+    if (watcher)
+      w = soma::watching{watcher};
+    auto result = std::make_shared<std::promise<in_flight_result>>();
+    auto done = result->get_future();
+    auto began = clock::now();
+    sys.spawn(drive, g.actor(), std::move(w), n, opt.in_flight, result);
+    auto res = done.get();
+    if (!res.error.empty())
+      r.problems.push_back(res.error);
+    else if (res.sum != expected_sum(static_cast<std::int64_t>(n)))
+      r.problems.push_back("outputs summed to " + std::to_string(res.sum));
+    forwards += n;
+    if (n_facts)
+      drain(r, n_facts, facts_per_forward * forwards);
+    return res.ended - began;
+  });
+}
+
+} // namespace
+
+std::vector<row> soma_forward(caf::actor_system& sys, const options& opt) {
+  auto g = soma::graph::somatize(sys, AddOne{}.named("add_one") >> TimesThree{}.named("times_three")
+                                        >> MinusTwo{}.named("minus_two"));
+  std::vector<row> rows;
+
+  row d{"d  soma forward, no watcher"};
+  blocking(d, g, opt, [] { return soma::forward_options{}; });
+  rows.push_back(std::move(d));
+
+  {
+    row e{"e  soma forward, counting actor"};
+    auto n = std::make_shared<std::atomic<std::uint64_t>>(0);
+    auto watcher = sys.spawn(counting, n);
+    blocking(e, g, opt, [&] { return soma::forward_options{.watching = watcher}; }, n);
+    caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
+    rows.push_back(std::move(e));
+  }
+
+  {
+    // Not asked for by the scenario: splits (e) into making the facts (here)
+    // and sending them to an actor (the rest of e).
+    row e2{"e2 soma forward, counting callable"};
+    std::atomic<std::uint64_t> n{0};
+    blocking(e2, g, opt, [&] {
+      return soma::forward_options{
+        .watching = [&n](const soma::fact&) { n.fetch_add(1, std::memory_order_relaxed); }};
+    });
+    auto want = facts_per_forward * (opt.forwards * opt.reps + std::max<std::size_t>(opt.forwards / 10, 1));
+    if (n.load() != want)
+      e2.problems.push_back("the callable counted " + std::to_string(n.load()) + " facts, not "
+                            + std::to_string(want));
+    rows.push_back(std::move(e2));
+  }
+
+  {
+    row f{"f  soma forward, printer to /dev/null"};
+    std::FILE* null = std::fopen("/dev/null", "w");
+    if (!null) {
+      f.problems.push_back("cannot open /dev/null for writing");
+    } else {
+      blocking(f, g, opt, [null] { return soma::forward_options{.watching = soma::printer{null}}; });
+      std::fclose(null);
+    }
+    rows.push_back(std::move(f));
+  }
+
+  {
+    row gw{"g  soma in flight, counting actor", true};
+    auto n = std::make_shared<std::atomic<std::uint64_t>>(0);
+    auto watcher = sys.spawn(counting, n);
+    in_flight(gw, g, opt, watcher, sys, n);
+    caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
+    rows.push_back(std::move(gw));
+  }
+
+  {
+    row g0{"g  soma in flight, no watcher", true};
+    in_flight(g0, g, opt, caf::actor{}, sys, nullptr);
+    rows.push_back(std::move(g0));
+  }
+  return rows;
+}
+
+} // namespace bench
