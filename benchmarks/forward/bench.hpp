@@ -38,7 +38,7 @@ inline void opaque(std::int64_t& x) noexcept { asm volatile("" : "+r"(x)); }
 // -- options and results ------------------------------------------------------
 
 struct options {
-  std::size_t forwards = 20000;             ///< per repetition, blocking rows
+  std::size_t forwards = 10000;             ///< per repetition, blocking rows
   std::size_t throughput_forwards = 200000; ///< per repetition, throughput rows
   unsigned reps = 5;
   std::size_t in_flight = 256;
@@ -46,6 +46,11 @@ struct options {
   bool sharing = true;  ///< ... and again with scheduler.policy = sharing
   std::size_t threads = 0; ///< scheduler.max-threads; 0 keeps soma's default
   std::vector<std::string> caf_args; ///< `--caf.*` options, given to every actor system
+  std::string rows; ///< letters of the rows to run (a and b always run); empty: all
+
+  [[nodiscard]] bool wants(char letter) const {
+    return rows.empty() || rows.find(letter) != std::string::npos;
+  }
 };
 
 using clock = std::chrono::steady_clock;
