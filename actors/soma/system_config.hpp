@@ -11,10 +11,19 @@ namespace soma {
 /// An actor system configuration for soma.
 ///
 /// Announces `soma::fact` (so facts can cross the network), renders soma's
-/// errors, and sets `scheduler.max-threads` to the number of cores rather than
-/// CAF's max(cores, 4): on a two-core machine, four workers make every
-/// forward pay for thread hand-offs. Everything stays overridable as with any
-/// CAF config (`--caf.scheduler.max-threads=8`, a config file, `set()`).
+/// errors, and tunes CAF's work-stealing scheduler for forwards that hop
+/// between a few small actors (measured in benchmarks/forward, see
+/// docs/architecture.md):
+/// - `scheduler.max-threads` = the core count, not CAF's max(cores, 4);
+/// - `work-stealing.moderate-poll-attempts` = 0: CAF's idle workers otherwise
+///   sleep 50 µs at a stretch that no new message can cut short, which made a
+///   forward arriving at an idle graph wait 170 µs instead of 33 µs and kept
+///   a third of a core busy polling;
+/// - `work-stealing.aggressive-poll-attempts` = 2000: a worker that just ran
+///   a forward spins a little longer before it sleeps, so back-to-back
+///   forwards find it awake.
+/// Everything stays overridable as with any CAF config: `set()`, a config
+/// file, or the command line (`--scheduler.max-threads=8`) through `parse()`.
 class system_config : public caf::actor_system_config {
 public:
   system_config();
