@@ -12,15 +12,6 @@
 
 using namespace soma_test;
 
-namespace {
-
-auto seed_graph(caf::actor_system& sys) {
-  return soma::graph::somatize(sys, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
-                                      >> Score{}.named("score"));
-}
-
-} // namespace
-
 BOOST_FIXTURE_TEST_SUITE(actor_api, system_fixture)
 
 BOOST_AUTO_TEST_CASE(an_actor_asks_for_a_forward_and_is_answered_without_blocking) {

@@ -10,8 +10,7 @@ using namespace soma_test;
 BOOST_FIXTURE_TEST_SUITE(failure, system_fixture)
 
 BOOST_AUTO_TEST_CASE(a_node_that_throws_says_failed_then_broke_and_the_caller_learns_which) {
-  auto g = soma::graph::somatize(sys, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
-                                        >> Score{}.named("score"));
+  auto g = seed_graph(sys);
   std::vector<soma::fact> seen;
   try {
     g.forward("", {.watching = [&](const soma::fact& f) { seen.push_back(f); }});

@@ -13,7 +13,9 @@
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
 
+#include "seed_nodes.hpp"
 #include "soma/fact.hpp"
+#include "soma/graph.hpp"
 #include "soma/system_config.hpp"
 
 namespace soma_test {
@@ -74,6 +76,12 @@ inline std::vector<std::string> names(const std::vector<soma::fact>& facts) {
   for (auto& f : facts)
     out.push_back(f.name);
   return out;
+}
+
+/// The seed's graph: tokenize >> embed >> score.
+inline auto seed_graph(caf::actor_system& sys) {
+  return soma::graph::somatize(sys, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
+                                      >> Score{}.named("score"));
 }
 
 /// A field as a number.

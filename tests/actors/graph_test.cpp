@@ -6,15 +6,6 @@
 
 using namespace soma_test;
 
-namespace {
-
-auto seed_graph(caf::actor_system& sys) {
-  return soma::graph::somatize(sys, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
-                                      >> Score{}.named("score"));
-}
-
-} // namespace
-
 BOOST_FIXTURE_TEST_SUITE(graph, system_fixture)
 
 BOOST_AUTO_TEST_CASE(forward_returns_the_value) {

@@ -12,11 +12,6 @@ using namespace soma_test;
 
 namespace {
 
-auto seed_graph(caf::actor_system& sys) {
-  return soma::graph::somatize(sys, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
-                                      >> Score{}.named("score"));
-}
-
 std::vector<std::string> lines_of(std::FILE* f) {
   std::rewind(f);
   std::vector<std::string> out;
