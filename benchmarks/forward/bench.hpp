@@ -42,11 +42,18 @@ struct options {
   std::size_t throughput_forwards = 200000; ///< per repetition, throughput rows
   unsigned reps = 5;
   std::size_t in_flight = 256;
-  bool stealing = true; ///< run the actor rows with CAF's default scheduler
-  bool sharing = true;  ///< ... and again with scheduler.policy = sharing
+  // The actor systems the actor rows run in, one section of the table each.
+  // Sharing is off by default only to keep the default run under a minute.
+  bool stealing = true;     ///< soma::system_config as it is (tuned work stealing)
+  bool caf_stealing = true; ///< work stealing with CAF's own poll defaults
+  bool sharing = false;     ///< scheduler.policy = sharing
   std::size_t threads = 0; ///< scheduler.max-threads; 0 keeps soma's default
   std::vector<std::string> caf_args; ///< `--caf.*` options, given to every actor system
   std::string rows; ///< letters of the rows to run (a and b always run); empty: all
+
+  /// Forwards per repetition in the idle row (d-idle): each follows a 1 ms
+  /// sleep, so at most 1000 keep the row to a few seconds.
+  [[nodiscard]] std::size_t idle_forwards() const { return std::min<std::size_t>(forwards, 1000); }
 
   [[nodiscard]] bool wants(char letter) const {
     return rows.empty() || rows.find(letter) != std::string::npos;
@@ -60,14 +67,18 @@ struct row {
   std::string name;
   std::vector<double> us;       ///< per-forward µs, one per repetition
   bool throughput = false;      ///< many forwards in flight: also print forwards/s
+  /// Process CPU time (all threads, user + system) per wall second while the
+  /// row ran, in % of one core, one per repetition; empty: not measured.
+  std::vector<double> cpu_percent;
   std::vector<std::string> problems; ///< wrong outputs, missing facts: the run fails
 
   explicit row(std::string n, bool many = false) : name(std::move(n)), throughput(many) {}
 
-  [[nodiscard]] double median() const {
-    if (us.empty())
+  [[nodiscard]] double median() const { return median_of(us); }
+
+  [[nodiscard]] static double median_of(std::vector<double> v) {
+    if (v.empty())
       return 0;
-    auto v = us;
     std::sort(v.begin(), v.end());
     return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
   }

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include <caf/actor_system.hpp>
+#include <caf/defaults.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
 
 #include "bench.hpp"
@@ -29,13 +30,21 @@ const char* usage = R"(usage: bench_forward [options]
   --throughput-forwards N  forwards per repetition for throughput rows (200000)
   --reps R                 repetitions per row; the median is shown (5)
   --in-flight N            forwards the (g) driver keeps in flight (256)
-  --policy P               stealing, sharing or both: CAF scheduler(s) for the
-                           actor rows (both)
-  --threads N              scheduler.max-threads (soma's default: the cores)
+  --policy P[,P...]        the actor systems the actor rows run in, one section
+                           each, in this order (stealing,caf):
+                             stealing  soma::system_config as it is: work
+                                       stealing with soma's poll settings
+                             caf       work stealing with CAF's own poll
+                                       defaults (moderate-poll-attempts=500,
+                                       aggressive-poll-attempts=100)
+                             sharing   scheduler.policy=sharing
+                             all       the three
+  --threads N              scheduler.max-threads, every section (soma's
+                           default: the cores)
   --rows LETTERS           only these rows, e.g. "dg" (a and b always run, as
-                           the references; e includes e2)
-  --caf.KEY=VALUE          any CAF 0.17 option as --KEY=VALUE, for both
-                           schedulers, e.g.
+                           the references; d includes d-idle, e includes e2)
+  --caf.KEY=VALUE          any CAF 0.17 option as --KEY=VALUE, for every
+                           section, applied over the --policy settings, e.g.
                            --caf.work-stealing.moderate-sleep-duration=10us
 )";
 
@@ -83,11 +92,27 @@ options parse(int argc, char** argv) {
     } else if (a == "--rows") {
       opt.rows = v;
     } else if (a == "--policy") {
-      std::string_view p = v;
-      opt.stealing = p == "stealing" || p == "both";
-      opt.sharing = p == "sharing" || p == "both";
-      if (!opt.stealing && !opt.sharing)
-        bad("--policy is stealing, sharing or both, not '" + std::string{p} + "'");
+      opt.stealing = opt.caf_stealing = opt.sharing = false;
+      std::string_view list = v;
+      while (!list.empty()) {
+        auto comma = list.find(',');
+        auto p = list.substr(0, comma);
+        list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+        if (p == "stealing") {
+          opt.stealing = true;
+        } else if (p == "caf") {
+          opt.caf_stealing = true;
+        } else if (p == "sharing") {
+          opt.sharing = true;
+        } else if (p == "all") {
+          opt.stealing = opt.caf_stealing = opt.sharing = true;
+        } else {
+          bad("--policy takes stealing, caf, sharing or all (or a list of them, "
+              "comma-separated), not '" + std::string{v} + "'");
+        }
+      }
+      if (!opt.stealing && !opt.caf_stealing && !opt.sharing)
+        bad("--policy names no actor system: '" + std::string{v} + "'");
     } else {
       bad("unknown option: " + std::string{a});
     }
@@ -103,23 +128,50 @@ struct section {
   double b_hop_us = 0; ///< the hop floor these rows are compared with
 };
 
-// The actor rows under one scheduler policy, in an actor system of their own.
-section actor_rows(const options& opt, bool sharing) {
+enum class policy {
+  stealing,     ///< soma::system_config as it is
+  caf_stealing, ///< work stealing with CAF's own poll defaults
+  sharing,      ///< scheduler.policy = sharing
+};
+
+// The actor rows under one policy, in an actor system of their own.
+section actor_rows(const options& opt, policy pol) {
   soma::system_config cfg;
+  if (pol == policy::caf_stealing) {
+    // Explicitly, so that the section stays CAF's even when soma's defaults
+    // move; everything else (max-threads included) stays soma's.
+    cfg.set("work-stealing.moderate-poll-attempts", size_t{500});
+    cfg.set("work-stealing.aggressive-poll-attempts", size_t{100});
+  }
+  if (pol == policy::sharing)
+    cfg.set("scheduler.policy", caf::atom("sharing"));
   if (!opt.caf_args.empty()) {
     if (auto err = cfg.parse(opt.caf_args))
       bad("CAF rejected the --caf options: " + to_string(err));
     if (cfg.cli_helptext_printed)
       std::exit(0);
   }
-  if (sharing)
-    cfg.set("scheduler.policy", caf::atom("sharing"));
   if (opt.threads)
     cfg.set("scheduler.max-threads", opt.threads);
   caf::actor_system sys{cfg};
   section s;
-  s.title = std::string{"actors, scheduler.policy="} + (sharing ? "sharing" : "stealing")
-            + ", " + std::to_string(sys.scheduler().num_workers()) + " workers";
+  // What the system actually ran with, --caf options included.
+  namespace ws = caf::defaults::work_stealing;
+  bool sharing = caf::get_or(cfg, "scheduler.policy", caf::atom("stealing"))
+                 == caf::atom("sharing");
+  const char* name = pol == policy::stealing       ? "stealing"
+                     : pol == policy::caf_stealing ? "caf"
+                                                   : "sharing";
+  s.title = std::string{"actors, --policy "} + name + ": "
+            + (sharing ? "sharing" : "work stealing");
+  if (!sharing)
+    s.title += ", polls moderate "
+               + std::to_string(caf::get_or(cfg, "work-stealing.moderate-poll-attempts",
+                                            ws::moderate_poll_attempts))
+               + " aggressive "
+               + std::to_string(caf::get_or(cfg, "work-stealing.aggressive-poll-attempts",
+                                            ws::aggressive_poll_attempts));
+  s.title += ", " + std::to_string(sys.scheduler().num_workers()) + " workers";
   s.rows = bench::caf_pingpong(sys, opt);
   s.b_hop_us = s.rows.front().median();
   for (auto& r : bench::soma_forward(sys, opt))
@@ -140,8 +192,8 @@ std::string ratio_text(double x) {
 }
 
 void print(const std::vector<section>& sections, double a_us, double b_hop_default) {
-  std::printf("%-42s %12s %8s %9s %9s %12s\n", "row", "us/forward", "spread", "x a",
-              "x b hop", "forwards/s");
+  std::printf("%-42s %12s %8s %9s %9s %12s %7s\n", "row", "us/forward", "spread", "x a",
+              "x b hop", "forwards/s", "% core");
   for (auto& s : sections) {
     std::printf("-- %s\n", s.title.c_str());
     double b = s.b_hop_us > 0 ? s.b_hop_us : b_hop_default;
@@ -152,9 +204,12 @@ void print(const std::vector<section>& sections, double a_us, double b_hop_defau
       char spread_buf[16];
       std::snprintf(spread_buf, sizeof spread_buf, "+-%.0f%%", spread);
       std::string per_s = r.throughput ? std::to_string(static_cast<long long>(1e6 / m)) : "";
-      std::printf("%-42s %12s %8s %9s %9s %12s\n", r.name.c_str(), us_text(m).c_str(),
+      char core_buf[16] = "";
+      if (!r.cpu_percent.empty())
+        std::snprintf(core_buf, sizeof core_buf, "%.1f", row::median_of(r.cpu_percent));
+      std::printf("%-42s %12s %8s %9s %9s %12s %7s\n", r.name.c_str(), us_text(m).c_str(),
                   spread_buf, ratio_text(m / a_us).c_str(),
-                  b > 0 ? ratio_text(m / b).c_str() : "-", per_s.c_str());
+                  b > 0 ? ratio_text(m / b).c_str() : "-", per_s.c_str(), core_buf);
     }
   }
 }
@@ -184,9 +239,14 @@ int main(int argc, char** argv) {
   std::printf("forward through 3 cheap int64 nodes (x+1, x*3, x-2): %zu forwards/rep blocking, "
               "%zu throughput, %u reps (median shown), %zu in flight, %u cores\n"
               "spread: half the range over reps, in %% of the median; x b hop: per-forward "
-              "time over one actor hop of the same section (a forward is 4 hops)\n\n",
+              "time over one actor hop of the same section (a forward is 4 hops)\n",
               opt.forwards, opt.throughput_forwards, opt.reps, opt.in_flight,
               std::thread::hardware_concurrency());
+  if (opt.wants('d'))
+    std::printf("d-idle: %zu forwards/rep, each after a 1 ms sleep (untimed); %% core: process "
+                "CPU time per wall second over its loop, sleeps included (median over reps)\n",
+                opt.idle_forwards());
+  std::printf("\n");
   std::fflush(stdout);
   std::vector<section> sections;
   try {
@@ -201,9 +261,11 @@ int main(int argc, char** argv) {
 #endif
     sections.push_back(std::move(plain));
     if (opt.stealing)
-      sections.push_back(actor_rows(opt, false));
+      sections.push_back(actor_rows(opt, policy::stealing));
+    if (opt.caf_stealing)
+      sections.push_back(actor_rows(opt, policy::caf_stealing));
     if (opt.sharing)
-      sections.push_back(actor_rows(opt, true));
+      sections.push_back(actor_rows(opt, policy::sharing));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_forward: %s\n", e.what());
     return 1;

@@ -1,11 +1,15 @@
 // (d)-(g) soma: the three steps as a graph of node actors, forwarded from a
-// blocking caller and from an actor keeping many forwards in flight.
+// blocking caller (back to back, and one at a time into an idle graph) and
+// from an actor keeping many forwards in flight.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <future>
 #include <memory>
 #include <thread>
+
+#include <sys/resource.h>
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
@@ -77,6 +81,47 @@ std::uint64_t blocking(row& r, const int_graph& g, const options& opt, MakeOptio
     return took;
   });
   return forwards;
+}
+
+// -- one forward at a time into an idle graph ---------------------------------
+
+// How long the caller sleeps before each forward of the idle row: the gap
+// between forwards of a training loop, long enough for idle workers to stop
+// spinning and go to their slower polling or to sleep.
+constexpr auto idle_gap = std::chrono::milliseconds{1};
+
+// CPU time this process has used so far, all threads, user and system.
+std::chrono::duration<double> process_cpu() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return std::chrono::duration<double>{seconds(ru.ru_utime) + seconds(ru.ru_stime)};
+}
+
+// The blocking row again, but the caller sleeps idle_gap (untimed) before
+// each forward; only the forwards are timed. Also records the process's CPU
+// time per wall second over the whole loop, sleeps included: what an idle
+// graph costs the machine between forwards.
+void blocking_at_idle(row& r, const int_graph& g, const options& opt) {
+  std::vector<double> cpu; // one per run, warm-up first
+  measure(r, opt.reps, opt.idle_forwards(), [&](std::size_t n) {
+    std::int64_t sum = 0;
+    clock::duration took{};
+    auto cpu_began = process_cpu();
+    auto wall_began = clock::now();
+    for (std::size_t i = 0; i < n; ++i) {
+      std::this_thread::sleep_for(idle_gap);
+      auto began = clock::now();
+      sum += g.forward(static_cast<std::int64_t>(i));
+      took += clock::now() - began;
+    }
+    std::chrono::duration<double> wall = clock::now() - wall_began;
+    cpu.push_back((process_cpu() - cpu_began) / wall * 100);
+    if (sum != expected_sum(static_cast<std::int64_t>(n)))
+      r.problems.push_back("outputs summed to " + std::to_string(sum));
+    return took;
+  });
+  r.cpu_percent.assign(cpu.begin() + 1, cpu.end()); // without the warm-up
 }
 
 // -- many forwards in flight, asked for by an actor ---------------------------
@@ -179,6 +224,14 @@ std::vector<row> soma_forward(caf::actor_system& sys, const options& opt) {
     row d{"d  soma forward, no watcher"};
     blocking(d, g, opt, [] { return soma::forward_options{}; });
     rows.push_back(std::move(d));
+  }
+
+  if (opt.wants('d')) {
+    // Not asked for by the scenario: (d) with the graph gone idle before each
+    // forward, as between the steps of a training loop.
+    row idle{"d-idle soma forward at an idle graph"};
+    blocking_at_idle(idle, g, opt);
+    rows.push_back(std::move(idle));
   }
 
   if (opt.wants('e')) {
