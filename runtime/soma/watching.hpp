@@ -5,6 +5,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <type_traits>
@@ -18,6 +19,20 @@
 #include "soma/fact.hpp"
 
 namespace soma {
+
+/// A fact with the forward it belongs to, as a forward-aware actor watcher
+/// receives it (see watcher::forward_aware). `forward` is unique within the
+/// process; consecutive forwards of one graph have increasing ids.
+struct forward_fact {
+  std::uint64_t forward = 0;
+  soma::fact fact;
+};
+
+/// CAF inspection, so a forward_fact can cross the network.
+template <class Inspector>
+auto inspect(Inspector& f, forward_fact& x) {
+  return f(x.forward, x.fact);
+}
 
 /// One subscriber to facts: a callable or a CAF actor.
 ///
@@ -44,6 +59,17 @@ public:
   watcher(const caf::typed_actor<Sigs...>& a)
     : actor_(caf::actor_cast<caf::actor>(a)) {}
 
+  /// An actor told `soma::forward_fact` instead of `soma::fact`, so it can
+  /// tell forwards apart even when they overlap (soma::recorder is one).
+  static watcher forward_aware(caf::actor a) {
+    watcher w{std::move(a)};
+    w.forward_aware_ = true;
+    return w;
+  }
+
+  /// Whether the actor is told soma::forward_fact.
+  [[nodiscard]] bool is_forward_aware() const noexcept { return forward_aware_; }
+
   /// Whether this watcher is an actor (else a callable).
   [[nodiscard]] bool is_actor() const noexcept { return static_cast<bool>(actor_); }
 
@@ -58,6 +84,7 @@ public:
 private:
   std::function<void(const fact&)> call_;
   caf::actor actor_;
+  bool forward_aware_ = false;
 };
 
 /// Every watcher of one forward: none, one, or several, in any mix.
@@ -69,13 +96,19 @@ class watching {
 public:
   watching() = default;
 
-  /// One watcher: a callable or an actor handle.
+  /// One watcher: a callable, an actor handle, or anything that converts to
+  /// a watcher (a soma::recorder). Taken by reference: nothing is copied but
+  /// the watcher itself.
   template <class W>
-    requires std::constructible_from<watcher, W>
+    requires std::constructible_from<watcher, W&&>
              && (!std::same_as<std::remove_cvref_t<W>, watching>)
-  watching(W w) {
-    add(watcher(std::move(w)));
+             && (!std::same_as<std::remove_cvref_t<W>, watcher>)
+  watching(W&& w) {
+    add(watcher(std::forward<W>(w)));
   }
+
+  /// One watcher.
+  watching(watcher w) { add(std::move(w)); }
 
   /// Several watchers.
   watching(std::initializer_list<watcher> ws);
@@ -86,21 +119,29 @@ public:
   /// Adds one more watcher.
   void add(watcher w);
 
-  [[nodiscard]] bool empty() const noexcept { return callables_.empty() && actors_.empty(); }
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
 
-  [[nodiscard]] std::size_t size() const noexcept { return callables_.size() + actors_.size(); }
+  [[nodiscard]] std::size_t size() const noexcept {
+    return callables_.size() + actors_.size() + forward_aware_.size();
+  }
 
   /// The callables, in the order they were given.
   [[nodiscard]] const std::vector<std::function<void(const fact&)>>& callables() const noexcept {
     return callables_;
   }
 
-  /// The actors, in the order they were given.
+  /// The actors told soma::fact, in the order they were given.
   [[nodiscard]] const std::vector<caf::actor>& actors() const noexcept { return actors_; }
+
+  /// The actors told soma::forward_fact, in the order they were given.
+  [[nodiscard]] const std::vector<caf::actor>& forward_aware() const noexcept {
+    return forward_aware_;
+  }
 
 private:
   std::vector<std::function<void(const fact&)>> callables_;
   std::vector<caf::actor> actors_;
+  std::vector<caf::actor> forward_aware_;
 };
 
 } // namespace soma

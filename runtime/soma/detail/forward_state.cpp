@@ -1,5 +1,6 @@
 #include "soma/detail/forward_state.hpp"
 
+#include <atomic>
 #include <exception>
 
 #include <caf/actor.hpp>
@@ -8,12 +9,25 @@
 
 namespace soma::detail {
 
+namespace {
+
+// Forward ids, unique in the process. Constant-initialised: no constructor
+// runs before main.
+std::atomic<std::uint64_t> next_id{1};
+
+} // namespace
+
 forward_state::forward_state(soma::watching owned)
-  : began_(clock::now()), owned_(std::move(owned)), watching_(&*owned_) {
+  : id_(next_id.fetch_add(1, std::memory_order_relaxed)),
+    began_(clock::now()),
+    owned_(std::move(owned)),
+    watching_(&*owned_) {
 }
 
 forward_state::forward_state(const soma::watching* borrowed)
-  : began_(clock::now()), watching_(borrowed) {
+  : id_(next_id.fetch_add(1, std::memory_order_relaxed)),
+    began_(clock::now()),
+    watching_(borrowed) {
 }
 
 forward_state::~forward_state() = default;
@@ -42,12 +56,23 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
     }
   }
   auto& actors = watching_->actors();
-  if (actors.empty())
+  auto& aware = watching_->forward_aware();
+  if (actors.empty() && aware.empty())
     return;
-  // One message shared by every actor: facts are copied once, not per actor.
-  auto msg = caf::make_message(std::move(x));
-  for (auto& a : actors)
-    caf::actor_cast<caf::abstract_actor*>(a)->enqueue(nullptr, caf::make_message_id(), msg, host);
+  // One message shared by every actor of a kind: copied once, not per actor.
+  auto send = [host](const std::vector<caf::actor>& to, const caf::message& msg) {
+    for (auto& a : to)
+      caf::actor_cast<caf::abstract_actor*>(a)->enqueue(nullptr, caf::make_message_id(), msg,
+                                                         host);
+  };
+  if (aware.empty()) {
+    send(actors, caf::make_message(std::move(x)));
+  } else if (actors.empty()) {
+    send(aware, caf::make_message(forward_fact{id_, std::move(x)}));
+  } else {
+    send(actors, caf::make_message(x));
+    send(aware, caf::make_message(forward_fact{id_, std::move(x)}));
+  }
 }
 
 namespace {

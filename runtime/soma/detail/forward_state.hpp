@@ -38,6 +38,9 @@ public:
 
   [[nodiscard]] clock::time_point began() const noexcept { return began_; }
 
+  /// This forward's id, unique in the process (see soma::forward_fact).
+  [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+
   /// Microseconds from the forward's beginning to `t`.
   [[nodiscard]] std::int64_t since_began_us(clock::time_point t) const noexcept {
     return std::chrono::duration_cast<std::chrono::microseconds>(t - began_).count();
@@ -57,6 +60,7 @@ public:
   }
 
 private:
+  std::uint64_t id_;
   clock::time_point began_;
   std::optional<soma::watching> owned_;
   const soma::watching* watching_;

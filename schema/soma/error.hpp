@@ -17,9 +17,10 @@ inline constexpr caf::atom_value error_category = caf::atom("soma");
 
 /// What went wrong, as a code inside a caf::error of category "soma".
 enum class error_code : std::uint8_t {
-  node_failed = 1,    ///< a node threw; the context names it and its error
-  watcher_failed = 2, ///< a callable watcher threw; the forward itself finished
-  forward_dropped = 3 ///< the graph went away before the forward finished
+  node_failed = 1,     ///< a node threw; the context names it and its error
+  watcher_failed = 2,  ///< a callable watcher threw; the forward itself finished
+  forward_dropped = 3, ///< the graph went away before the forward finished
+  store_failed = 4     ///< a store could not be opened, read or written
 };
 
 /// A caf::error of category "soma" whose context is `node` then `message`.
@@ -31,5 +32,9 @@ enum class error_code : std::uint8_t {
 /// A sentence saying what went wrong, for any caf::error; for soma's the same
 /// text soma::forward_error::what() gives.
 [[nodiscard]] std::string describe(const caf::error& e);
+
+/// How a failed node is described everywhere: "node 'x' failed: <error>",
+/// or "forward failed: <error>" when no node is to blame.
+[[nodiscard]] std::string describe_failure(const std::string& node, const std::string& error);
 
 } // namespace soma

@@ -4,7 +4,6 @@
 #include <caf/make_message.hpp>
 #include <caf/message.hpp>
 
-#include "soma/forward_error.hpp"
 
 namespace soma {
 
@@ -33,8 +32,14 @@ std::string describe(const caf::error& e) {
   auto& node = e.context().get_as<std::string>(0);
   auto& text = e.context().get_as<std::string>(1);
   if (static_cast<error_code>(e.code()) == error_code::node_failed)
-    return forward_error(node, text).what();
+    return describe_failure(node, text);
   return text;
+}
+
+std::string describe_failure(const std::string& node, const std::string& error) {
+  if (node.empty())
+    return "forward failed: " + error;
+  return "node '" + node + "' failed: " + error;
 }
 
 } // namespace soma

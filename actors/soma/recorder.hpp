@@ -1,0 +1,91 @@
+#pragma once
+
+/// @file
+/// soma::recorder: a watcher that keeps one record per forward in a store.
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "soma/fact.hpp"
+#include "soma/store/store.hpp"
+#include "soma/watching.hpp"
+
+namespace soma {
+
+/// How a recorder records.
+struct recorder_options {
+  /// The run's id: printable, no '/', at most soma::max_run_id bytes.
+  std::string run;
+  /// Facts whose fields go into the record itself ("loss" puts "loss.value"
+  /// there), so reading them back costs one scan instead of a fetch per
+  /// forward.
+  std::vector<std::string> summarising;
+  /// Clear the run's recorded forwards and number from 0. Without it, a
+  /// recorder on an existing run continues its numbering.
+  bool overwrite = false;
+  /// A forward's record is durable at most this long after its last fact.
+  std::chrono::milliseconds durable_within{100};
+  /// Forwards written per transaction at most (also what it may hold).
+  std::size_t batch = 1000;
+};
+
+/// A watcher actor that writes one record per forward at `run/<id>/<n>`:
+/// forward, state (ok, broke, open), nodes, took_us, when, and the
+/// summarised facts' fields, beside a blob of every fact of that forward.
+///
+/// Subscribe it with `{.watching = recorder}`; tell it your own facts with
+/// `recorder.tell(...)` (or `recorder(...)`). A fact told after a forward
+/// finished belongs to that forward until the next one begins. Writes are
+/// batched; a forward is durable within `durable_within`, at flush(), and at
+/// destruction, which waits until everything told is written.
+///
+/// Owns its actor (a detached actor: LMDB writes block). Move-only.
+class recorder {
+public:
+  /// Throws std::invalid_argument for a run id that cannot be a key, and
+  /// store_error for a read-only store.
+  recorder(caf::actor_system& sys, store s, recorder_options options);
+
+  recorder(recorder&&) noexcept = default;
+  recorder& operator=(recorder&&) noexcept;
+  recorder(const recorder&) = delete;
+  recorder& operator=(const recorder&) = delete;
+
+  /// Writes everything told and stops the actor. Never throws: an error
+  /// writing is reported on stderr, since nothing else could hear it.
+  ~recorder();
+
+  /// Tells the recorder a fact of a level above the engine.
+  void tell(fact x) const;
+
+  /// Same as tell().
+  void operator()(fact x) const { tell(std::move(x)); }
+
+  /// Blocks until everything told so far is durable in the store. Throws
+  /// store_error when writing failed (what was not written is still held
+  /// and tried again).
+  void flush() const;
+
+  /// The run it records.
+  [[nodiscard]] const std::string& run() const noexcept { return run_; }
+
+  /// The recorder's actor.
+  [[nodiscard]] const caf::actor& actor() const noexcept { return actor_; }
+
+  /// As a watcher: it is told each fact with the forward it belongs to.
+  operator watcher() const { return watcher::forward_aware(actor_); }
+
+private:
+  void close() noexcept;
+
+  caf::actor_system* sys_ = nullptr;
+  caf::actor actor_;
+  std::string run_;
+};
+
+} // namespace soma

@@ -1,0 +1,48 @@
+# soma's one encoding of everything that leaves a process.
+# Every field is documented in docs/formats.md; change nothing here without
+# changing that page. Fields are only ever added (Cap'n Proto's evolution
+# rules), so a store written by an older soma stays readable.
+@0xdd4e52ac421c5353;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("soma::schema");
+
+# One key/text pair of a fact.
+struct Field {
+  key @0 :Text;
+  value @1 :Text;
+}
+
+# A fact: a name and ordered key/text pairs (soma::fact).
+struct Fact {
+  name @0 :Text;
+  fields @1 :List(Field);
+}
+
+# Every fact of one forward, in the order they were told: the blob stored
+# beside each record.
+struct FactList {
+  facts @0 :List(Fact);
+}
+
+# How a forward ended.
+enum State {
+  ok @0;      # it finished with a value
+  broke @1;   # a node failed
+  open @2;    # the recorder closed before the forward ended
+}
+
+# The small record kept per forward at run/<id>/<n>.
+struct Record {
+  forward @0 :UInt64;        # n, counted from 0 within the run
+  state @1 :State;
+  nodes @2 :UInt32;          # distinct nodes that ran, failed or were recalled
+  tookUs @3 :Int64;          # the forward's took_us (finished or broke)
+  when @4 :Int64;            # unix seconds when the recorder saw its first fact
+  summary @5 :List(Field);   # summarised facts' fields, flattened: "loss.value"
+}
+
+# What a store knows about one run, beside its records (meta/run/<id>).
+struct RunMeta {
+  summarising @0 :List(Text);  # fact names every recorder of the run summarised
+}

@@ -1,0 +1,198 @@
+#include "soma/store/detail/environment.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <sys/stat.h>
+
+namespace soma::detail {
+
+namespace {
+
+constexpr const char* db_names[] = {"records", "facts", "meta", "cache", "readings"};
+
+std::string describe(int rc) {
+  return mdb_strerror(rc);
+}
+
+} // namespace
+
+environment::environment(std::string path, const store_options& options)
+  : path_(std::move(path)), read_only_(options.read_only) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (read_only_) {
+    if (!fs::exists(fs::path{path_} / "data.mdb", ec))
+      throw store_error("no store at '" + path_
+                        + "': there is no data.mdb in it; give the directory a recorder wrote "
+                          "to (--store DIR or $SOMA_STORE)");
+  } else {
+    fs::create_directories(path_, ec);
+    if (ec)
+      throw store_error("cannot create the store directory '" + path_ + "': " + ec.message());
+  }
+  if (int rc = mdb_env_create(&env_); rc != 0)
+    fail(rc, "creating an LMDB environment");
+  mdb_env_set_maxdbs(env_, 8);
+  mdb_env_set_mapsize(env_, options.map_size);
+  unsigned flags = MDB_NOTLS | (read_only_ ? MDB_RDONLY : 0u);
+  if (int rc = mdb_env_open(env_, path_.c_str(), flags, 0664); rc != 0) {
+    mdb_env_close(env_);
+    env_ = nullptr;
+    if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH)
+      throw store_error("'" + path_ + "' holds files that are not a soma store (" + describe(rc)
+                        + "); point --store at a store, or at an empty directory to make one");
+    if (rc == EACCES)
+      throw store_error("no permission to open the store '" + path_ + "'"
+                        + (read_only_ ? "" : " for writing") + ": " + describe(rc));
+    throw store_error("cannot open the store '" + path_ + "': " + describe(rc));
+  }
+  // Reader slots left by processes that were killed while reading.
+  int dead = 0;
+  mdb_reader_check(env_, &dead);
+}
+
+environment::~environment() {
+  if (env_)
+    mdb_env_close(env_);
+}
+
+void environment::fail(int rc, std::string_view what) const {
+  std::string msg = "store '" + path_ + "': " + std::string{what} + " failed: " + describe(rc);
+  if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND)
+    msg += "; the store's file is damaged: copy out what still reads with the soma command";
+  throw store_error(msg);
+}
+
+MDB_txn* environment::begin(unsigned flags) const {
+  MDB_txn* txn = nullptr;
+  for (int attempt = 0;; ++attempt) {
+    int rc = mdb_txn_begin(env_, nullptr, flags, &txn);
+    if (rc == 0)
+      return txn;
+    // Another process grew the map: adopt its size and try again.
+    if (rc == MDB_MAP_RESIZED && attempt < 3) {
+      mdb_env_set_mapsize(env_, 0);
+      continue;
+    }
+    fail(rc, flags & MDB_RDONLY ? "beginning a read" : "beginning a write");
+  }
+}
+
+void environment::put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view value,
+                      unsigned flags) const {
+  auto k = val(key);
+  auto v = val(value);
+  int rc = mdb_put(txn, dbi, &k, &v, flags);
+  if (rc == MDB_MAP_FULL)
+    throw map_full{};
+  if (rc != 0)
+    fail(rc, "writing '" + std::string{key.substr(0, 64)} + "'");
+}
+
+bool environment::get(MDB_txn* txn, MDB_dbi dbi, std::string_view key,
+                      std::string_view& value) const {
+  if (dbi == 0)
+    return false;
+  auto k = val(key);
+  MDB_val v;
+  int rc = mdb_get(txn, dbi, &k, &v);
+  if (rc == MDB_NOTFOUND)
+    return false;
+  if (rc != 0)
+    fail(rc, "reading a key");
+  value = view(v);
+  return true;
+}
+
+void environment::del(MDB_txn* txn, MDB_dbi dbi, std::string_view key) const {
+  auto k = val(key);
+  int rc = mdb_del(txn, dbi, &k, nullptr);
+  if (rc != 0 && rc != MDB_NOTFOUND)
+    fail(rc, "deleting a key");
+}
+
+MDB_dbi environment::handle(MDB_txn* txn, db which, bool create, unsigned* opened) const {
+  auto i = static_cast<size_t>(which);
+  std::lock_guard<std::mutex> guard{dbis_mtx_};
+  if (dbis_[i] != 0)
+    return dbis_[i];
+  MDB_dbi dbi = 0;
+  int rc = mdb_dbi_open(txn, db_names[i], create ? MDB_CREATE : 0u, &dbi);
+  if (rc == MDB_NOTFOUND)
+    return 0;
+  if (rc != 0)
+    fail(rc, std::string{"opening database '"} + db_names[i] + "'");
+  dbis_[i] = dbi;
+  if (opened)
+    *opened |= 1u << i;
+  return dbi;
+}
+
+void environment::forget(unsigned opened) const {
+  std::lock_guard<std::mutex> guard{dbis_mtx_};
+  for (size_t i = 0; i < 5; ++i)
+    if (opened & (1u << i))
+      dbis_[i] = 0;
+}
+
+void environment::read(
+  const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f) const {
+  std::shared_lock<std::shared_mutex> guard{resize_};
+  MDB_txn* txn = begin(MDB_RDONLY);
+  // A database opened in this transaction becomes usable by others only
+  // once it ends; committing a read transaction is how LMDB ends it cleanly.
+  unsigned opened = 0;
+  auto dbi = [&](db which) { return handle(txn, which, false, &opened); };
+  try {
+    f(txn, dbi);
+  } catch (...) {
+    mdb_txn_abort(txn);
+    forget(opened);
+    throw;
+  }
+  if (opened)
+    mdb_txn_commit(txn);
+  else
+    mdb_txn_abort(txn);
+}
+
+void environment::write(
+  const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f) {
+  if (read_only_)
+    throw store_error("store '" + path_ + "' was opened read-only; it cannot be written");
+  for (int attempt = 0;; ++attempt) {
+    int rc = 0;
+    {
+      std::shared_lock<std::shared_mutex> guard{resize_};
+      MDB_txn* txn = begin(0);
+      unsigned opened = 0;
+      auto dbi = [&](db which) { return handle(txn, which, true, &opened); };
+      try {
+        f(txn, dbi);
+        rc = mdb_txn_commit(txn); // frees txn, even when it fails
+      } catch (const map_full&) {
+        mdb_txn_abort(txn);
+        rc = MDB_MAP_FULL;
+      } catch (...) {
+        mdb_txn_abort(txn);
+        forget(opened);
+        throw;
+      }
+      if (rc != 0)
+        forget(opened);
+    }
+    if (rc == 0)
+      return;
+    if (rc != MDB_MAP_FULL || attempt >= 20)
+      fail(rc, "committing a write");
+    // Full: double the map while no transaction of ours is open, then replay.
+    std::unique_lock<std::shared_mutex> guard{resize_};
+    MDB_envinfo info;
+    mdb_env_info(env_, &info);
+    if (int grow = mdb_env_set_mapsize(env_, info.me_mapsize * 2); grow != 0)
+      fail(grow, "growing the map");
+  }
+}
+
+} // namespace soma::detail

@@ -1,0 +1,94 @@
+#pragma once
+
+/// @file
+/// The LMDB environment behind soma::store, and transactions on it. Every
+/// LMDB return code is turned into a store_error here and nowhere else.
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+
+#include <lmdb.h>
+
+#include "soma/store/store.hpp"
+
+namespace soma::detail {
+
+/// The named databases of a store.
+enum class db { records, facts, meta, cache, readings };
+
+/// An open LMDB environment. One per directory per process.
+class environment {
+public:
+  environment(std::string path, const store_options& options);
+  ~environment();
+
+  environment(const environment&) = delete;
+  environment& operator=(const environment&) = delete;
+
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  [[nodiscard]] bool read_only() const noexcept { return read_only_; }
+
+  /// Runs `f` in a read transaction. `f` gets the transaction and a way to
+  /// find a database's handle; a database that does not exist yet gives 0
+  /// and must be read as empty. Views into LMDB memory live until `f`
+  /// returns. Throws store_error.
+  void read(const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f) const;
+
+  /// Runs `f` in a write transaction and commits. When the map is full the
+  /// transaction is aborted, the map doubled, and `f` run again: `f` must be
+  /// safe to replay. Throws store_error (and for a read-only store).
+  void write(const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f);
+
+  /// Throws store_error for LMDB code `rc` while doing `what`.
+  [[noreturn]] void fail(int rc, std::string_view what) const;
+
+  /// mdb_put inside write(): throws map_full (write() then grows the map and
+  /// replays) or store_error.
+  void put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view value,
+           unsigned flags = 0) const;
+
+  /// mdb_get: the value, valid until the transaction ends, or false.
+  bool get(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view& value) const;
+
+  /// mdb_del of a key; absent keys are fine.
+  void del(MDB_txn* txn, MDB_dbi dbi, std::string_view key) const;
+
+private:
+  MDB_dbi handle(MDB_txn* txn, db which, bool create, unsigned* opened = nullptr) const;
+  // Handles opened by an aborted transaction are closed with it.
+  void forget(unsigned opened) const;
+  MDB_txn* begin(unsigned flags) const;
+
+  std::string path_;
+  bool read_only_;
+  MDB_env* env_ = nullptr;
+  // Transactions share it; growing the map takes it alone, since LMDB allows
+  // mdb_env_set_mapsize only while no transaction of this process is open.
+  mutable std::shared_mutex resize_;
+  mutable std::mutex dbis_mtx_;
+  mutable MDB_dbi dbis_[5] = {0, 0, 0, 0, 0};
+};
+
+/// Thrown inside write() when the map is full; write() grows it and replays.
+struct map_full {};
+
+/// A view of LMDB bytes.
+inline std::string_view view(const MDB_val& v) noexcept {
+  return {static_cast<const char*>(v.mv_data), v.mv_size};
+}
+
+/// An MDB_val over `s` (LMDB does not write through it).
+inline MDB_val val(std::string_view s) noexcept {
+  return MDB_val{s.size(), const_cast<char*>(s.data())};
+}
+
+/// Whether LMDB code `rc` says a record or database is absent.
+inline bool absent(int rc) noexcept {
+  return rc == MDB_NOTFOUND;
+}
+
+} // namespace soma::detail

@@ -1,0 +1,54 @@
+#include "soma/store/keys.hpp"
+
+namespace soma {
+
+std::optional<std::string> why_not_a_run_id(std::string_view run) {
+  if (run.empty())
+    return "a run id cannot be empty: name the run, e.g. run = \"tuesday\"";
+  if (run.size() > max_run_id)
+    return "the run id '" + std::string{run.substr(0, 32)} + "...' is " + std::to_string(run.size())
+           + " bytes long; a run id has at most " + std::to_string(max_run_id) + " bytes";
+  for (unsigned char c : run) {
+    if (c == '/')
+      return "the run id '" + std::string{run}
+             + "' contains '/', which separates a key's parts; use another character";
+    if (c < 0x20 || c == 0x7f)
+      return "the run id contains a control character (byte " + std::to_string(c)
+             + "); use printable characters";
+  }
+  return std::nullopt;
+}
+
+namespace detail {
+
+std::string run_prefix(std::string_view run) {
+  std::string key = "run/";
+  key += run;
+  key += '/';
+  return key;
+}
+
+std::string record_key(std::string_view run, std::uint64_t n) {
+  auto key = run_prefix(run);
+  for (int shift = 56; shift >= 0; shift -= 8)
+    key.push_back(static_cast<char>((n >> shift) & 0xff));
+  return key;
+}
+
+bool parse_record_key(std::string_view key, std::string_view& run, std::uint64_t& n) {
+  if (key.size() < 4 + 1 + 1 + 8 || key.substr(0, 4) != "run/" || key[key.size() - 9] != '/')
+    return false;
+  run = key.substr(4, key.size() - 4 - 9);
+  n = 0;
+  for (size_t i = key.size() - 8; i < key.size(); ++i)
+    n = (n << 8) | static_cast<unsigned char>(key[i]);
+  return true;
+}
+
+std::string meta_key(std::string_view run) {
+  return "run/" + std::string{run};
+}
+
+} // namespace detail
+
+} // namespace soma

@@ -1,0 +1,40 @@
+#pragma once
+
+/// @file
+/// How runs and forwards are keyed in a store: `run/<id>/` then the forward
+/// number as 8 big-endian bytes, so keys sort numerically (forward 10 after
+/// forward 9) and a run is one prefix scan. docs/formats.md has the layout.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace soma {
+
+/// The longest run id, in bytes: LMDB keys hold at most 511 bytes and a
+/// record key adds 13 to the id.
+inline constexpr std::size_t max_run_id = 498;
+
+/// Why `run` cannot name a run (empty, a '/', a control character, longer
+/// than max_run_id bytes), as a sentence naming it; nullopt when it can.
+[[nodiscard]] std::optional<std::string> why_not_a_run_id(std::string_view run);
+
+namespace detail {
+
+/// `run/<id>/`: the prefix of every key of one run.
+[[nodiscard]] std::string run_prefix(std::string_view run);
+
+/// `run/<id>/` + n as 8 big-endian bytes.
+[[nodiscard]] std::string record_key(std::string_view run, std::uint64_t n);
+
+/// A record key taken apart; false when `key` is not one.
+[[nodiscard]] bool parse_record_key(std::string_view key, std::string_view& run,
+                                    std::uint64_t& n);
+
+/// `run/<id>`: where a run's metadata is kept.
+[[nodiscard]] std::string meta_key(std::string_view run);
+
+} // namespace detail
+
+} // namespace soma

@@ -1,0 +1,304 @@
+#include "soma/store/readers.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/keys.hpp"
+
+namespace soma {
+
+namespace {
+
+using detail::db;
+using dbi_fn = std::function<MDB_dbi(db)>;
+
+// A cursor over one database, closed when it goes.
+class cursor {
+public:
+  cursor(const detail::environment& env, MDB_txn* txn, MDB_dbi dbi) : env_(env) {
+    if (int rc = mdb_cursor_open(txn, dbi, &cur_); rc != 0)
+      env_.fail(rc, "opening a cursor");
+  }
+  ~cursor() { mdb_cursor_close(cur_); }
+  cursor(const cursor&) = delete;
+  cursor& operator=(const cursor&) = delete;
+
+  /// Moves as `op` says (to `key` for MDB_SET_RANGE); false at the end.
+  bool move(MDB_cursor_op op, std::string_view key = {}) {
+    k_ = detail::val(key);
+    int rc = mdb_cursor_get(cur_, &k_, &v_, op);
+    if (rc == MDB_NOTFOUND)
+      return false;
+    if (rc != 0)
+      env_.fail(rc, "moving a cursor");
+    return true;
+  }
+
+  std::string_view key() const { return detail::view(k_); }
+  std::string_view value() const { return detail::view(v_); }
+
+private:
+  const detail::environment& env_;
+  MDB_cursor* cur_ = nullptr;
+  MDB_val k_{}, v_{};
+};
+
+std::string where(std::string_view run, std::uint64_t n, std::string_view what) {
+  return std::string{what} + " of forward " + std::to_string(n) + " of run '" + std::string{run}
+         + "'";
+}
+
+[[noreturn]] void no_run(const store& s, std::string_view run) {
+  throw store_error("no run '" + std::string{run} + "' in the store '" + s.path()
+                    + "'; `soma runs` lists the runs it holds");
+}
+
+void check_run(const store& s, std::string_view run) {
+  if (auto why = why_not_a_run_id(run))
+    throw store_error(*why);
+}
+
+// Calls f(n, value bytes) for every key of `run` in `which`, in order.
+// Returns how many there were.
+template <class F>
+std::size_t scan_run(const detail::environment& env, MDB_txn* txn, MDB_dbi dbi,
+                     std::string_view run, F&& f) {
+  if (dbi == 0)
+    return 0;
+  auto prefix = detail::run_prefix(run);
+  cursor c{env, txn, dbi};
+  std::size_t count = 0;
+  for (bool ok = c.move(MDB_SET_RANGE, prefix); ok && c.key().starts_with(prefix);
+       ok = c.move(MDB_NEXT)) {
+    std::string_view r;
+    std::uint64_t n = 0;
+    if (!detail::parse_record_key(c.key(), r, n) || r != run)
+      continue;
+    ++count;
+    f(n, c.value());
+  }
+  return count;
+}
+
+// The run's summarised fact names; empty when it has no metadata.
+std::vector<std::string> summarising(const detail::environment& env, MDB_txn* txn,
+                                     const dbi_fn& dbi, std::string_view run) {
+  std::string_view bytes;
+  if (!env.get(txn, dbi(db::meta), detail::meta_key(run), bytes))
+    return {};
+  return detail::decode_run_meta(bytes, "the metadata of run '" + std::string{run} + "'");
+}
+
+std::pair<std::string, std::string> split_name(std::string_view name) {
+  auto dot = name.find('.');
+  if (dot == std::string_view::npos)
+    return {std::string{name}, "value"};
+  return {std::string{name.substr(0, dot)}, std::string{name.substr(dot + 1)}};
+}
+
+double number(std::string_view text, std::string_view run, std::uint64_t n,
+              std::string_view name) {
+  double x = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (ec != std::errc{} || end != text.data() + text.size())
+    throw store_error("forward " + std::to_string(n) + " of run '" + std::string{run} + "' has "
+                      + std::string{name} + " = '" + std::string{text}
+                      + "', which is not a number; a curve needs numbers");
+  return x;
+}
+
+void add_once(std::vector<std::string>& xs, std::string_view x) {
+  if (!x.empty() && std::find(xs.begin(), xs.end(), x) == xs.end())
+    xs.emplace_back(x);
+}
+
+} // namespace
+
+std::vector<run_row> runs(const store& s) {
+  std::vector<run_row> out;
+  auto& env = s.env();
+  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
+    auto records = dbi(db::records);
+    if (records == 0)
+      return;
+    cursor c{env, txn, records};
+    for (bool ok = c.move(MDB_FIRST); ok; ok = c.move(MDB_NEXT)) {
+      std::string_view run;
+      std::uint64_t n = 0;
+      if (!detail::parse_record_key(c.key(), run, n))
+        continue;
+      auto r = detail::decode_record(c.value(), where(run, n, "the record"));
+      if (out.empty() || out.back().run != run)
+        out.push_back(run_row{std::string{run}, 0, 0, 0, r.when, r.when});
+      auto& row = out.back();
+      row.forwards += 1;
+      row.broke += r.state == outcome::broke;
+      row.took_us += r.took_us;
+      row.first = std::min(row.first, r.when);
+      row.last = std::max(row.last, r.when);
+    }
+  });
+  return out;
+}
+
+std::vector<record> forwards(const store& s, std::string_view run) {
+  check_run(s, run);
+  std::vector<record> out;
+  auto& env = s.env();
+  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
+    scan_run(env, txn, dbi(db::records), run, [&](std::uint64_t n, std::string_view bytes) {
+      out.push_back(detail::decode_record(bytes, where(run, n, "the record")));
+    });
+  });
+  if (out.empty())
+    no_run(s, run);
+  return out;
+}
+
+std::string_view to_string(curve_cost x) noexcept {
+  return x == curve_cost::scan ? "scan" : "fetch";
+}
+
+curve_cost curve_costs(const store& s, std::string_view run, std::string_view name) {
+  check_run(s, run);
+  auto fact_name = split_name(name).first;
+  bool summarised = false;
+  bool any = false;
+  auto& env = s.env();
+  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
+    if (auto records = dbi(db::records)) {
+      auto prefix = detail::run_prefix(run);
+      cursor c{env, txn, records};
+      any = c.move(MDB_SET_RANGE, prefix) && c.key().starts_with(prefix);
+    }
+    auto names = summarising(env, txn, dbi, run);
+    summarised = std::find(names.begin(), names.end(), fact_name) != names.end();
+  });
+  if (!any)
+    no_run(s, run);
+  return summarised ? curve_cost::scan : curve_cost::fetch;
+}
+
+std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_view run,
+                                                    std::string_view name) {
+  auto cost = curve_costs(s, run, name);
+  auto [fact_name, field_name] = split_name(name);
+  auto flat = fact_name + "." + field_name;
+  std::vector<std::pair<std::uint64_t, double>> out;
+  auto& env = s.env();
+  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
+    if (cost == curve_cost::scan) {
+      scan_run(env, txn, dbi(db::records), run, [&](std::uint64_t n, std::string_view bytes) {
+        auto r = detail::decode_record(bytes, where(run, n, "the record"));
+        const std::string* value = nullptr;
+        for (auto& f : r.summary)
+          if (f.key == flat)
+            value = &f.value;
+        if (value)
+          out.emplace_back(n, number(*value, run, n, flat));
+      });
+      return;
+    }
+    scan_run(env, txn, dbi(db::facts), run, [&](std::uint64_t n, std::string_view bytes) {
+      auto told = detail::decode_facts(bytes, where(run, n, "the facts"));
+      const std::string* value = nullptr;
+      for (auto& f : told)
+        if (f.name == fact_name)
+          if (auto* v = f.find(field_name))
+            value = v;
+      if (value)
+        out.emplace_back(n, number(*value, run, n, flat));
+    });
+  });
+  return out;
+}
+
+std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n) {
+  check_run(s, run);
+  std::vector<fact> out;
+  bool found = false;
+  auto& env = s.env();
+  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
+    std::string_view bytes;
+    found = env.get(txn, dbi(db::facts), detail::record_key(run, n), bytes);
+    if (found)
+      out = detail::decode_facts(bytes, where(run, n, "the facts"));
+  });
+  if (!found) {
+    auto all = forwards(s, run); // throws for an unknown run
+    throw store_error("run '" + std::string{run} + "' has no forward " + std::to_string(n)
+                      + " (it has forwards " + std::to_string(all.front().forward) + " to "
+                      + std::to_string(all.back().forward) + ")");
+  }
+  return out;
+}
+
+std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<std::size_t> last) {
+  check_run(s, run);
+  std::vector<node_row> out;
+  std::map<std::string, std::size_t, std::less<>> index;
+  auto count = [&](const std::vector<fact>& told) {
+    for (auto& f : told) {
+      bool ran = f.name == "ran", failed = f.name == "failed", recalled = f.name == "recalled";
+      if (!ran && !failed && !recalled)
+        continue;
+      auto node = f["node"];
+      auto it = index.find(node);
+      if (it == index.end()) {
+        it = index.emplace(std::string{node}, out.size()).first;
+        out.emplace_back().node = node;
+      }
+      auto& row = out[it->second];
+      row.ran += ran;
+      row.failed += failed;
+      row.recalled += recalled;
+      if (ran || failed) {
+        std::int64_t took = 0;
+        auto t = f["took_us"];
+        std::from_chars(t.data(), t.data() + t.size(), took);
+        row.took_us += took;
+      }
+      add_once(row.hosts, f["host"]);
+      add_once(row.devices, f["device"]);
+    }
+  };
+  bool any = false;
+  auto& env = s.env();
+  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
+    auto blobs = dbi(db::facts);
+    if (!last) {
+      any = scan_run(env, txn, blobs, run, [&](std::uint64_t n, std::string_view bytes) {
+              count(detail::decode_facts(bytes, where(run, n, "the facts")));
+            }) > 0;
+      return;
+    }
+    if (blobs == 0)
+      return;
+    // Only the tail: walk back from the end of the run, then count forwards.
+    auto prefix = detail::run_prefix(run);
+    auto past = prefix;
+    past.back() = static_cast<char>('/' + 1);
+    cursor c{env, txn, blobs};
+    bool ok = c.move(MDB_SET_RANGE, past) ? c.move(MDB_PREV) : c.move(MDB_LAST);
+    std::vector<std::pair<std::uint64_t, std::vector<fact>>> tail;
+    for (; ok && tail.size() < *last && c.key().starts_with(prefix); ok = c.move(MDB_PREV)) {
+      std::string_view r;
+      std::uint64_t n = 0;
+      if (detail::parse_record_key(c.key(), r, n) && r == run)
+        tail.emplace_back(n, detail::decode_facts(c.value(), where(run, n, "the facts")));
+    }
+    any = ok && c.key().starts_with(prefix);
+    any = any || !tail.empty();
+    for (auto it = tail.rbegin(); it != tail.rend(); ++it)
+      count(it->second);
+  });
+  if (!any && (!last || *last > 0))
+    no_run(s, run);
+  for (auto& row : out)
+    row.mean_us = row.ran > 0 ? static_cast<double>(row.took_us) / static_cast<double>(row.ran) : 0;
+  return out;
+}
+
+} // namespace soma

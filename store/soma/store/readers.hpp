@@ -1,0 +1,86 @@
+#pragma once
+
+/// @file
+/// Reading a store back, at a known price.
+///
+/// | reader        | answers                          | costs                         |
+/// | ------------- | -------------------------------- | ----------------------------- |
+/// | runs          | what is in here at all           | one scan of all records       |
+/// | forwards      | step by step                     | one scan of the run's records |
+/// | curve         | the series somebody plots        | one scan if summarised, else a fetch per forward (curve_costs says which) |
+/// | facts         | everything one step did          | one fetch                     |
+/// | nodes         | who spent the time, added up     | a fetch per forward read      |
+///
+/// Every reader opens one read transaction, so what it returns is one
+/// consistent moment of the store, whatever writers do meanwhile. Each throws
+/// soma::store_error naming what is missing or damaged (an unknown run, a
+/// forward the run does not have, a record or blob that does not decode).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "soma/fact.hpp"
+#include "soma/store/record.hpp"
+#include "soma/store/store.hpp"
+
+namespace soma {
+
+/// One run, summed up.
+struct run_row {
+  std::string run;
+  std::uint64_t forwards = 0;
+  std::uint64_t broke = 0;
+  std::int64_t took_us = 0; ///< all its forwards' took_us, added
+  std::int64_t first = 0;   ///< unix seconds of its first forward
+  std::int64_t last = 0;    ///< unix seconds of its last forward
+};
+
+/// Every run in the store, in key order. One scan.
+[[nodiscard]] std::vector<run_row> runs(const store& s);
+
+/// Every record of `run`, in forward order. One scan of the run.
+[[nodiscard]] std::vector<record> forwards(const store& s, std::string_view run);
+
+/// Whether curve() reads records (`scan`: the recorder summarised the fact)
+/// or every forward's blob (`fetch`).
+enum class curve_cost { scan, fetch };
+
+/// "scan" or "fetch".
+[[nodiscard]] std::string_view to_string(curve_cost x) noexcept;
+
+/// How curve(s, run, name) will read.
+[[nodiscard]] curve_cost curve_costs(const store& s, std::string_view run,
+                                     std::string_view name = "loss");
+
+/// The series of `name` over the run: (forward, value) for every forward
+/// that told it. `name` is a fact ("loss", meaning its "value" field) or a
+/// fact and field ("loss.value"). When a forward told it more than once, the
+/// last counts. Throws when a value is not a number.
+[[nodiscard]] std::vector<std::pair<std::uint64_t, double>>
+curve(const store& s, std::string_view run, std::string_view name = "loss");
+
+/// Every fact forward `n` of `run` was told, in order. One fetch.
+[[nodiscard]] std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n);
+
+/// One node's time, added up over the forwards read.
+struct node_row {
+  std::string node;
+  std::uint64_t ran = 0;
+  std::uint64_t recalled = 0;
+  std::uint64_t failed = 0;
+  std::int64_t took_us = 0;          ///< time it ran, added (ran and failed)
+  std::vector<std::string> hosts;    ///< hosts it ran on, in order first seen
+  std::vector<std::string> devices;  ///< devices it ran on, in order first seen
+  double mean_us = 0;                ///< took_us per ran
+};
+
+/// Per node, in order of first appearance: everything of `run`, or only its
+/// last `last` forwards. A fetch per forward read.
+[[nodiscard]] std::vector<node_row> nodes(const store& s, std::string_view run,
+                                          std::optional<std::size_t> last = std::nullopt);
+
+} // namespace soma

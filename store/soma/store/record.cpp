@@ -1,0 +1,142 @@
+#include "soma/store/record.hpp"
+
+#include <cstring>
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/array.h>
+#include <kj/exception.h>
+
+#include "soma/schema/soma.capnp.h"
+#include "soma/store/store.hpp"
+
+namespace soma {
+
+std::string_view to_string(outcome x) noexcept {
+  switch (x) {
+    case outcome::ok: return "ok";
+    case outcome::broke: return "broke";
+    default: return "open";
+  }
+}
+
+namespace detail {
+
+namespace {
+
+std::string to_bytes(capnp::MallocMessageBuilder& msg) {
+  auto words = capnp::messageToFlatArray(msg);
+  auto bytes = words.asBytes();
+  return std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
+}
+
+void set_fields(capnp::List<schema::Field>::Builder out, const std::vector<field>& in) {
+  for (unsigned i = 0; i < in.size(); ++i) {
+    out[i].setKey(in[i].key);
+    out[i].setValue(in[i].value);
+  }
+}
+
+std::vector<field> get_fields(capnp::List<schema::Field>::Reader in) {
+  std::vector<field> out;
+  out.reserve(in.size());
+  for (auto f : in)
+    out.emplace_back(std::string{f.getKey().cStr(), f.getKey().size()},
+                     std::string{f.getValue().cStr(), f.getValue().size()});
+  return out;
+}
+
+// Reads a message from bytes LMDB hands out, which need not be 8-byte
+// aligned: copy into words first. Every Cap'n Proto error becomes a
+// store_error naming where the bytes came from.
+template <class Root, class F>
+auto read_message(std::string_view bytes, std::string_view where, F&& f) {
+  if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
+    throw store_error(std::string{where} + " is damaged: " + std::to_string(bytes.size())
+                      + " bytes is not a whole number of 8-byte words");
+  auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
+  std::memcpy(words.begin(), bytes.data(), bytes.size());
+  try {
+    capnp::FlatArrayMessageReader reader{words};
+    return f(reader.getRoot<Root>());
+  } catch (const kj::Exception& e) {
+    throw store_error(std::string{where} + " is damaged and cannot be decoded: "
+                      + e.getDescription().cStr());
+  }
+}
+
+} // namespace
+
+std::string encode_record(const record& x) {
+  capnp::MallocMessageBuilder msg;
+  auto r = msg.initRoot<schema::Record>();
+  r.setForward(x.forward);
+  r.setState(x.state == outcome::ok      ? schema::State::OK
+             : x.state == outcome::broke ? schema::State::BROKE
+                                         : schema::State::OPEN);
+  r.setNodes(x.nodes);
+  r.setTookUs(x.took_us);
+  r.setWhen(x.when);
+  set_fields(r.initSummary(static_cast<unsigned>(x.summary.size())), x.summary);
+  return to_bytes(msg);
+}
+
+record decode_record(std::string_view bytes, std::string_view where) {
+  return read_message<schema::Record>(bytes, where, [](schema::Record::Reader r) {
+    record x;
+    x.forward = r.getForward();
+    switch (r.getState()) {
+      case schema::State::OK: x.state = outcome::ok; break;
+      case schema::State::BROKE: x.state = outcome::broke; break;
+      default: x.state = outcome::open;
+    }
+    x.nodes = r.getNodes();
+    x.took_us = r.getTookUs();
+    x.when = r.getWhen();
+    x.summary = get_fields(r.getSummary());
+    return x;
+  });
+}
+
+std::string encode_facts(const std::vector<fact>& facts) {
+  capnp::MallocMessageBuilder msg;
+  auto list = msg.initRoot<schema::FactList>().initFacts(static_cast<unsigned>(facts.size()));
+  for (unsigned i = 0; i < facts.size(); ++i) {
+    list[i].setName(facts[i].name);
+    set_fields(list[i].initFields(static_cast<unsigned>(facts[i].fields.size())), facts[i].fields);
+  }
+  return to_bytes(msg);
+}
+
+std::vector<fact> decode_facts(std::string_view bytes, std::string_view where) {
+  return read_message<schema::FactList>(bytes, where, [](schema::FactList::Reader r) {
+    std::vector<fact> out;
+    out.reserve(r.getFacts().size());
+    for (auto f : r.getFacts())
+      out.push_back(fact{std::string{f.getName().cStr(), f.getName().size()},
+                         get_fields(f.getFields())});
+    return out;
+  });
+}
+
+std::string encode_run_meta(const std::vector<std::string>& summarising) {
+  capnp::MallocMessageBuilder msg;
+  auto list = msg.initRoot<schema::RunMeta>().initSummarising(
+    static_cast<unsigned>(summarising.size()));
+  for (unsigned i = 0; i < summarising.size(); ++i)
+    list.set(i, summarising[i]);
+  return to_bytes(msg);
+}
+
+std::vector<std::string> decode_run_meta(std::string_view bytes, std::string_view where) {
+  return read_message<schema::RunMeta>(bytes, where, [](schema::RunMeta::Reader r) {
+    std::vector<std::string> out;
+    for (auto s : r.getSummarising())
+      out.emplace_back(s.cStr(), s.size());
+    return out;
+  });
+}
+
+} // namespace detail
+
+} // namespace soma

@@ -1,0 +1,83 @@
+#pragma once
+
+/// @file
+/// soma::store: an LMDB environment in a directory, holding records, fact
+/// blobs, the cache and machine readings.
+///
+/// Caveats, as LMDB has them (docs/store.md says more):
+/// - never put a store on a network file system: LMDB's locks and memory map
+///   need a local disk (a store on another host is reached through a worker);
+/// - a process killed while reading leaves a stale reader slot; opening the
+///   store clears them (`mdb_reader_check`);
+/// - one process opens one directory once: handles to the same directory in
+///   one process share one environment (LMDB forbids two).
+
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+namespace soma {
+
+namespace detail {
+class environment;
+} // namespace detail
+
+/// How to open a store.
+struct store_options {
+  /// Open for reading only: never create the directory, the environment or
+  /// a database, and never write. A read-only handle sees what writers in
+  /// other processes committed.
+  bool read_only = false;
+  /// The initial size of the memory map. The map doubles by itself whenever
+  /// a write finds it full; the file on disk grows only with what is written.
+  std::size_t map_size = std::size_t{1} << 30;
+};
+
+/// A store could not be opened or read. what() names the store's directory,
+/// what was wrong and what to do.
+class store_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// An LMDB store. A handle: copies share one environment, which closes with
+/// the last copy. Safe to use from any thread.
+class store {
+public:
+  /// Opens the store in `dir`, creating it unless `options.read_only`.
+  /// Throws store_error (a missing store when read-only, a directory that
+  /// cannot be created, a file that is not an LMDB environment, ...).
+  explicit store(const std::string& dir = default_path(), store_options options = {});
+
+  /// Opens the store in `dir`; the error is a soma::error_code::store_failed
+  /// caf::error whose text is what store_error's would be.
+  [[nodiscard]] static caf::expected<store> open(const std::string& dir,
+                                                 store_options options = {});
+
+  /// `$SOMA_STORE` if set and not empty, else `./soma-store`.
+  [[nodiscard]] static std::string default_path();
+
+  /// The directory.
+  [[nodiscard]] const std::string& path() const noexcept;
+
+  /// Whether this handle may only read.
+  [[nodiscard]] bool read_only() const noexcept;
+
+  /// Every record's key, `run/<id>/<n>`, runs in byte order, forwards in
+  /// numeric order. One scan of the records.
+  [[nodiscard]] std::vector<std::string> bound() const;
+
+  /// For soma's own readers and writers.
+  [[nodiscard]] detail::environment& env() const noexcept { return *env_; }
+
+private:
+  explicit store(std::shared_ptr<detail::environment> env) : env_(std::move(env)) {}
+
+  std::shared_ptr<detail::environment> env_;
+};
+
+} // namespace soma
