@@ -39,7 +39,7 @@ struct recorder_options {
 /// summarised facts' fields, beside a blob of every fact of that forward.
 ///
 /// Subscribe it with `{.watching = recorder}`; tell it your own facts with
-/// `recorder.tell(...)` (or `recorder(...)`). A fact told after a forward
+/// `recorder.tell(...)`. A fact told after a forward
 /// finished belongs to that forward until the next one begins. Writes are
 /// batched; a forward is durable within `durable_within`, at flush(), and at
 /// destruction, which waits until everything told is written.
@@ -62,9 +62,6 @@ public:
 
   /// Tells the recorder a fact of a level above the engine.
   void tell(fact x) const;
-
-  /// Same as tell().
-  void operator()(fact x) const { tell(std::move(x)); }
 
   /// Blocks until everything told so far is durable in the store. Throws
   /// store_error when writing failed (what was not written is still held
