@@ -1,8 +1,12 @@
 # Helpers shared by soma's own targets (not installed).
 
 # soma_warnings(target): the warnings we hold our own code to.
+# (-Wmissing-field-initializers is off: g++ 12 fires it on designated
+# initializers such as {.run = "x"}, which leave the rest at their defaults
+# on purpose; g++ 14 no longer does.)
 function(soma_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter
+                                           -Wno-missing-field-initializers)
 endfunction()
 
 # The CAF headers every actor unit includes. CAF headers dominate compile time

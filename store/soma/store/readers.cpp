@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <ostream>
 
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
@@ -159,6 +160,10 @@ std::vector<record> forwards(const store& s, std::string_view run) {
 
 std::string_view to_string(curve_cost x) noexcept {
   return x == curve_cost::scan ? "scan" : "fetch";
+}
+
+std::ostream& operator<<(std::ostream& out, curve_cost x) {
+  return out << to_string(x);
 }
 
 curve_cost curve_costs(const store& s, std::string_view run, std::string_view name) {

@@ -17,6 +17,7 @@
 /// forward the run does not have, a record or blob that does not decode).
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,9 @@ enum class curve_cost { scan, fetch };
 
 /// "scan" or "fetch".
 [[nodiscard]] std::string_view to_string(curve_cost x) noexcept;
+
+/// Writes to_string(x).
+std::ostream& operator<<(std::ostream& out, curve_cost x);
 
 /// How curve(s, run, name) will read.
 [[nodiscard]] curve_cost curve_costs(const store& s, std::string_view run,

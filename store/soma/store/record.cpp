@@ -1,6 +1,7 @@
 #include "soma/store/record.hpp"
 
 #include <cstring>
+#include <ostream>
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
@@ -20,6 +21,10 @@ std::string_view to_string(outcome x) noexcept {
   }
 }
 
+std::ostream& operator<<(std::ostream& out, outcome x) {
+  return out << to_string(x);
+}
+
 namespace detail {
 
 namespace {
@@ -30,10 +35,21 @@ std::string to_bytes(capnp::MallocMessageBuilder& msg) {
   return std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
 }
 
+// Cap'n Proto Text ends at the first NUL, so a NUL inside a fact's text
+// would cut off everything after it: it is written as U+FFFD instead.
+std::string text_of(const std::string& s) {
+  if (s.find('\0') == std::string::npos)
+    return s;
+  std::string out;
+  for (char c : s)
+    out += c == '\0' ? std::string{"\xEF\xBF\xBD"} : std::string(1, c);
+  return out;
+}
+
 void set_fields(capnp::List<schema::Field>::Builder out, const std::vector<field>& in) {
   for (unsigned i = 0; i < in.size(); ++i) {
-    out[i].setKey(in[i].key);
-    out[i].setValue(in[i].value);
+    out[i].setKey(text_of(in[i].key));
+    out[i].setValue(text_of(in[i].value));
   }
 }
 
@@ -102,7 +118,7 @@ std::string encode_facts(const std::vector<fact>& facts) {
   capnp::MallocMessageBuilder msg;
   auto list = msg.initRoot<schema::FactList>().initFacts(static_cast<unsigned>(facts.size()));
   for (unsigned i = 0; i < facts.size(); ++i) {
-    list[i].setName(facts[i].name);
+    list[i].setName(text_of(facts[i].name));
     set_fields(list[i].initFields(static_cast<unsigned>(facts[i].fields.size())), facts[i].fields);
   }
   return to_bytes(msg);

@@ -5,6 +5,7 @@
 /// Proto encoding (schema/soma.capnp, docs/formats.md).
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,9 @@ enum class outcome : std::uint8_t {
 
 /// "ok", "broke" or "open".
 [[nodiscard]] std::string_view to_string(outcome x) noexcept;
+
+/// Writes to_string(x).
+std::ostream& operator<<(std::ostream& out, outcome x);
 
 /// The small record kept per forward.
 struct record {

@@ -1,6 +1,7 @@
 #include "soma/store/detail/environment.hpp"
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <sys/stat.h>
@@ -112,49 +113,58 @@ void environment::del(MDB_txn* txn, MDB_dbi dbi, std::string_view key) const {
     fail(rc, "deleting a key");
 }
 
-MDB_dbi environment::handle(MDB_txn* txn, db which, bool create, unsigned* opened) const {
+MDB_dbi environment::handle(MDB_txn* txn, db which, bool create, MDB_dbi* local) const {
   auto i = static_cast<size_t>(which);
-  std::lock_guard<std::mutex> guard{dbis_mtx_};
-  if (dbis_[i] != 0)
-    return dbis_[i];
+  if (local[i] != 0)
+    return local[i];
   MDB_dbi dbi = 0;
+  {
+    std::lock_guard<std::mutex> guard{dbis_mtx_};
+    dbi = dbis_[i];
+  }
+  if (dbi != 0) {
+    // Shared, but maybe opened after this transaction's snapshot was taken.
+    unsigned flags = 0;
+    if (mdb_dbi_flags(txn, dbi, &flags) == 0)
+      return dbi;
+    if (!create)
+      return 0;
+  }
   int rc = mdb_dbi_open(txn, db_names[i], create ? MDB_CREATE : 0u, &dbi);
   if (rc == MDB_NOTFOUND)
     return 0;
   if (rc != 0)
     fail(rc, std::string{"opening database '"} + db_names[i] + "'");
-  dbis_[i] = dbi;
-  if (opened)
-    *opened |= 1u << i;
+  local[i] = dbi;
   return dbi;
 }
 
-void environment::forget(unsigned opened) const {
+void environment::publish(const MDB_dbi* local) const {
   std::lock_guard<std::mutex> guard{dbis_mtx_};
   for (size_t i = 0; i < 5; ++i)
-    if (opened & (1u << i))
-      dbis_[i] = 0;
+    if (local[i] != 0)
+      dbis_[i] = local[i];
 }
 
 void environment::read(
   const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f) const {
   std::shared_lock<std::shared_mutex> guard{resize_};
   MDB_txn* txn = begin(MDB_RDONLY);
-  // A database opened in this transaction becomes usable by others only
-  // once it ends; committing a read transaction is how LMDB ends it cleanly.
-  unsigned opened = 0;
-  auto dbi = [&](db which) { return handle(txn, which, false, &opened); };
+  MDB_dbi local[5] = {0, 0, 0, 0, 0};
+  auto dbi = [&](db which) { return handle(txn, which, false, local); };
   try {
     f(txn, dbi);
   } catch (...) {
     mdb_txn_abort(txn);
-    forget(opened);
     throw;
   }
-  if (opened)
-    mdb_txn_commit(txn);
-  else
+  // A handle this transaction opened becomes shared only if it commits.
+  if (std::any_of(local, local + 5, [](MDB_dbi d) { return d != 0; })) {
+    if (mdb_txn_commit(txn) == 0)
+      publish(local);
+  } else {
     mdb_txn_abort(txn);
+  }
 }
 
 void environment::write(
@@ -166,8 +176,8 @@ void environment::write(
     {
       std::shared_lock<std::shared_mutex> guard{resize_};
       MDB_txn* txn = begin(0);
-      unsigned opened = 0;
-      auto dbi = [&](db which) { return handle(txn, which, true, &opened); };
+      MDB_dbi local[5] = {0, 0, 0, 0, 0};
+      auto dbi = [&](db which) { return handle(txn, which, true, local); };
       try {
         f(txn, dbi);
         rc = mdb_txn_commit(txn); // frees txn, even when it fails
@@ -176,11 +186,10 @@ void environment::write(
         rc = MDB_MAP_FULL;
       } catch (...) {
         mdb_txn_abort(txn);
-        forget(opened);
         throw;
       }
-      if (rc != 0)
-        forget(opened);
+      if (rc == 0)
+        publish(local);
     }
     if (rc == 0)
       return;

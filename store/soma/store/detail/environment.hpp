@@ -58,9 +58,11 @@ public:
   void del(MDB_txn* txn, MDB_dbi dbi, std::string_view key) const;
 
 private:
-  MDB_dbi handle(MDB_txn* txn, db which, bool create, unsigned* opened = nullptr) const;
-  // Handles opened by an aborted transaction are closed with it.
-  void forget(unsigned opened) const;
+  // The handle of `which` for `txn`: a shared one, or one this transaction
+  // opens, which stays in `local` (private to it) until publish() after it
+  // committed. 0 when the database does not exist in txn's snapshot.
+  MDB_dbi handle(MDB_txn* txn, db which, bool create, MDB_dbi* local) const;
+  void publish(const MDB_dbi* local) const;
   MDB_txn* begin(unsigned flags) const;
 
   std::string path_;

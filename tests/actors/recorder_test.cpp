@@ -1,0 +1,230 @@
+#include <boost/test/unit_test.hpp>
+
+#include <thread>
+
+#include "../store/scratch.hpp"
+#include "fixture.hpp"
+#include "soma/forward_error.hpp"
+#include "soma/recorder.hpp"
+#include "soma/store/readers.hpp"
+
+using namespace soma_test;
+
+namespace {
+
+struct recording : system_fixture {
+  scratch tmp;
+  soma::store store{tmp / "store"};
+  decltype(seed_graph(std::declval<caf::actor_system&>())) g = seed_graph(sys);
+
+  // The seed's loop: a forward, then the loss told after it.
+  void record(soma::recorder& rec, int steps, int from = 0) {
+    for (int step = from; step < from + steps; ++step) {
+      g.forward("the quick brown fox jumps", {.watching = rec});
+      rec.tell(soma::fact{"loss", {{"value", 2.0 * std::pow(0.93, step) + 0.1}}});
+    }
+  }
+};
+
+} // namespace
+
+BOOST_FIXTURE_TEST_SUITE(recorder, recording)
+
+BOOST_AUTO_TEST_CASE(one_record_per_forward_with_every_field) {
+  std::vector<soma::fact> seen;
+  {
+    soma::recorder rec{sys, store, {.run = "tuesday", .summarising = {"loss"}}};
+    for (int step = 0; step < 40; ++step) {
+      seen.clear();
+      g.forward("the quick brown fox jumps",
+                {.watching = {rec, [&](const soma::fact& f) { seen.push_back(f); }}});
+      rec.tell(soma::fact{"loss", {{"value", 2.0 * std::pow(0.93, step) + 0.1}}});
+    }
+    rec.flush();
+    BOOST_TEST(store.bound().size() == 40u);
+  }
+  auto fw = soma::forwards(store, "tuesday");
+  BOOST_REQUIRE_EQUAL(fw.size(), 40u);
+  auto now = std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch()).count();
+  for (std::uint64_t i = 0; i < 40; ++i) {
+    BOOST_TEST(fw[i].forward == i);
+    BOOST_TEST(fw[i].state == soma::outcome::ok);
+    BOOST_TEST(fw[i].nodes == 3u);
+    BOOST_TEST(fw[i].when <= now);
+    BOOST_TEST(fw[i].when >= now - 60);
+    BOOST_REQUIRE_EQUAL(fw[i].summary.size(), 1u);
+    BOOST_TEST(fw[i].summary[0].key == "loss.value");
+  }
+  BOOST_TEST(fw[0].summary[0].value == "2.1");
+  BOOST_TEST(fw[1].summary[0].value == "1.9600000000000002");
+  // The blob holds what a watcher was told, then the loss told after.
+  auto last = soma::facts(store, "tuesday", 39);
+  BOOST_REQUIRE_EQUAL(last.size(), seen.size() + 1);
+  for (size_t i = 0; i < seen.size(); ++i)
+    BOOST_TEST(last[i] == seen[i]);
+  BOOST_TEST(last.back().name == "loss");
+  BOOST_TEST(fw[39].took_us == std::stoll(std::string{seen.back()["took_us"]}));
+  auto rs = soma::runs(store);
+  BOOST_REQUIRE_EQUAL(rs.size(), 1u);
+  BOOST_TEST(rs[0].forwards == 40u);
+  BOOST_TEST(rs[0].broke == 0u);
+  std::int64_t sum = 0;
+  for (auto& r : fw)
+    sum += r.took_us;
+  BOOST_TEST(rs[0].took_us == sum);
+}
+
+BOOST_AUTO_TEST_CASE(curve_reads_the_same_either_way_and_says_which) {
+  {
+    soma::recorder summarised{sys, store, {.run = "scan", .summarising = {"loss"}}};
+    record(summarised, 30);
+  }
+  {
+    soma::recorder plain{sys, store, {.run = "fetch"}};
+    record(plain, 30);
+  }
+  BOOST_TEST(soma::curve_costs(store, "scan") == soma::curve_cost::scan);
+  BOOST_TEST(soma::curve_costs(store, "scan", "loss.value") == soma::curve_cost::scan);
+  BOOST_TEST(soma::curve_costs(store, "fetch") == soma::curve_cost::fetch);
+  auto a = soma::curve(store, "scan");
+  auto b = soma::curve(store, "fetch", "loss.value");
+  BOOST_REQUIRE_EQUAL(a.size(), 30u);
+  BOOST_TEST((a == b));
+  for (std::uint64_t i = 0; i < 30; ++i) {
+    BOOST_TEST(a[i].first == i);
+    BOOST_TEST(a[i].second == 2.0 * std::pow(0.93, static_cast<double>(i)) + 0.1);
+  }
+  // A fact nobody told is an empty curve, not an error.
+  BOOST_TEST(soma::curve(store, "scan", "accuracy").empty());
+}
+
+BOOST_AUTO_TEST_CASE(nodes_of_the_last_n_are_the_aggregate_of_those_n) {
+  {
+    soma::recorder rec{sys, store, {.run = "r"}};
+    record(rec, 50);
+  }
+  auto all = soma::nodes(store, "r");
+  auto tail = soma::nodes(store, "r", 10);
+  BOOST_REQUIRE_EQUAL(all.size(), 3u);
+  BOOST_REQUIRE_EQUAL(tail.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    BOOST_TEST(all[i].ran == 50u);
+    BOOST_TEST(tail[i].ran == 10u);
+    BOOST_TEST(all[i].node == tail[i].node);
+    // Add up the last 10 blobs by hand.
+    std::int64_t took = 0;
+    for (std::uint64_t n = 40; n < 50; ++n)
+      for (auto& f : soma::facts(store, "r", n))
+        if (f.name == "ran" && f["node"] == tail[i].node)
+          took += std::stoll(std::string{f["took_us"]});
+    BOOST_TEST(tail[i].took_us == took);
+    BOOST_TEST(tail[i].mean_us == static_cast<double>(took) / 10.0);
+  }
+  BOOST_TEST(all[0].node == "tokenize");
+  BOOST_TEST(soma::nodes(store, "r", 1000).at(0).ran == 50u);
+}
+
+BOOST_AUTO_TEST_CASE(a_broke_forward_is_recorded_broke) {
+  {
+    soma::recorder rec{sys, store, {.run = "r"}};
+    g.forward("one two", {.watching = rec});
+    BOOST_CHECK_THROW(g.forward("", {.watching = rec}), soma::forward_error);
+    g.forward("three", {.watching = rec});
+  }
+  auto fw = soma::forwards(store, "r");
+  BOOST_REQUIRE_EQUAL(fw.size(), 3u);
+  BOOST_TEST(fw[0].state == soma::outcome::ok);
+  BOOST_TEST(fw[1].state == soma::outcome::broke);
+  BOOST_TEST(fw[1].nodes == 3u);
+  BOOST_TEST(fw[2].state == soma::outcome::ok);
+  auto told = soma::facts(store, "r", 1);
+  BOOST_TEST(told.back().name == "broke");
+  BOOST_TEST(soma::runs(store).at(0).broke == 1u);
+  auto ns = soma::nodes(store, "r");
+  BOOST_TEST(ns[2].node == "score");
+  BOOST_TEST(ns[2].failed == 1u);
+  BOOST_TEST(ns[2].ran == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(a_second_recorder_continues_and_overwrite_is_explicit) {
+  {
+    soma::recorder rec{sys, store, {.run = "r", .summarising = {"loss"}}};
+    record(rec, 5);
+  }
+  {
+    soma::recorder again{sys, store, {.run = "r", .summarising = {"loss"}}};
+    record(again, 3, 5);
+  }
+  auto fw = soma::forwards(store, "r");
+  BOOST_REQUIRE_EQUAL(fw.size(), 8u);
+  for (std::uint64_t i = 0; i < 8; ++i)
+    BOOST_TEST(fw[i].forward == i);
+  BOOST_TEST(soma::curve(store, "r").at(7).second == 2.0 * std::pow(0.93, 7) + 0.1);
+  {
+    soma::recorder fresh{sys, store, {.run = "r", .overwrite = true}};
+    record(fresh, 2);
+  }
+  fw = soma::forwards(store, "r");
+  BOOST_REQUIRE_EQUAL(fw.size(), 2u);
+  BOOST_TEST(fw[1].forward == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(facts_told_before_any_forward_go_with_the_first) {
+  {
+    soma::recorder rec{sys, store, {.run = "r", .summarising = {"setup"}}};
+    rec.tell(soma::fact{"setup", {{"lr", 0.1}}});
+    g.forward("a b", {.watching = rec});
+  }
+  auto fw = soma::forwards(store, "r");
+  BOOST_REQUIRE_EQUAL(fw.size(), 1u);
+  BOOST_TEST(fw[0].summary.at(0).key == "setup.lr");
+  BOOST_TEST(soma::facts(store, "r", 0).front().name == "setup");
+}
+
+BOOST_AUTO_TEST_CASE(a_record_is_durable_within_its_bound_without_a_flush) {
+  soma::recorder rec{sys, store, {.run = "r", .durable_within = std::chrono::milliseconds{100}}};
+  g.forward("a b c", {.watching = rec});
+  // Another read, as another process would see it: no flush was asked for.
+  auto until = std::chrono::steady_clock::now() + 2s;
+  while (store.bound().empty() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(10ms);
+  BOOST_TEST(store.bound().size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(overlapping_forwards_keep_their_own_facts) {
+  {
+    soma::recorder rec{sys, store, {.run = "r"}};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&] {
+        for (int i = 0; i < 50; ++i)
+          g.forward("the quick brown fox", {.watching = rec});
+      });
+    for (auto& t : threads)
+      t.join();
+  }
+  auto fw = soma::forwards(store, "r");
+  BOOST_REQUIRE_EQUAL(fw.size(), 200u);
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    BOOST_TEST(fw[i].state == soma::outcome::ok);
+    auto told = soma::facts(store, "r", i);
+    BOOST_REQUIRE_EQUAL(told.size(), 4u);
+    BOOST_TEST(told[0]["node"] == "tokenize");
+    BOOST_TEST(told[3].name == "finished");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_run_id_that_cannot_be_a_key_is_refused) {
+  for (const std::string& bad : std::vector<std::string>{"", "a/b", "x\ny", std::string(600, 'r')}) {
+    try {
+      soma::recorder rec{sys, store, {.run = bad}};
+      BOOST_FAIL("recorded a run named '" << bad << "'");
+    } catch (const std::invalid_argument& e) {
+      BOOST_TEST(std::string{e.what()}.starts_with("cannot record: "));
+    }
+  }
+  BOOST_TEST(store.bound().empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,46 @@
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+
+#include "soma/store/keys.hpp"
+
+BOOST_AUTO_TEST_SUITE(keys)
+
+BOOST_AUTO_TEST_CASE(record_keys_sort_numerically_past_10_100_1000) {
+  std::vector<std::string> ks;
+  for (std::uint64_t n : {1000u, 9u, 10u, 99u, 100u, 0u, 1u, 999u, 65536u})
+    ks.push_back(soma::detail::record_key("tuesday", n));
+  std::sort(ks.begin(), ks.end());
+  std::vector<std::uint64_t> order;
+  for (auto& k : ks) {
+    std::string_view run;
+    std::uint64_t n = 0;
+    BOOST_REQUIRE(soma::detail::parse_record_key(k, run, n));
+    BOOST_TEST(run == "tuesday");
+    order.push_back(n);
+  }
+  std::vector<std::uint64_t> expected{0, 1, 9, 10, 99, 100, 999, 1000, 65536};
+  BOOST_TEST(order == expected, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_run_is_a_prefix_no_other_run_shares) {
+  // "a" must not match "a-b" or "ab": the prefix ends with '/'.
+  auto a = soma::detail::record_key("a", 5);
+  auto ab = soma::detail::record_key("ab", 5);
+  BOOST_TEST(a.starts_with(soma::detail::run_prefix("a")));
+  BOOST_TEST(!ab.starts_with(soma::detail::run_prefix("a")));
+}
+
+BOOST_AUTO_TEST_CASE(what_cannot_be_a_run_id_is_said) {
+  BOOST_TEST(!soma::why_not_a_run_id("tuesday"));
+  BOOST_TEST(!soma::why_not_a_run_id("run 7 (lr=0.1)"));
+  BOOST_TEST(*soma::why_not_a_run_id("") == "a run id cannot be empty: name the run, e.g. run = \"tuesday\"");
+  BOOST_TEST(soma::why_not_a_run_id("a/b")->find("contains '/'") != std::string::npos);
+  BOOST_TEST(soma::why_not_a_run_id("tab\there")->find("control character (byte 9)") != std::string::npos);
+  BOOST_TEST(!soma::why_not_a_run_id(std::string(soma::max_run_id, 'x')));
+  BOOST_TEST(soma::why_not_a_run_id(std::string(soma::max_run_id + 1, 'x'))->find("at most 498 bytes") != std::string::npos);
+  // The longest run id still makes a key LMDB takes (511 bytes at most).
+  BOOST_TEST(soma::detail::record_key(std::string(soma::max_run_id, 'x'), 1).size() <= 511u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

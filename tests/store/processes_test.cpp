@@ -1,0 +1,77 @@
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+
+#include "child.hpp"
+#include "scratch.hpp"
+#include "soma/store/readers.hpp"
+#include "soma/store/store.hpp"
+
+using namespace soma_test;
+using namespace std::chrono_literals;
+
+BOOST_AUTO_TEST_SUITE(processes)
+
+BOOST_AUTO_TEST_CASE(two_processes_record_two_runs_into_one_store_at_once) {
+  scratch tmp;
+  auto dir = tmp / "s";
+  {
+    child a{{SOMA_RECORD_CHILD, dir, "left", "600", "50"}};
+    child b{{SOMA_RECORD_CHILD, dir, "right", "600", "50"}};
+    for (auto* c : {&a, &b}) {
+      std::optional<std::string> last;
+      while (auto l = c->line(60s))
+        last = l;
+      BOOST_TEST((last && *last == "durable 600"));
+      BOOST_TEST(c->wait() == 0);
+    }
+  }
+  soma::store s{dir, {.read_only = true}};
+  auto rs = soma::runs(s);
+  BOOST_REQUIRE_EQUAL(rs.size(), 2u);
+  for (auto& r : rs) {
+    BOOST_TEST(r.forwards == 600u);
+    BOOST_TEST(r.broke == 0u);
+    auto c = soma::curve(s, r.run);
+    BOOST_REQUIRE_EQUAL(c.size(), 600u);
+    for (std::uint64_t i = 0; i < 600; ++i) {
+      BOOST_TEST(c[i].first == i);
+      BOOST_TEST(c[i].second == static_cast<double>(i));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_killed_recorder_leaves_every_flushed_forward_intact) {
+  scratch tmp;
+  auto dir = tmp / "s";
+  std::uint64_t before = 0; // forwards in the store before this round
+  for (int round = 0; round < 3; ++round) {
+    std::uint64_t durable = 0;
+    {
+      child c{{SOMA_RECORD_CHILD, dir, "killed", "0", "25"}};
+      // Kill it mid-run, at a different point each round.
+      while (durable < 100u * static_cast<unsigned>(round + 1)) {
+        auto l = c.line(30s);
+        BOOST_REQUIRE(l);
+        durable = std::stoull(l->substr(8));
+      }
+      c.kill(SIGKILL);
+      int status = c.wait();
+      BOOST_TEST(WIFSIGNALED(status));
+    }
+    soma::store s{dir, {.read_only = true}};
+    auto fw = soma::forwards(s, "killed");
+    // Every forward flushed before the kill is there, and each reads whole;
+    // the numbering runs on across the killed runs without a gap or a repeat.
+    BOOST_TEST(fw.size() >= before + durable);
+    for (std::uint64_t i = 0; i < fw.size(); ++i) {
+      BOOST_TEST(fw[i].forward == i);
+      BOOST_TEST(fw[i].nodes == 3u);
+      auto told = soma::facts(s, "killed", i);
+      BOOST_TEST(told.size() >= 4u);
+    }
+    before = fw.size();
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

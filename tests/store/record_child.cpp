@@ -1,0 +1,40 @@
+// A process that records the seed graph into a store, for tests that need a
+// second writer or a process to kill.
+//
+//   record_child STORE RUN COUNT FLUSH_EVERY
+//
+// Records COUNT forwards (0: until killed), each with a loss fact told after
+// it; every FLUSH_EVERY forwards it flushes and prints "durable N" (N
+// forwards are in the store for certain).
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "seed_nodes.hpp"
+#include "soma/recorder.hpp"
+#include "soma/soma.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: record_child STORE RUN COUNT FLUSH_EVERY\n");
+    return 2;
+  }
+  long count = std::atol(argv[3]);
+  long every = std::max(1L, std::atol(argv[4]));
+  soma::system_config cfg;
+  caf::actor_system system{cfg};
+  auto g = soma::graph::somatize(system, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
+                                           >> Score{}.named("score"));
+  soma::store store{argv[1]};
+  soma::recorder rec{system, store, {.run = argv[2], .summarising = {"loss"}}};
+  for (long i = 0; count == 0 || i < count; ++i) {
+    g.forward("the quick brown fox jumps", {.watching = rec});
+    rec.tell(soma::fact{"loss", {{"value", static_cast<double>(i)}}});
+    if ((i + 1) % every == 0) {
+      rec.flush();
+      std::printf("durable %ld\n", i + 1);
+      std::fflush(stdout);
+    }
+  }
+}
