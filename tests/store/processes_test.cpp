@@ -54,6 +54,11 @@ BOOST_AUTO_TEST_CASE(a_killed_recorder_leaves_every_flushed_forward_intact) {
         auto l = c.line(30s);
         BOOST_REQUIRE(l);
         durable = std::stoull(l->substr(8));
+        // Reading while another process writes: each read is one moment.
+        soma::store reading{dir, {.read_only = true}};
+        auto rs = soma::runs(reading);
+        BOOST_REQUIRE_EQUAL(rs.size(), 1u);
+        BOOST_TEST(rs[0].forwards >= before + durable);
       }
       c.kill(SIGKILL);
       int status = c.wait();
