@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(a_corrupted_blob_is_a_clear_error_and_costs_nothing_else) {
     (void) soma::facts(s, "r", 3);
     BOOST_FAIL("a corrupted blob decoded");
   } catch (const soma::store_error& e) {
-    BOOST_TEST(std::string{e.what()}.starts_with("the facts of forward 3 of run 'r' is damaged"));
+    BOOST_TEST(std::string{e.what()}.starts_with("the fact blob of forward 3 of run 'r' is damaged"));
   }
   BOOST_TEST(soma::facts(s, "r", 2).size() == 2u);
   BOOST_TEST(soma::forwards(s, "r").size() == 5u);

@@ -207,7 +207,7 @@ std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_
       return;
     }
     scan_run(env, txn, dbi(db::facts), run, [&](std::uint64_t n, std::string_view bytes) {
-      auto told = detail::decode_facts(bytes, where(run, n, "the facts"));
+      auto told = detail::decode_facts(bytes, where(run, n, "the fact blob"));
       const std::string* value = nullptr;
       for (auto& f : told)
         if (f.name == fact_name)
@@ -229,7 +229,7 @@ std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n) {
     std::string_view bytes;
     found = env.get(txn, dbi(db::facts), detail::record_key(run, n), bytes);
     if (found)
-      out = detail::decode_facts(bytes, where(run, n, "the facts"));
+      out = detail::decode_facts(bytes, where(run, n, "the fact blob"));
   });
   if (!found) {
     auto all = forwards(s, run); // throws for an unknown run
@@ -275,7 +275,7 @@ std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<
     auto blobs = dbi(db::facts);
     if (!last) {
       any = scan_run(env, txn, blobs, run, [&](std::uint64_t n, std::string_view bytes) {
-              count(detail::decode_facts(bytes, where(run, n, "the facts")));
+              count(detail::decode_facts(bytes, where(run, n, "the fact blob")));
             }) > 0;
       return;
     }
@@ -292,17 +292,18 @@ std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<
       std::string_view r;
       std::uint64_t n = 0;
       if (detail::parse_record_key(c.key(), r, n) && r == run)
-        tail.emplace_back(n, detail::decode_facts(c.value(), where(run, n, "the facts")));
+        tail.emplace_back(n, detail::decode_facts(c.value(), where(run, n, "the fact blob")));
     }
-    any = ok && c.key().starts_with(prefix);
-    any = any || !tail.empty();
+    any = !tail.empty() || (ok && c.key().starts_with(prefix));
     for (auto it = tail.rbegin(); it != tail.rend(); ++it)
       count(it->second);
   });
-  if (!any && (!last || *last > 0))
+  if (!any)
     no_run(s, run);
-  for (auto& row : out)
-    row.mean_us = row.ran > 0 ? static_cast<double>(row.took_us) / static_cast<double>(row.ran) : 0;
+  for (auto& row : out) {
+    auto calls = row.ran + row.failed;
+    row.mean_us = calls > 0 ? static_cast<double>(row.took_us) / static_cast<double>(calls) : 0;
+  }
   return out;
 }
 

@@ -76,10 +76,10 @@ struct node_row {
   std::uint64_t ran = 0;
   std::uint64_t recalled = 0;
   std::uint64_t failed = 0;
-  std::int64_t took_us = 0;          ///< time it ran, added (ran and failed)
+  std::int64_t took_us = 0;          ///< time it spent running, added (ran and failed)
   std::vector<std::string> hosts;    ///< hosts it ran on, in order first seen
   std::vector<std::string> devices;  ///< devices it ran on, in order first seen
-  double mean_us = 0;                ///< took_us per ran
+  double mean_us = 0;                ///< took_us per call (ran or failed)
 };
 
 /// Per node, in order of first appearance: everything of `run`, or only its

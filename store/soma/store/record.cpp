@@ -69,15 +69,18 @@ template <class Root, class F>
 auto read_message(std::string_view bytes, std::string_view where, F&& f) {
   if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
     throw store_error(std::string{where} + " is damaged: " + std::to_string(bytes.size())
-                      + " bytes is not a whole number of 8-byte words");
+                      + " bytes is not a whole number of 8-byte words; its bytes were changed "
+                        "after they were written, and the rest of the store still reads");
   auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
   std::memcpy(words.begin(), bytes.data(), bytes.size());
   try {
     capnp::FlatArrayMessageReader reader{words};
     return f(reader.getRoot<Root>());
   } catch (const kj::Exception& e) {
-    throw store_error(std::string{where} + " is damaged and cannot be decoded: "
-                      + e.getDescription().cStr());
+    throw store_error(std::string{where} + " is damaged and cannot be decoded ("
+                      + e.getDescription().cStr()
+                      + "); its bytes were changed after they were written, and the rest of "
+                        "the store still reads");
   }
 }
 

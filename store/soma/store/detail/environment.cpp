@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <sys/stat.h>
@@ -16,6 +18,23 @@ std::string describe(int rc) {
   return mdb_strerror(rc);
 }
 
+// Whether `file` starts like an LMDB data file: a page header, then the meta
+// page's magic number.
+bool looks_like_lmdb(const std::string& file) {
+  constexpr std::uint32_t magic = 0xBEEFC0DE;
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  if (!f)
+    return true; // let LMDB say why it cannot open it
+  unsigned char head[20];
+  auto n = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  if (n < sizeof head)
+    return false;
+  std::uint32_t found = 0;
+  std::memcpy(&found, head + 16, sizeof found);
+  return found == magic;
+}
+
 } // namespace
 
 environment::environment(std::string path, const store_options& options)
@@ -27,6 +46,11 @@ environment::environment(std::string path, const store_options& options)
       throw store_error("no store at '" + path_
                         + "': there is no data.mdb in it; give the directory a recorder wrote "
                           "to (--store DIR or $SOMA_STORE)");
+    // LMDB makes lock.mdb before it looks at data.mdb: look first, so that a
+    // reader never writes a file into a directory that is not a store.
+    if (!looks_like_lmdb(path_ + "/data.mdb"))
+      throw store_error("'" + path_ + "' holds a data.mdb that is not a soma store; point "
+                        "--store at a directory a recorder wrote to");
   } else {
     fs::create_directories(path_, ec);
     if (ec)
@@ -42,7 +66,8 @@ environment::environment(std::string path, const store_options& options)
     env_ = nullptr;
     if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH)
       throw store_error("'" + path_ + "' holds files that are not a soma store (" + describe(rc)
-                        + "); point --store at a store, or at an empty directory to make one");
+                        + "); point --store at a store"
+                        + (read_only_ ? std::string{} : ", or at an empty directory to make one"));
     if (rc == EACCES)
       throw store_error("no permission to open the store '" + path_ + "'"
                         + (read_only_ ? "" : " for writing") + ": " + describe(rc));

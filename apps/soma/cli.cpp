@@ -1,0 +1,139 @@
+#include "cli.hpp"
+
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "count.hpp"
+#include "soma/store/store.hpp"
+#include "soma/version.hpp"
+#include "usage_error.hpp"
+
+namespace soma::cli {
+
+namespace {
+
+constexpr const char* synopsis =
+  "soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N]";
+
+// What each reader costs, on the help page: the seed's price list, since a
+// reader that is quietly a thousand times slower is worse than one that says so.
+constexpr const char* price_list = R"(What each command costs:
+  runs       one scan of all records
+  forwards   one scan of the run's records
+  curve      one scan if the recorder summarised NAME, else a fetch per forward
+             (the table's first line says which)
+  facts      one fetch
+  nodes      a fetch per forward read (--last N reads only the last N)
+
+The store is only ever opened read-only: reading never creates or changes it.
+Exit status: 0 when it answered; 2 for bad usage, a missing store, an unknown
+run or forward, or a damaged record.)";
+
+// The options every subcommand takes, bound to the same invocation.
+CLI::Option* common_options(CLI::App& sub, invocation& inv) {
+  auto* store = sub.add_option("--store", inv.store,
+                 "the store's directory (default: $SOMA_STORE, else ./soma-store)")
+    ->option_text("DIR");
+  sub.add_flag("--json", inv.json, "print one JSON array instead of a table");
+  return store;
+}
+
+// Where to read how the command line goes, for an error message.
+std::string help_hint(const CLI::App& app) {
+  auto subs = app.get_subcommands();
+  if (subs.empty())
+    return "`soma --help` lists the commands";
+  return "`soma " + subs.front()->get_name() + " --help` says how it goes";
+}
+
+// CLI11's message, made to name the thing the way this command does.
+std::string describe(const CLI::ParseError& e, const CLI::App& app) {
+  std::string what = e.what();
+  if (app.get_subcommands().empty()) {
+    // CLI11 says "a subcommand is required" even when one was typed wrong.
+    auto extras = app.remaining();
+    if (!extras.empty() && extras.front().starts_with('-'))
+      return "unknown option '" + extras.front() + "' (" + help_hint(app) + ")";
+    if (!extras.empty())
+      return "unknown command '" + extras.front() + "'; the commands are: " + synopsis + " ("
+             + help_hint(app) + ")";
+    if (dynamic_cast<const CLI::RequiredError*>(&e))
+      return std::string{"say what to read: "} + synopsis + " (" + help_hint(app) + ")";
+  }
+  return what + "; " + help_hint(app);
+}
+
+} // namespace
+
+std::optional<invocation> parse(int argc, const char* const* argv, std::ostream& out) {
+  invocation inv;
+  std::string forward_text;
+  std::string last_text;
+
+  CLI::App app{"soma: read back what recorders wrote to a store, at a price it names.", "soma"};
+  app.footer(price_list);
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string{"soma "} + soma::version);
+  // Before the subcommand too (`soma --json runs`), as users of git expect.
+  std::vector<CLI::Option*> given_stores{common_options(app, inv)};
+
+  auto* runs = app.add_subcommand("runs", "every run in the store, summed up");
+  given_stores.push_back(common_options(*runs, inv));
+
+  auto* forwards = app.add_subcommand("forwards", "every forward of RUN, step by step");
+  forwards->add_option("RUN", inv.run, "the run")->required();
+  given_stores.push_back(common_options(*forwards, inv));
+
+  auto* curve = app.add_subcommand("curve", "the series of NAME over RUN");
+  curve->add_option("RUN", inv.run, "the run")->required();
+  curve->add_option("NAME", inv.name, "a fact (its \"value\") or fact.field, e.g. loss")
+    ->required();
+  given_stores.push_back(common_options(*curve, inv));
+
+  auto* facts = app.add_subcommand("facts", "every fact forward N of RUN was told, one a line");
+  facts->add_option("RUN", inv.run, "the run")->required();
+  facts->add_option("N", forward_text, "the forward, from 0")->required();
+  given_stores.push_back(common_options(*facts, inv));
+
+  auto* nodes = app.add_subcommand("nodes", "each node's time over RUN, added up");
+  nodes->add_option("RUN", inv.run, "the run")->required();
+  auto* last = nodes->add_option("--last", last_text, "only the last N forwards")
+                 ->option_text("N");
+  given_stores.push_back(common_options(*nodes, inv));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) { // --help, --version
+    app.exit(e, out, out);
+    return std::nullopt;
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(describe(e, app));
+  }
+
+  for (auto* given : given_stores)
+    if (given->count() > 0 && inv.store.empty())
+      throw usage_error("--store needs a directory, not an empty text; " + help_hint(app));
+  if (inv.store.empty())
+    inv.store = store::default_path();
+  if (runs->parsed()) {
+    inv.what = command::runs;
+  } else if (forwards->parsed()) {
+    inv.what = command::forwards;
+  } else if (curve->parsed()) {
+    inv.what = command::curve;
+  } else if (facts->parsed()) {
+    inv.what = command::facts;
+    inv.forward = parse_count(forward_text, "N of `soma facts RUN N` (a forward number)");
+  } else {
+    inv.what = command::nodes;
+    if (last->count() > 0)
+      inv.last = parse_count(last_text, "N of `soma nodes RUN --last N`");
+  }
+  return inv;
+}
+
+} // namespace soma::cli

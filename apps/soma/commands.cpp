@@ -1,0 +1,152 @@
+#include "commands.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "json_out.hpp"
+#include "soma/store/readers.hpp"
+#include "soma/store/store.hpp"
+#include "table.hpp"
+
+namespace soma::cli {
+
+namespace {
+
+std::string decimal(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", x);
+  return buf;
+}
+
+std::string list(const std::vector<std::string>& xs) {
+  if (xs.empty())
+    return "-";
+  std::string out;
+  for (auto& x : xs)
+    out += (out.empty() ? "" : ",") + x;
+  return out;
+}
+
+void show_runs(const store& s, const invocation& inv, std::ostream& out) {
+  auto rows = runs(s);
+  if (inv.json)
+    return print_json(out, rows);
+  table t{{{"run"},
+           {"forwards", align::right},
+           {"broke", align::right},
+           {"took_us", align::right},
+           {"first", align::right},
+           {"last", align::right}}};
+  for (auto& r : rows)
+    t.add({r.run, std::to_string(r.forwards), std::to_string(r.broke), std::to_string(r.took_us),
+           std::to_string(r.first), std::to_string(r.last)});
+  t.print(out);
+}
+
+void show_forwards(const store& s, const invocation& inv, std::ostream& out) {
+  auto rows = forwards(s, inv.run);
+  if (inv.json)
+    return print_json(out, rows);
+  // One column per summarised field, in order first seen; a forward that
+  // did not tell it shows "-".
+  std::vector<std::string> keys;
+  std::vector<bool> numeric;
+  for (auto& r : rows)
+    for (auto& f : r.summary) {
+      auto at = std::find(keys.begin(), keys.end(), f.key) - keys.begin();
+      if (at == static_cast<std::ptrdiff_t>(keys.size())) {
+        keys.push_back(f.key);
+        numeric.push_back(true);
+      }
+      numeric[at] = numeric[at] && looks_numeric(f.value);
+    }
+  std::vector<column> columns{
+    {"forward", align::right}, {"state"}, {"nodes", align::right}, {"took_us", align::right}};
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    columns.push_back({keys[i], numeric[i] ? align::right : align::left});
+  columns.push_back({"when", align::right});
+  table t{std::move(columns)};
+  for (auto& r : rows) {
+    std::vector<std::string> cells{std::to_string(r.forward), std::string{to_string(r.state)},
+                                   std::to_string(r.nodes), std::to_string(r.took_us)};
+    for (auto& key : keys) {
+      std::string value = "-";
+      for (auto& f : r.summary)
+        if (f.key == key)
+          value = f.value;
+      cells.push_back(value);
+    }
+    cells.push_back(std::to_string(r.when));
+    t.add(std::move(cells));
+  }
+  t.print(out);
+}
+
+void show_curve(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
+  auto cost = curve_costs(s, inv.run, inv.name);
+  auto points = curve(s, inv.run, inv.name);
+  if (points.empty())
+    err << "soma: no forward of run '" << inv.run << "' told '" << inv.name
+        << "'; `soma facts " << inv.run << " 0` shows what a forward told\n";
+  if (inv.json)
+    return print_json(out, points);
+  out << "# curve of " << inv.name << " over run " << inv.run << ": " << to_string(cost)
+      << (cost == curve_cost::scan ? " (one scan of records)" : " (a fetch per forward)")
+      << '\n';
+  table t{{{"forward", align::right}, {"value", align::right}}};
+  for (auto& [n, value] : points)
+    t.add({std::to_string(n), text(value)});
+  t.print(out);
+}
+
+void show_facts(const store& s, const invocation& inv, std::ostream& out) {
+  auto told = facts(s, inv.run, inv.forward);
+  if (inv.json)
+    return print_json(out, told);
+  // A fact read back is the very line a watcher printed: one JSON object a
+  // line is its human form, as in the seed.
+  for (auto& f : told)
+    out << to_json(f) << '\n';
+}
+
+void show_nodes(const store& s, const invocation& inv, std::ostream& out) {
+  // nodes(s, run, 0) cannot tell an unknown run from nothing asked: make
+  // sure the run is there (one cursor move) so a typo is still an error.
+  if (inv.last == std::size_t{0})
+    (void) curve_costs(s, inv.run);
+  auto rows = nodes(s, inv.run, inv.last);
+  if (inv.json)
+    return print_json(out, rows);
+  table t{{{"node"},
+           {"ran", align::right},
+           {"recalled", align::right},
+           {"failed", align::right},
+           {"took_us", align::right},
+           {"hosts"},
+           {"devices"},
+           {"mean_us", align::right}}};
+  for (auto& r : rows)
+    t.add({r.node, std::to_string(r.ran), std::to_string(r.recalled), std::to_string(r.failed),
+           std::to_string(r.took_us), list(r.hosts), list(r.devices), decimal(r.mean_us)});
+  t.print(out);
+}
+
+} // namespace
+
+void run(const invocation& inv, std::ostream& out, std::ostream& err) {
+  // Read-only: a reader must never create a store where a typo pointed it,
+  // nor change one it reads.
+  store s{inv.store, store_options{.read_only = true}};
+  switch (inv.what) {
+    case command::runs: return show_runs(s, inv, out);
+    case command::forwards: return show_forwards(s, inv, out);
+    case command::curve: return show_curve(s, inv, out, err);
+    case command::facts: return show_facts(s, inv, out);
+    case command::nodes: return show_nodes(s, inv, out);
+  }
+}
+
+} // namespace soma::cli

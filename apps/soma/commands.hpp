@@ -1,0 +1,18 @@
+#pragma once
+
+/// @file
+/// Carrying out a `soma` invocation: open the store read-only, ask the one
+/// reader the subcommand names, print its rows as a table or as JSON.
+
+#include <iosfwd>
+
+#include "invocation.hpp"
+
+namespace soma::cli {
+
+/// Answers `inv` on `out`; notes for a human (a curve nobody told) go to
+/// `err`. Never creates or modifies the store. Throws soma::store_error for
+/// a missing store, an unknown run or forward and a damaged record or blob.
+void run(const invocation& inv, std::ostream& out, std::ostream& err);
+
+} // namespace soma::cli

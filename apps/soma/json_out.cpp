@@ -1,0 +1,47 @@
+#include "json_out.hpp"
+
+#include <ostream>
+#include <string>
+
+namespace soma::cli {
+
+json json_of(const run_row& x) {
+  return json{{"run", x.run},         {"forwards", x.forwards}, {"broke", x.broke},
+              {"took_us", x.took_us}, {"first", x.first},       {"last", x.last}};
+}
+
+json json_of(const record& x) {
+  json out{{"forward", x.forward},
+           {"state", std::string{to_string(x.state)}},
+           {"nodes", x.nodes},
+           {"took_us", x.took_us}};
+  for (auto& f : x.summary)
+    out[f.key] = f.value;
+  out["when"] = x.when;
+  return out;
+}
+
+json json_of(const std::pair<std::uint64_t, double>& point) {
+  return json{{"forward", point.first}, {"value", point.second}};
+}
+
+json json_of(const fact& x) {
+  json out{{"fact", x.name}};
+  for (auto& f : x.fields)
+    out[f.key] = f.value;
+  return out;
+}
+
+json json_of(const node_row& x) {
+  return json{{"node", x.node},       {"ran", x.ran},     {"recalled", x.recalled},
+              {"failed", x.failed},   {"took_us", x.took_us}, {"hosts", x.hosts},
+              {"devices", x.devices}, {"mean_us", x.mean_us}};
+}
+
+void print_json_array(std::ostream& out, const json& array) {
+  // A fact's text need not be UTF-8; replace what is not rather than throw
+  // half-way through the array.
+  out << array.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+}
+
+} // namespace soma::cli

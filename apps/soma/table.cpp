@@ -1,0 +1,66 @@
+#include "table.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <ostream>
+
+namespace soma::cli {
+
+namespace {
+
+// Display width: count UTF-8 lead bytes, so a run called "café" lines up.
+std::size_t width(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+  }));
+}
+
+} // namespace
+
+table::table(std::vector<column> columns) : columns_(std::move(columns)) {
+}
+
+void table::add(std::vector<std::string> row) {
+  assert(row.size() <= columns_.size());
+  row.resize(columns_.size());
+  rows_.push_back(std::move(row));
+}
+
+void table::print(std::ostream& out) const {
+  if (rows_.empty())
+    return;
+  std::vector<std::size_t> widths;
+  for (auto& c : columns_)
+    widths.push_back(width(c.header));
+  for (auto& row : rows_)
+    for (std::size_t i = 0; i < row.size(); ++i)
+      widths[i] = std::max(widths[i], width(row[i]));
+  auto line = [&](auto&& cell) {
+    std::string text;
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      std::string_view value = cell(i);
+      auto pad = std::string(widths[i] - width(value), ' ');
+      if (i > 0)
+        text += "  ";
+      if (columns_[i].side == align::right)
+        text += pad;
+      text += value;
+      if (columns_[i].side == align::left)
+        text += pad;
+    }
+    text.erase(text.find_last_not_of(' ') + 1);
+    out << text << '\n';
+  };
+  line([&](std::size_t i) -> std::string_view { return columns_[i].header; });
+  for (auto& row : rows_)
+    line([&](std::size_t i) -> std::string_view { return row[i]; });
+}
+
+bool looks_numeric(std::string_view text) noexcept {
+  double x = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  return !text.empty() && ec == std::errc{} && end == text.data() + text.size();
+}
+
+} // namespace soma::cli

@@ -1,0 +1,27 @@
+#pragma once
+
+/// @file
+/// The `soma` command's errors and exit codes, the contract scripts rely on
+/// (docs/cli.md): 0 when it answered, 2 when the command line or the store
+/// was wrong, 1 for anything else (a bug to report).
+
+#include <stdexcept>
+
+namespace soma::cli {
+
+/// It answered.
+inline constexpr int exit_ok = 0;
+/// Something unforeseen went wrong: a bug in soma, never the user's input.
+inline constexpr int exit_failure = 1;
+/// Bad usage, a missing store, an unknown run or forward, a damaged record.
+inline constexpr int exit_usage = 2;
+
+/// The command line asks for something that cannot be: an unknown command, a
+/// missing argument, a count that is not a number. what() names what was
+/// wrong and what to do, without the "soma: " prefix main() adds.
+class usage_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+} // namespace soma::cli

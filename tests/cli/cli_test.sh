@@ -1,0 +1,468 @@
+#!/usr/bin/env bash
+# cli_test.sh CASE SOMA MAKE_STORE WORK VERSION: one case of the tests of the
+# `soma` command (tests/cli/CMakeLists.txt makes each case a CTest test).
+#
+# `setup` records the stores into WORK with make_store; every other case runs
+# the real SOMA binary on them and checks its stdout, stderr and exit code.
+# Times (took_us, when, first, last, began_us) are the only thing a run does
+# not decide; everything else is checked exactly.
+
+set -u
+case_=$1 SOMA=$2 MAKE_STORE=$3 WORK=$4 VERSION=$5
+STORE=$WORK/store       # runs "tuesday" and "plain"
+DAMAGED=$WORK/damaged   # run "bad", forward 1's record and 2's facts damaged
+HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/soma-cli-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+fail() {
+  {
+    echo "FAIL [$case_]: $*"
+    if [ -f "$T/out" ]; then echo "--- stdout:"; cat "$T/out"; fi
+    if [ -f "$T/err" ]; then echo "--- stderr:"; cat "$T/err"; fi
+  } >&2
+  exit 1
+}
+
+# soma RC ARGS...: runs soma with stdout in $T/out and stderr in $T/err;
+# fails unless it exits with RC.
+soma() {
+  local want=$1
+  shift
+  "$SOMA" "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  [ "$rc" -eq "$want" ] || fail "\`soma $*\` exited with $rc, expected $want"
+}
+
+# expect_out TEXT / expect_err TEXT: the whole stream is TEXT and a newline.
+expect_out() { diff -u <(printf '%s\n' "$1") "$T/out" >&2 || fail "stdout differs"; }
+expect_err() { diff -u <(printf '%s\n' "$1") "$T/err" >&2 || fail "stderr differs"; }
+no_out() { [ ! -s "$T/out" ] || fail "expected nothing on stdout"; }
+no_err() { [ ! -s "$T/err" ] || fail "expected nothing on stderr"; }
+
+# expect_usage_error TEXT ARGS...: exit code 2, nothing on stdout, exactly
+# the line "soma: TEXT" on stderr.
+expect_usage_error() {
+  local text=$1
+  shift
+  soma 2 "$@"
+  no_out
+  expect_err "soma: $text"
+}
+
+# error_starting TEXT ARGS...: exit code 2, nothing on stdout, one line on
+# stderr starting with "soma: TEXT".
+error_starting() {
+  local text=$1
+  shift
+  soma 2 "$@"
+  no_out
+  [ "$(wc -l <"$T/err")" -eq 1 ] || fail "expected one line on stderr"
+  [[ "$(cat "$T/err")" == "soma: $text"* ]] || fail "stderr should start with 'soma: $text'"
+}
+
+# table ALIGNS <<< "header names, then rows (cells tab-separated, # a number)":
+# $T/out is that table (check_table.py says how cells are matched).
+table() {
+  cat >"$T/expected"
+  python3 "$HERE/check_table.py" "$T/out" "$1" "$T/expected" || fail "the table differs"
+}
+
+# json CHECK: runs the Python CHECK with `rows` the JSON array on stdout.
+json() {
+  python3 -c "import json, sys
+rows = json.load(open(sys.argv[1]))
+assert isinstance(rows, list), 'not one JSON array'
+$1" "$T/out" || fail "the JSON differs"
+}
+
+# The loss make_store told after forward `step`, as the seed computes it.
+LOSSES='
+def losses(n=12):
+    out, loss = [], 2.0
+    for _ in range(n):
+        out.append(loss + 0.1)
+        loss *= 0.93
+    return out
+'
+
+case "$case_" in
+setup)
+  rm -rf "$WORK" && mkdir -p "$WORK" || fail "cannot make $WORK"
+  "$MAKE_STORE" "$STORE" || fail "make_store $STORE failed"
+  "$MAKE_STORE" "$DAMAGED" --damaged || fail "make_store $DAMAGED --damaged failed"
+  ;;
+
+help)
+  soma 0 --help
+  no_err
+  for word in "Usage: soma" runs forwards curve facts nodes --store --json "What each command costs"; do
+    grep -qF -- "$word" "$T/out" || fail "--help does not mention '$word'"
+  done
+  soma 0 curve --help
+  grep -qF "NAME" "$T/out" || fail "curve --help does not name NAME"
+  ;;
+
+version)
+  soma 0 --version
+  expect_out "soma $VERSION"
+  no_err
+  ;;
+
+runs)
+  soma 0 runs --store "$STORE"
+  no_err
+  table LRRRRR <<EOF
+run	forwards	broke	took_us	first	last
+plain	3	1	#	#	#
+tuesday	12	0	#	#	#
+EOF
+  # The options go before the subcommand too.
+  cp "$T/out" "$T/after"
+  soma 0 --store "$STORE" runs
+  diff -u <(sed 's/[0-9]\{10\}/T/g' "$T/after") <(sed 's/[0-9]\{10\}/T/g' "$T/out") >&2 ||
+    fail "--store before the subcommand reads something else"
+  ;;
+
+runs_json)
+  soma 0 runs --store "$STORE" --json
+  no_err
+  json '
+assert [list(r) for r in rows] == [["run", "forwards", "broke", "took_us", "first", "last"]] * 2
+assert [(r["run"], r["forwards"], r["broke"]) for r in rows] == [("plain", 3, 1), ("tuesday", 12, 0)]
+for r in rows:
+    assert all(type(r[k]) is int for k in ("took_us", "first", "last")), r
+    assert r["took_us"] > 0 and 0 < r["first"] <= r["last"], r'
+  soma 0 --json runs --store "$STORE"
+  json 'assert [r["run"] for r in rows] == ["plain", "tuesday"]'
+  ;;
+
+forwards)
+  soma 0 forwards tuesday --store "$STORE"
+  no_err
+  python3 -c "$LOSSES
+print('forward\tstate\tnodes\ttook_us\tloss.value\twhen')
+for n, loss in enumerate(losses()):
+    print(f'{n}\tok\t3\t#\t{loss!r}\t#')" | table RLRRRR
+  grep -q '^      0  ok         3 .* 2\.1  [0-9]\{10\}$' "$T/out" || fail "forward 0 should say loss 2.1"
+  soma 0 forwards plain --store "$STORE"
+  no_err
+  table RLRRR <<EOF
+forward	state	nodes	took_us	when
+0	ok	3	#	#
+1	broke	3	#	#
+2	ok	3	#	#
+EOF
+  ;;
+
+forwards_json)
+  soma 0 forwards tuesday --store "$STORE" --json
+  no_err
+  json "$LOSSES
+assert [list(r) for r in rows] == [['forward', 'state', 'nodes', 'took_us', 'loss.value', 'when']] * 12
+assert [r['forward'] for r in rows] == list(range(12))
+assert rows[0]['loss.value'] == '2.1' and rows[1]['loss.value'] == '1.9600000000000002'
+assert [float(r['loss.value']) for r in rows] == losses()
+assert all(r['state'] == 'ok' and r['nodes'] == 3 for r in rows)
+assert all(type(r['took_us']) is int and type(r['when']) is int for r in rows)"
+  soma 0 forwards plain --store "$STORE" --json
+  json "
+assert [list(r) for r in rows] == [['forward', 'state', 'nodes', 'took_us', 'when']] * 3
+assert [r['state'] for r in rows] == ['ok', 'broke', 'ok']"
+  ;;
+
+curve_scan)
+  soma 0 curve tuesday loss --store "$STORE"
+  no_err
+  expect_out "# curve of loss over run tuesday: scan (one scan of records)
+forward               value
+      0                 2.1
+      1  1.9600000000000002
+      2  1.8298000000000003
+      3  1.7087140000000003
+      4  1.5961040200000003
+      5  1.4913767386000003
+      6  1.3939803668980004
+      7  1.3034017412151404
+      8  1.2191636193300806
+      9   1.140822165976975
+     10  1.0679646143585868
+     11  1.0002070913534857"
+  # fact.field names the same series.
+  cp "$T/out" "$T/loss"
+  soma 0 curve tuesday loss.value --store "$STORE"
+  diff <(tail -n +2 "$T/loss") <(tail -n +2 "$T/out") >&2 || fail "loss.value differs from loss"
+  ;;
+
+curve_fetch)
+  soma 0 curve plain acc --store "$STORE"
+  no_err
+  expect_out "# curve of acc over run plain: fetch (a fetch per forward)
+forward  value
+      0    0.5
+      1   0.25
+      2   0.75"
+  # Nobody told it: an honest empty curve, and a note saying where to look.
+  soma 0 curve tuesday nothing --store "$STORE"
+  expect_out "# curve of nothing over run tuesday: fetch (a fetch per forward)"
+  expect_err "soma: no forward of run 'tuesday' told 'nothing'; \`soma facts tuesday 0\` shows what a forward told"
+  ;;
+
+curve_json)
+  soma 0 curve tuesday loss --store "$STORE" --json
+  no_err
+  json "$LOSSES
+assert [list(p) for p in rows] == [['forward', 'value']] * 12
+assert [(p['forward'], p['value']) for p in rows] == list(enumerate(losses()))
+assert all(type(p['value']) is float for p in rows)"
+  soma 0 curve plain acc --store "$STORE" --json
+  no_err
+  json "assert rows == [{'forward': 0, 'value': 0.5}, {'forward': 1, 'value': 0.25}, {'forward': 2, 'value': 0.75}]"
+  soma 0 curve tuesday nothing --store "$STORE" --json
+  expect_out "[]"
+  ;;
+
+facts)
+  soma 0 facts tuesday 0 --store "$STORE"
+  no_err
+  sed -E -i 's/"(began_us|took_us)":"[0-9]+"/"\1":"#"/g' "$T/out"
+  expect_out '{"fact":"ran","node":"tokenize","began_us":"#","took_us":"#"}
+{"fact":"ran","node":"embed","began_us":"#","took_us":"#"}
+{"fact":"ran","node":"score","began_us":"#","took_us":"#"}
+{"fact":"finished","took_us":"#"}
+{"fact":"loss","value":"2.1"}'
+  soma 0 facts tuesday 11 --store "$STORE"
+  [ "$(tail -1 "$T/out")" = '{"fact":"loss","value":"1.0002070913534857"}' ] ||
+    fail "forward 11 should end with its loss"
+  ;;
+
+facts_broke)
+  soma 0 facts plain 1 --store "$STORE"
+  no_err
+  sed -E -i 's/"(began_us|took_us)":"[0-9]+"/"\1":"#"/g' "$T/out"
+  expect_out '{"fact":"ran","node":"tokenize","began_us":"#","took_us":"#"}
+{"fact":"ran","node":"embed","began_us":"#","took_us":"#"}
+{"fact":"failed","node":"score","error":"nothing to score: the text had no words","began_us":"#","took_us":"#"}
+{"fact":"broke","node":"score","error":"nothing to score: the text had no words","took_us":"#"}
+{"fact":"acc","value":"0.25"}'
+  ;;
+
+facts_json)
+  soma 0 facts tuesday 0 --store "$STORE"
+  cp "$T/out" "$T/lines"
+  soma 0 facts tuesday 0 --store "$STORE" --json
+  no_err
+  json "
+assert [f['fact'] for f in rows] == ['ran', 'ran', 'ran', 'finished', 'loss']
+assert [list(f) for f in rows[:3]] == [['fact', 'node', 'began_us', 'took_us']] * 3
+assert [f['node'] for f in rows[:3]] == ['tokenize', 'embed', 'score']
+assert rows[4] == {'fact': 'loss', 'value': '2.1'}
+assert all(type(v) is str for f in rows for v in f.values())
+# The human form is the same objects, one a line.
+assert rows == [json.loads(l) for l in open('$T/lines')]"
+  ;;
+
+nodes)
+  soma 0 nodes tuesday --store "$STORE"
+  no_err
+  table LRRRRLLR <<EOF
+node	ran	recalled	failed	took_us	hosts	devices	mean_us
+tokenize	12	0	0	#	-	-	#.#
+embed	12	0	0	#	-	-	#.#
+score	12	0	0	#	-	-	#.#
+EOF
+  soma 0 nodes plain --store "$STORE"
+  table LRRRRLLR <<EOF
+node	ran	recalled	failed	took_us	hosts	devices	mean_us
+tokenize	3	0	0	#	-	-	#.#
+embed	3	0	0	#	-	-	#.#
+score	2	0	1	#	-	-	#.#
+EOF
+  ;;
+
+nodes_json)
+  soma 0 nodes tuesday --store "$STORE" --json
+  no_err
+  json "
+keys = ['node', 'ran', 'recalled', 'failed', 'took_us', 'hosts', 'devices', 'mean_us']
+assert [list(r) for r in rows] == [keys] * 3
+assert [(r['node'], r['ran'], r['recalled'], r['failed']) for r in rows] == [
+    ('tokenize', 12, 0, 0), ('embed', 12, 0, 0), ('score', 12, 0, 0)]
+for r in rows:
+    assert r['hosts'] == [] and r['devices'] == [] and type(r['took_us']) is int, r
+    assert abs(r['mean_us'] - r['took_us'] / r['ran']) < 1e-9, r"
+  ;;
+
+nodes_last)
+  soma 0 nodes tuesday --last 2 --store "$STORE"
+  no_err
+  table LRRRRLLR <<EOF
+node	ran	recalled	failed	took_us	hosts	devices	mean_us
+tokenize	2	0	0	#	-	-	#.#
+embed	2	0	0	#	-	-	#.#
+score	2	0	0	#	-	-	#.#
+EOF
+  soma 0 nodes tuesday --last 2 --store "$STORE" --json
+  json "assert [r['ran'] for r in rows] == [2, 2, 2]"
+  # The tail of plain holds the broken forward.
+  soma 0 nodes plain --last 2 --store "$STORE" --json
+  json "assert [(r['node'], r['ran'], r['failed']) for r in rows] == [('tokenize', 2, 0), ('embed', 2, 0), ('score', 1, 1)]"
+  # More than the run has is all of it.
+  soma 0 nodes tuesday --last 1000 --store "$STORE" --json
+  json "assert [r['ran'] for r in rows] == [12, 12, 12]"
+  # --last 0 asks for nothing and gets it.
+  soma 0 nodes tuesday --last 0 --store "$STORE"
+  no_out
+  no_err
+  soma 0 nodes tuesday --last 0 --store "$STORE" --json
+  expect_out "[]"
+  ;;
+
+env_store)
+  SOMA_STORE=$STORE soma 0 runs --json
+  json 'assert [r["run"] for r in rows] == ["plain", "tuesday"]'
+  # --store wins over $SOMA_STORE.
+  SOMA_STORE=$T/elsewhere soma 0 runs --store "$STORE" --json
+  json 'assert len(rows) == 2'
+  # Neither: ./soma-store, which a reader must not create.
+  (cd "$T" && env -u SOMA_STORE "$SOMA" runs >"$T/out" 2>"$T/err")
+  [ $? -eq 2 ] || fail "soma runs without a store should exit with 2"
+  expect_err "soma: no store at 'soma-store': there is no data.mdb in it; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)"
+  [ ! -e "$T/soma-store" ] || fail "soma runs created ./soma-store"
+  [ ! -e "$T/elsewhere" ] || fail "soma runs created \$SOMA_STORE"
+  ;;
+
+missing_store)
+  missing="soma: no store at '$T/nothere': there is no data.mdb in it; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)"
+  expect_usage_error "${missing#soma: }" runs --store "$T/nothere"
+  expect_usage_error "${missing#soma: }" forwards tuesday --store "$T/nothere"
+  expect_usage_error "${missing#soma: }" curve tuesday loss --store "$T/nothere"
+  expect_usage_error "${missing#soma: }" facts tuesday 0 --store "$T/nothere" --json
+  expect_usage_error "${missing#soma: }" nodes tuesday --last 2 --store "$T/nothere"
+  [ ! -e "$T/nothere" ] || fail "reading a missing store created its directory"
+  # An empty directory is no store either, and stays empty.
+  mkdir "$T/empty"
+  error_starting "no store at '$T/empty'" runs --store "$T/empty"
+  [ -z "$(ls -A "$T/empty")" ] || fail "reading an empty directory wrote into it"
+  ;;
+
+not_a_store)
+  mkdir "$T/junk"
+  head -c 8192 /dev/zero | tr '\0' 'x' >"$T/junk/data.mdb"
+  before=$(sha256sum <"$T/junk/data.mdb")
+  error_starting "'$T/junk' holds a data.mdb that is not a soma store" runs --store "$T/junk"
+  [ "$(sha256sum <"$T/junk/data.mdb")" = "$before" ] || fail "reading changed a file that is not a store"
+  [ ! -e "$T/junk/lock.mdb" ] || fail "reading wrote lock.mdb into a directory that is not a store"
+  ;;
+
+unknown_run)
+  nope="no run 'nope' in the store '$STORE'; \`soma runs\` lists the runs it holds"
+  expect_usage_error "$nope" forwards nope --store "$STORE"
+  expect_usage_error "$nope" forwards nope --store "$STORE" --json
+  expect_usage_error "$nope" curve nope loss --store "$STORE"
+  expect_usage_error "$nope" facts nope 0 --store "$STORE"
+  expect_usage_error "$nope" nodes nope --store "$STORE"
+  expect_usage_error "$nope" nodes nope --last 2 --store "$STORE"
+  expect_usage_error "$nope" nodes nope --last 0 --store "$STORE"
+  # A prefix of a run is not the run.
+  expect_usage_error "no run 'tues' in the store '$STORE'; \`soma runs\` lists the runs it holds" \
+    forwards tues --store "$STORE"
+  # What cannot be a run id at all.
+  error_starting "the run id 'a/b'" forwards a/b --store "$STORE"
+  error_starting "" forwards "" --store "$STORE"
+  ;;
+
+forward_out_of_range)
+  expect_usage_error "run 'tuesday' has no forward 12 (it has forwards 0 to 11)" \
+    facts tuesday 12 --store "$STORE"
+  expect_usage_error "run 'plain' has no forward 18446744073709551615 (it has forwards 0 to 2)" \
+    facts plain 18446744073709551615 --store "$STORE" --json
+  expect_usage_error "N of \`soma facts RUN N\` (a forward number) must be a whole number, 0 or more; '18446744073709551616' is too large" \
+    facts plain 18446744073709551616 --store "$STORE"
+  ;;
+
+bad_numbers)
+  last="N of \`soma nodes RUN --last N\` must be a whole number, 0 or more"
+  expect_usage_error "$last; 'abc' is not a whole number" nodes tuesday --last abc --store "$STORE"
+  expect_usage_error "$last; '-1' is negative" nodes tuesday --last -1 --store "$STORE"
+  expect_usage_error "$last; '2.5' is not a whole number" nodes tuesday --last 2.5 --store "$STORE"
+  expect_usage_error "$last; '' is not a whole number" nodes tuesday --last "" --store "$STORE"
+  n="N of \`soma facts RUN N\` (a forward number) must be a whole number, 0 or more"
+  expect_usage_error "$n; 'x' is not a whole number" facts tuesday x --store "$STORE"
+  expect_usage_error "$n; '-3' is negative" facts tuesday -3 --store "$STORE"
+  expect_usage_error "$n; '1e3' is not a whole number" facts tuesday 1e3 --store "$STORE"
+  # Checked before the store is opened: a bad number is named even without one.
+  expect_usage_error "$n; 'x' is not a whole number" facts tuesday x --store "$T/nothere"
+  ;;
+
+unknown_command)
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N]'
+  expect_usage_error "unknown command 'frobnicate'; the commands are: $commands (\`soma --help\` lists the commands)" \
+    frobnicate
+  expect_usage_error "unknown command 'run'; the commands are: $commands (\`soma --help\` lists the commands)" \
+    run --store "$STORE"
+  expect_usage_error "unknown option '--bogus' (\`soma --help\` lists the commands)" --bogus
+  error_starting "The following argument was not expected: --bogus; \`soma runs --help\` says how it goes" \
+    runs --bogus --store "$STORE"
+  ;;
+
+no_command)
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N]'
+  expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)"
+  expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)" --json --store "$STORE"
+  ;;
+
+missing_argument)
+  expect_usage_error "RUN is required; \`soma forwards --help\` says how it goes" forwards --store "$STORE"
+  expect_usage_error "NAME is required; \`soma curve --help\` says how it goes" curve tuesday --store "$STORE"
+  expect_usage_error "N is required; \`soma facts --help\` says how it goes" facts tuesday --store "$STORE"
+  expect_usage_error "RUN is required; \`soma nodes --help\` says how it goes" nodes --last 2 --store "$STORE"
+  expect_usage_error "The following argument was not expected: extra; \`soma runs --help\` says how it goes" \
+    runs extra --store "$STORE"
+  error_starting "--store" runs --store
+  expect_usage_error "--store needs a directory, not an empty text; \`soma runs --help\` says how it goes" \
+    runs --store ""
+  ;;
+
+damaged)
+  before=$(sha256sum <"$DAMAGED/data.mdb")
+  record="the record of forward 1 of run 'bad' is damaged"
+  blob="the fact blob of forward 2 of run 'bad' is damaged"
+  error_starting "$record" runs --store "$DAMAGED"
+  error_starting "$record" forwards bad --store "$DAMAGED" --json
+  error_starting "$blob" facts bad 2 --store "$DAMAGED"
+  error_starting "$blob" nodes bad --store "$DAMAGED"
+  error_starting "$blob" nodes bad --last 1 --store "$DAMAGED"
+  error_starting "$blob" curve bad loss --store "$DAMAGED"
+  # What is not damaged still reads.
+  soma 0 facts bad 1 --store "$DAMAGED"
+  [ "$(wc -l <"$T/out")" -eq 4 ] || fail "forward 1's facts should still read"
+  soma 0 nodes bad --last 0 --store "$DAMAGED"
+  no_out
+  [ "$(sha256sum <"$DAMAGED/data.mdb")" = "$before" ] || fail "reading changed the damaged store"
+  ;;
+
+read_only)
+  files=$(ls -A "$STORE")
+  before=$(sha256sum <"$STORE/data.mdb")
+  for json in "" --json; do
+    for args in "runs" "forwards tuesday" "forwards plain" "curve tuesday loss" \
+                "curve plain acc" "facts tuesday 0" "facts plain 1" "nodes tuesday" \
+                "nodes plain --last 2" "nodes tuesday --last 0"; do
+      # shellcheck disable=SC2086
+      soma 0 $args $json --store "$STORE"
+    done
+    for args in "forwards nope" "facts tuesday 99" "nodes nope --last 0" "curve nope loss"; do
+      # shellcheck disable=SC2086
+      soma 2 $args $json --store "$STORE"
+    done
+  done
+  [ "$(sha256sum <"$STORE/data.mdb")" = "$before" ] || fail "reading changed data.mdb"
+  [ "$(ls -A "$STORE")" = "$files" ] || fail "reading added files to the store: $(ls -A "$STORE")"
+  ;;
+
+*)
+  fail "no case '$case_'"
+  ;;
+esac
+exit 0
