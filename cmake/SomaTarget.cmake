@@ -43,3 +43,22 @@ function(soma_executable name)
   soma_warnings(${name})
   target_precompile_headers(${name} REUSE_FROM soma_pch_host)
 endfunction()
+
+# soma_library(name SOURCES files... LINKS libs...): one of soma's layers,
+# soma_<name>, aliased soma::<name>, exported as soma::<name>, its folder's
+# headers on the include path and installed.
+function(soma_library name)
+  cmake_parse_arguments(arg "" "" "SOURCES;LINKS" ${ARGN})
+  set(target soma_${name})
+  add_library(${target} ${arg_SOURCES})
+  add_library(soma::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name} OUTPUT_NAME ${target}
+    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+  target_include_directories(${target} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_link_libraries(${target} PUBLIC ${arg_LINKS})
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  soma_warnings(${target})
+  install(DIRECTORY soma DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+endfunction()
