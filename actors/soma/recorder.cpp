@@ -11,45 +11,47 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include "soma/detail/record_writer.hpp"
 #include "soma/error.hpp"
-#include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
-#include "soma/store/record.hpp"
 
 namespace soma {
 
 namespace {
 
+using detail::held_forward;
+
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using close_atom = caf::atom_constant<caf::atom("close")>;
 
-/// A forward the recorder holds until it is written (and the latest one a
-/// little longer, since facts told after it finished still belong to it).
-struct held_forward {
-  std::uint64_t id = 0; ///< the engine's forward id
-  std::optional<std::uint64_t> number;
-  std::vector<fact> facts;
-  outcome state = outcome::open;
-  std::int64_t took_us = 0;
-  std::int64_t when = 0;
+struct held_entry {
+  held_forward forward;
   bool dirty = false;
 };
 
+/// Somebody waiting until batch `target` is written.
+struct waiter {
+  std::uint64_t target;
+  caf::response_promise promise;
+  bool closing;
+};
+
+// The recorder proper: a pooled actor that groups facts into forwards in
+// memory (cheap, so it runs where the node actors run, with no thread to
+// wake per fact) and hands whole batches to the detached writer.
 struct recorder_state {
-  std::optional<store> where;
-  std::string run;
-  std::vector<std::string> summarising;
-  bool overwrite = false;
-  bool cleared = false;
-  bool meta_written = false;
+  caf::actor writer;
   std::chrono::milliseconds durable_within{100};
   std::size_t batch = 1000;
-  std::deque<held_forward> held; ///< oldest first; the back began last
-  std::vector<fact> prelude;     ///< told before any forward began
-  std::uint64_t next = 0;        ///< the least number the next new forward gets
+  std::deque<held_entry> held; ///< oldest first; the back began last
+  std::vector<fact> prelude;   ///< told before any forward began
   std::size_t dirty = 0;
   bool tick_due = false;
+  bool writing = false;
+  std::uint64_t sent = 0; ///< batches handed to the writer
+  std::uint64_t done = 0; ///< batches the writer answered
+  std::vector<waiter> waiting;
   std::optional<std::string> error; ///< the last write's failure
   static inline const char* name = "soma.recorder";
 };
@@ -62,223 +64,182 @@ std::int64_t unix_now() {
     .count();
 }
 
-record to_record(const recorder_state& st, const held_forward& f, std::uint64_t n) {
-  record r;
-  r.forward = n;
-  r.state = f.state;
-  r.took_us = f.took_us;
-  r.when = f.when;
-  std::vector<std::string_view> nodes;
-  for (auto& x : f.facts) {
-    if (x.name == "ran" || x.name == "failed" || x.name == "recalled") {
-      auto node = x["node"];
-      if (std::find(nodes.begin(), nodes.end(), node) == nodes.end())
-        nodes.push_back(node);
-    }
-    if (std::find(st.summarising.begin(), st.summarising.end(), x.name) == st.summarising.end())
+void answer_waiters(recorder_actor* self) {
+  auto& st = self->state;
+  std::vector<waiter> still;
+  bool close = false;
+  for (auto& w : st.waiting) {
+    if (w.target > st.done) {
+      still.push_back(std::move(w));
       continue;
-    for (auto& fl : x.fields) {
-      auto key = x.name + "." + fl.key;
-      auto it = std::find_if(r.summary.begin(), r.summary.end(),
-                             [&](const field& s) { return s.key == key; });
-      if (it != r.summary.end())
-        it->value = fl.value; // the last told counts
-      else
-        r.summary.emplace_back(std::move(key), fl.value);
     }
+    if (st.error)
+      w.promise.deliver(make_error(error_code::store_failed, "", *st.error));
+    else
+      w.promise.deliver(caf::unit);
+    close |= w.closing;
   }
-  r.nodes = static_cast<std::uint32_t>(nodes.size());
-  return r;
+  st.waiting = std::move(still);
+  if (close) {
+    self->send_exit(st.writer, caf::exit_reason::user_shutdown);
+    self->quit();
+  }
 }
 
-// Writes every dirty forward in one transaction. On failure keeps them
-// dirty and remembers why; the next tick tries again.
-void write(recorder_actor* self, bool closing) {
-  auto& st = self->state;
-  if (closing && !st.prelude.empty()) {
-    // Facts told with no forward at all still get kept, as a forward of
-    // their own that never ran.
-    held_forward f;
-    f.when = unix_now();
-    f.facts = std::move(st.prelude);
-    f.dirty = true;
-    st.prelude.clear();
-    st.held.push_back(std::move(f));
-    ++st.dirty;
-  }
-  if (st.dirty == 0)
-    return;
-  auto& env = st.where->env();
-  std::vector<std::uint64_t> numbers;
-  bool cleared = st.cleared;
-  try {
-    env.write([&](MDB_txn* txn, auto& dbi) {
-      numbers.clear();
-      cleared = st.cleared;
-      auto records = dbi(detail::db::records);
-      auto blobs = dbi(detail::db::facts);
-      auto prefix = detail::run_prefix(st.run);
-      if (st.overwrite && !cleared) {
-        for (auto which : {records, blobs}) {
-          MDB_cursor* cur = nullptr;
-          if (int rc = mdb_cursor_open(txn, which, &cur); rc != 0)
-            env.fail(rc, "opening a cursor");
-          for (;;) {
-            auto k = detail::val(prefix);
-            MDB_val v;
-            if (mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE) != 0
-                || !detail::view(k).starts_with(prefix))
-              break;
-            if (int rc = mdb_cursor_del(cur, 0); rc != 0)
-              env.fail(rc, "clearing the run to overwrite it");
-          }
-          mdb_cursor_close(cur);
-        }
-        cleared = true;
-      }
-      // Number after whatever is in the run now: another recorder of this
-      // run may have written since this one started.
-      std::uint64_t next = st.next;
-      {
-        MDB_cursor* cur = nullptr;
-        if (int rc = mdb_cursor_open(txn, records, &cur); rc != 0)
-          env.fail(rc, "opening a cursor");
-        auto past = prefix;
-        past.back() = static_cast<char>('/' + 1);
-        auto k = detail::val(past);
-        MDB_val v;
-        int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-        rc = rc == 0 ? mdb_cursor_get(cur, &k, &v, MDB_PREV) : mdb_cursor_get(cur, &k, &v, MDB_LAST);
-        std::string_view run;
-        std::uint64_t last = 0;
-        if (rc == 0 && detail::parse_record_key(detail::view(k), run, last) && run == st.run)
-          next = std::max(next, last + 1);
-        mdb_cursor_close(cur);
-      }
-      for (auto& f : st.held) {
-        auto n = f.number ? *f.number : next++;
-        numbers.push_back(n);
-        if (!f.dirty)
-          continue;
-        auto key = detail::record_key(st.run, n);
-        env.put(txn, records, key, detail::encode_record(to_record(st, f, n)));
-        env.put(txn, blobs, key, detail::encode_facts(f.facts));
-      }
-      if (!st.meta_written) {
-        auto meta = dbi(detail::db::meta);
-        auto key = detail::meta_key(st.run);
-        std::vector<std::string> names;
-        std::string_view old;
-        if (env.get(txn, meta, key, old))
-          names = detail::decode_run_meta(old, "the metadata of run '" + st.run + "'");
-        for (auto& s : st.summarising)
-          if (std::find(names.begin(), names.end(), s) == names.end())
-            names.push_back(s);
-        env.put(txn, meta, key, detail::encode_run_meta(names));
-      }
-    });
-  } catch (const store_error& e) {
-    st.error = e.what();
-    if (!st.tick_due && !closing) {
-      st.tick_due = true;
-      self->delayed_send(self, st.durable_within, tick_atom::value);
-    }
-    return;
-  }
-  st.error.reset();
-  st.cleared = cleared;
-  st.meta_written = true;
-  for (std::size_t i = 0; i < st.held.size(); ++i) {
-    auto& f = st.held[i];
-    f.number = numbers[i];
-    f.dirty = false;
-    st.next = std::max(st.next, numbers[i] + 1);
-  }
-  st.dirty = 0;
-  // Keep the latest forward (facts told after it still belong to it) and
-  // any still running; the rest are done.
-  std::deque<held_forward> keep;
-  for (std::size_t i = 0; i < st.held.size(); ++i)
-    if (i + 1 == st.held.size() || st.held[i].state == outcome::open)
-      keep.push_back(std::move(st.held[i]));
-  st.held = std::move(keep);
-}
+void start_write(recorder_actor* self);
 
-void touched(recorder_actor* self, held_forward& f) {
+void schedule_tick(recorder_actor* self) {
   auto& st = self->state;
-  if (!f.dirty) {
-    f.dirty = true;
-    ++st.dirty;
-  }
-  if (st.dirty >= st.batch) {
-    write(self, false);
-  } else if (!st.tick_due) {
+  if (!st.tick_due) {
     st.tick_due = true;
     self->delayed_send(self, st.durable_within, tick_atom::value);
   }
 }
 
-held_forward& forward_for(recorder_actor* self, std::uint64_t id) {
+// What came in while the writer wrote waits for a full batch, the next tick,
+// or somebody waiting: writing again at once would write a few forwards per
+// transaction and pay two disk syncs for each few.
+void after_write(recorder_actor* self) {
+  auto& st = self->state;
+  bool asked = std::any_of(st.waiting.begin(), st.waiting.end(),
+                           [&](const waiter& w) { return w.target > st.sent; });
+  if (st.dirty >= st.batch || asked)
+    start_write(self);
+  else if (st.dirty > 0)
+    schedule_tick(self);
+}
+
+void start_write(recorder_actor* self) {
+  auto& st = self->state;
+  if (st.writing || (st.dirty == 0 && !st.error))
+    return;
+  // Forwards that are done and not the latest leave with this batch; the
+  // latest (facts told after it still belong to it) and the running stay.
+  detail::record_batch batch;
+  std::deque<held_entry> keep;
+  for (std::size_t i = 0; i < st.held.size(); ++i) {
+    auto& e = st.held[i];
+    bool stays = i + 1 == st.held.size() || e.forward.state == outcome::open;
+    if (e.dirty) {
+      if (stays)
+        batch.forwards.push_back(e.forward);
+      else
+        batch.forwards.push_back(std::move(e.forward));
+      e.dirty = false;
+    }
+    if (stays)
+      keep.push_back(std::move(e));
+  }
+  st.held = std::move(keep);
+  st.dirty = 0;
+  st.writing = true;
+  auto number = ++st.sent;
+  self->request(st.writer, caf::infinite, detail::write_atom::value, std::move(batch))
+    .then(
+      [self, number](detail::record_numbers& written) {
+        auto& st = self->state;
+        for (auto& [id, n] : written.numbered)
+          for (auto& e : st.held)
+            if (e.forward.id == id && id != 0)
+              e.forward.number = n;
+        st.error.reset();
+        st.writing = false;
+        st.done = number;
+        answer_waiters(self);
+        after_write(self);
+      },
+      [self, number](caf::error& e) {
+        auto& st = self->state;
+        // The writer keeps what it could not write and tries it again with
+        // the next batch; the next tick asks it to.
+        st.error = describe(e);
+        st.writing = false;
+        st.done = number;
+        answer_waiters(self);
+        schedule_tick(self);
+      });
+}
+
+void touched(recorder_actor* self, held_entry& e) {
+  auto& st = self->state;
+  if (!e.dirty) {
+    e.dirty = true;
+    ++st.dirty;
+  }
+  if (st.dirty >= st.batch)
+    start_write(self);
+  else
+    schedule_tick(self);
+}
+
+held_entry& entry_for(recorder_actor* self, std::uint64_t id) {
   auto& st = self->state;
   for (auto it = st.held.rbegin(); it != st.held.rend(); ++it)
-    if (it->id == id)
+    if (it->forward.id == id)
       return *it;
-  held_forward f;
-  f.id = id;
-  f.when = unix_now();
-  f.facts = std::move(st.prelude);
+  held_entry e;
+  e.forward.id = id;
+  e.forward.when = unix_now();
+  e.forward.facts = std::move(st.prelude);
   st.prelude.clear();
-  st.held.push_back(std::move(f));
+  st.held.push_back(std::move(e));
   return st.held.back();
 }
 
-void take(recorder_actor* self, held_forward& f, fact&& x) {
+void take(recorder_actor* self, held_entry& e, fact&& x) {
+  auto& f = e.forward;
   if (x.name == "finished" || x.name == "broke") {
     f.state = x.name == "finished" ? outcome::ok : outcome::broke;
     if (auto* t = x.find("took_us"))
       f.took_us = std::stoll(*t);
   }
   f.facts.push_back(std::move(x));
-  touched(self, f);
+  touched(self, e);
 }
 
-caf::behavior recording(recorder_actor* self, store where, recorder_options options) {
+// Waits for everything received so far to be written.
+caf::response_promise wait_for_writes(recorder_actor* self, bool closing) {
   auto& st = self->state;
-  st.where = std::move(where);
-  st.run = std::move(options.run);
-  st.summarising = std::move(options.summarising);
-  st.overwrite = options.overwrite;
+  auto rp = self->make_response_promise();
+  auto target = st.sent + (st.dirty > 0 || st.error ? 1 : 0);
+  st.waiting.push_back(waiter{target, rp, closing});
+  start_write(self);
+  answer_waiters(self);
+  return rp;
+}
+
+caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_options options) {
+  auto& st = self->state;
+  st.writer = std::move(writer);
   st.durable_within = options.durable_within;
   st.batch = std::max<std::size_t>(1, options.batch);
   return {
-    [self](forward_fact& x) {
-      auto& f = forward_for(self, x.forward);
-      take(self, f, std::move(x.fact));
-    },
+    [self](forward_fact& x) { take(self, entry_for(self, x.forward), std::move(x.fact)); },
     [self](fact& x) {
       auto& st = self->state;
-      if (st.held.empty()) {
+      if (st.held.empty())
         st.prelude.push_back(std::move(x));
-        return;
-      }
-      take(self, st.held.back(), std::move(x));
+      else
+        take(self, st.held.back(), std::move(x));
     },
     [self](tick_atom) {
       self->state.tick_due = false;
-      write(self, false);
+      start_write(self);
     },
-    [self](flush_atom) -> caf::result<void> {
-      write(self, false);
-      if (auto& e = self->state.error)
-        return make_error(error_code::store_failed, "", *e);
-      return caf::unit;
-    },
-    [self](close_atom) -> caf::result<void> {
-      write(self, true);
-      self->quit();
-      if (auto& e = self->state.error)
-        return make_error(error_code::store_failed, "", *e);
-      return caf::unit;
+    [self](flush_atom) { return wait_for_writes(self, false); },
+    [self](close_atom) {
+      auto& st = self->state;
+      if (!st.prelude.empty()) {
+        // Facts told with no forward at all are still kept, as a forward of
+        // their own that never ran.
+        held_entry e;
+        e.forward.when = unix_now();
+        e.forward.facts = std::move(st.prelude);
+        st.prelude.clear();
+        st.held.push_back(std::move(e));
+        touched(self, st.held.back());
+      }
+      return wait_for_writes(self, true);
     },
   };
 }
@@ -299,7 +260,9 @@ recorder::recorder(caf::actor_system& sys, store s, recorder_options options)
     throw std::invalid_argument("cannot record: " + *why);
   if (s.read_only())
     throw store_error("cannot record into '" + s.path() + "': it was opened read-only");
-  actor_ = sys.spawn<caf::detached>(recording, std::move(s), std::move(options));
+  auto writer = detail::spawn_record_writer(
+    sys, std::move(s), {options.run, options.summarising, options.overwrite});
+  actor_ = sys.spawn(recording, std::move(writer), std::move(options));
 }
 
 recorder& recorder::operator=(recorder&& other) noexcept {

@@ -1,0 +1,171 @@
+#include "soma/detail/record_writer.hpp"
+
+#include <algorithm>
+
+#include <caf/actor_system.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "soma/error.hpp"
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/keys.hpp"
+
+namespace soma::detail {
+
+namespace {
+
+struct writer_state {
+  std::optional<store> where;
+  writer_options options;
+  bool cleared = false;       ///< the run was cleared for overwrite
+  bool meta_written = false;
+  std::uint64_t next = 0;     ///< the least number a new forward gets
+  std::vector<held_forward> unwritten; ///< kept from a failed write
+  static inline const char* name = "soma.record_writer";
+};
+
+using writer_actor = caf::stateful_actor<writer_state>;
+
+// The number after the last forward `run` has in `records`.
+std::uint64_t after_last(environment& env, MDB_txn* txn, MDB_dbi records, const std::string& run) {
+  MDB_cursor* cur = nullptr;
+  if (int rc = mdb_cursor_open(txn, records, &cur); rc != 0)
+    env.fail(rc, "opening a cursor");
+  auto prefix = run_prefix(run);
+  auto past = prefix;
+  past.back() = static_cast<char>('/' + 1);
+  auto k = val(past);
+  MDB_val v;
+  int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+  rc = rc == 0 ? mdb_cursor_get(cur, &k, &v, MDB_PREV) : mdb_cursor_get(cur, &k, &v, MDB_LAST);
+  std::string_view found;
+  std::uint64_t last = 0;
+  bool any = rc == 0 && parse_record_key(view(k), found, last) && found == run;
+  mdb_cursor_close(cur);
+  return any ? last + 1 : 0;
+}
+
+void clear_run(environment& env, MDB_txn* txn, MDB_dbi dbi, const std::string& run) {
+  MDB_cursor* cur = nullptr;
+  if (int rc = mdb_cursor_open(txn, dbi, &cur); rc != 0)
+    env.fail(rc, "opening a cursor");
+  auto prefix = run_prefix(run);
+  for (;;) {
+    auto k = val(prefix);
+    MDB_val v;
+    if (mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE) != 0 || !view(k).starts_with(prefix))
+      break;
+    if (int rc = mdb_cursor_del(cur, 0); rc != 0) {
+      mdb_cursor_close(cur);
+      env.fail(rc, "clearing the run to overwrite it");
+    }
+  }
+  mdb_cursor_close(cur);
+}
+
+// Adds `batch` to what is unwritten; a forward already there is replaced.
+void merge(std::vector<held_forward>& unwritten, std::vector<held_forward>&& batch) {
+  for (auto& f : batch) {
+    auto it = std::find_if(unwritten.begin(), unwritten.end(),
+                           [&](const held_forward& u) { return u.id == f.id && f.id != 0; });
+    if (it != unwritten.end())
+      *it = std::move(f);
+    else
+      unwritten.push_back(std::move(f));
+  }
+}
+
+caf::result<record_numbers> write(writer_actor* self, record_batch& batch) {
+  auto& st = self->state;
+  merge(st.unwritten, std::move(batch.forwards));
+  auto& env = st.where->env();
+  record_numbers out;
+  bool cleared = st.cleared;
+  std::uint64_t next = st.next;
+  try {
+    env.write([&](MDB_txn* txn, auto& dbi) {
+      out.numbered.clear();
+      cleared = st.cleared;
+      auto records = dbi(db::records);
+      auto blobs = dbi(db::facts);
+      if (st.options.overwrite && !cleared) {
+        clear_run(env, txn, records, st.options.run);
+        clear_run(env, txn, blobs, st.options.run);
+        cleared = true;
+      }
+      // After whatever the run has now: another recorder of this run may
+      // have written since this one started.
+      next = std::max(st.next, after_last(env, txn, records, st.options.run));
+      for (auto& f : st.unwritten) {
+        auto n = f.number ? *f.number : next++;
+        out.numbered.emplace_back(f.id, n);
+        auto key = record_key(st.options.run, n);
+        env.put(txn, records, key, encode_record(to_record(f, n, st.options.summarising)));
+        env.put(txn, blobs, key, encode_facts(f.facts));
+      }
+      if (!st.meta_written) {
+        auto meta = dbi(db::meta);
+        auto key = meta_key(st.options.run);
+        std::vector<std::string> names;
+        std::string_view old;
+        if (env.get(txn, meta, key, old))
+          names = decode_run_meta(old, "the metadata of run '" + st.options.run + "'");
+        for (auto& s : st.options.summarising)
+          if (std::find(names.begin(), names.end(), s) == names.end())
+            names.push_back(s);
+        env.put(txn, meta, key, encode_run_meta(names));
+      }
+    });
+  } catch (const store_error& e) {
+    return make_error(error_code::store_failed, "", e.what());
+  }
+  st.cleared = cleared;
+  st.meta_written = true;
+  st.next = next;
+  st.unwritten.clear();
+  return out;
+}
+
+caf::behavior writing(writer_actor* self, store where, writer_options options) {
+  self->state.where = std::move(where);
+  self->state.options = std::move(options);
+  return {
+    [self](write_atom, record_batch& batch) { return write(self, batch); },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_record_writer(caf::actor_system& sys, store where, writer_options options) {
+  return sys.spawn<caf::detached>(writing, std::move(where), std::move(options));
+}
+
+record to_record(const held_forward& f, std::uint64_t n, const std::vector<std::string>& summarising) {
+  record r;
+  r.forward = n;
+  r.state = f.state;
+  r.took_us = f.took_us;
+  r.when = f.when;
+  std::vector<std::string_view> nodes;
+  for (auto& x : f.facts) {
+    if (x.name == "ran" || x.name == "failed" || x.name == "recalled") {
+      auto node = x["node"];
+      if (std::find(nodes.begin(), nodes.end(), node) == nodes.end())
+        nodes.push_back(node);
+    }
+    if (std::find(summarising.begin(), summarising.end(), x.name) == summarising.end())
+      continue;
+    for (auto& fl : x.fields) {
+      auto key = x.name + "." + fl.key;
+      auto it = std::find_if(r.summary.begin(), r.summary.end(),
+                             [&](const field& s) { return s.key == key; });
+      if (it != r.summary.end())
+        it->value = fl.value; // the last told counts
+      else
+        r.summary.emplace_back(std::move(key), fl.value);
+    }
+  }
+  r.nodes = static_cast<std::uint32_t>(nodes.size());
+  return r;
+}
+
+} // namespace soma::detail
