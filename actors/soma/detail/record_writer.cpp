@@ -108,7 +108,7 @@ caf::result<record_numbers> write(writer_actor* self, record_batch& batch) {
         std::vector<std::string> names;
         std::string_view old;
         if (env.get(txn, meta, key, old))
-          names = decode_run_meta(old, "the metadata of run '" + st.options.run + "'");
+          names = decode_run_meta(old, origin{"the metadata of run '" + st.options.run + "'"});
         for (auto& s : st.options.summarising)
           if (std::find(names.begin(), names.end(), s) == names.end())
             names.push_back(s);

@@ -46,9 +46,8 @@ private:
   MDB_val k_{}, v_{};
 };
 
-std::string where(std::string_view run, std::uint64_t n, std::string_view what) {
-  return std::string{what} + " of forward " + std::to_string(n) + " of run '" + std::string{run}
-         + "'";
+detail::origin where(std::string_view run, std::uint64_t n, std::string_view what) {
+  return detail::origin{what, run, n};
 }
 
 [[noreturn]] void no_run(const store& s, std::string_view run) {
@@ -89,7 +88,8 @@ std::vector<std::string> summarising(const detail::environment& env, MDB_txn* tx
   std::string_view bytes;
   if (!env.get(txn, dbi(db::meta), detail::meta_key(run), bytes))
     return {};
-  return detail::decode_run_meta(bytes, "the metadata of run '" + std::string{run} + "'");
+  auto what = "the metadata of run '" + std::string{run} + "'";
+  return detail::decode_run_meta(bytes, detail::origin{what});
 }
 
 std::pair<std::string, std::string> split_name(std::string_view name) {

@@ -76,9 +76,9 @@ std::vector<field> get_fields(capnp::List<schema::Field>::Reader in) {
 // aligned: copy into words first. Every Cap'n Proto error becomes a
 // store_error naming where the bytes came from.
 template <class Root, class F>
-auto read_message(std::string_view bytes, std::string_view where, F&& f) {
+auto read_message(std::string_view bytes, const origin& where, F&& f) {
   if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
-    throw store_error(std::string{where} + " is damaged: " + std::to_string(bytes.size())
+    throw store_error(where.str() + " is damaged: " + std::to_string(bytes.size())
                       + " bytes is not a whole number of 8-byte words; its bytes were changed "
                         "after they were written, and the rest of the store still reads");
   auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
@@ -87,7 +87,7 @@ auto read_message(std::string_view bytes, std::string_view where, F&& f) {
     capnp::FlatArrayMessageReader reader{words};
     return f(reader.getRoot<Root>());
   } catch (const kj::Exception& e) {
-    throw store_error(std::string{where} + " is damaged and cannot be decoded ("
+    throw store_error(where.str() + " is damaged and cannot be decoded ("
                       + e.getDescription().cStr()
                       + "); its bytes were changed after they were written, and the rest of "
                         "the store still reads");
@@ -95,6 +95,13 @@ auto read_message(std::string_view bytes, std::string_view where, F&& f) {
 }
 
 } // namespace
+
+std::string origin::str() const {
+  if (run.empty())
+    return std::string{what};
+  return std::string{what} + " of forward " + std::to_string(n) + " of run '" + std::string{run}
+         + "'";
+}
 
 std::string encode_record(const record& x) {
   std::size_t text = 0;
@@ -113,7 +120,7 @@ std::string encode_record(const record& x) {
   return to_bytes(msg);
 }
 
-record decode_record(std::string_view bytes, std::string_view where) {
+record decode_record(std::string_view bytes, const origin& where) {
   return read_message<schema::Record>(bytes, where, [](schema::Record::Reader r) {
     record x;
     x.forward = r.getForward();
@@ -147,7 +154,7 @@ std::string encode_facts(const std::vector<fact>& facts) {
   return to_bytes(msg);
 }
 
-std::vector<fact> decode_facts(std::string_view bytes, std::string_view where) {
+std::vector<fact> decode_facts(std::string_view bytes, const origin& where) {
   return read_message<schema::FactList>(bytes, where, [](schema::FactList::Reader r) {
     std::vector<fact> out;
     out.reserve(r.getFacts().size());
@@ -167,7 +174,7 @@ std::string encode_run_meta(const std::vector<std::string>& summarising) {
   return to_bytes(msg);
 }
 
-std::vector<std::string> decode_run_meta(std::string_view bytes, std::string_view where) {
+std::vector<std::string> decode_run_meta(std::string_view bytes, const origin& where) {
   return read_message<schema::RunMeta>(bytes, where, [](schema::RunMeta::Reader r) {
     std::vector<std::string> out;
     for (auto s : r.getSummarising())

@@ -41,23 +41,34 @@ struct record {
 
 namespace detail {
 
+/// Where bytes came from, said only when they turn out damaged: "<what> of
+/// forward <n> of run '<run>'", or just <what> when `run` is empty. Cheap to
+/// make, so readers make one per value without building text.
+struct origin {
+  std::string_view what;
+  std::string_view run = {};
+  std::uint64_t n = 0;
+
+  [[nodiscard]] std::string str() const;
+};
+
 /// Encodes a record (Cap'n Proto, unpacked, whole words).
 [[nodiscard]] std::string encode_record(const record& x);
 
 /// Decodes a record; throws store_error naming `where` when the bytes are
 /// not one (truncated, overwritten, not a multiple of 8 bytes).
-[[nodiscard]] record decode_record(std::string_view bytes, std::string_view where);
+[[nodiscard]] record decode_record(std::string_view bytes, const origin& where);
 
 /// Encodes the facts of one forward.
 [[nodiscard]] std::string encode_facts(const std::vector<fact>& facts);
 
 /// Decodes a fact blob; throws store_error naming `where` when damaged.
-[[nodiscard]] std::vector<fact> decode_facts(std::string_view bytes, std::string_view where);
+[[nodiscard]] std::vector<fact> decode_facts(std::string_view bytes, const origin& where);
 
 /// Encodes / decodes a run's metadata: the fact names it summarises.
 [[nodiscard]] std::string encode_run_meta(const std::vector<std::string>& summarising);
 [[nodiscard]] std::vector<std::string> decode_run_meta(std::string_view bytes,
-                                                       std::string_view where);
+                                                       const origin& where);
 
 } // namespace detail
 
