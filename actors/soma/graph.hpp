@@ -5,6 +5,7 @@
 /// forwards run through them, watched.
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -27,12 +28,29 @@ namespace soma {
 struct forward_options {
   /// Who is told the forward's facts while it runs.
   soma::watching watching;
+  /// Where cached nodes keep their outputs (`.frozen(v).cached()`); without
+  /// one they run every time.
+  std::optional<soma::store> store;
 };
+
+} // namespace soma
+
+namespace caf {
+
+// Options hold callables: a request carrying them stays in its process.
+template <>
+struct allowed_unsafe_message_type<soma::forward_options> : std::true_type {};
+
+} // namespace caf
+
+namespace soma {
 
 /// One node as declared in a graph, before anything ran.
 struct node_declaration {
   std::string name; ///< what its facts call it
   std::string type; ///< the C++ type of the node
+  std::optional<std::string> frozen; ///< its frozen version, if frozen
+  bool cached = false; ///< whether its outputs are kept
 };
 
 /// The typed actor behind a graph: ask it `(forward_atom, In)` or
@@ -41,7 +59,8 @@ struct node_declaration {
 template <class In, class Out>
 using graph_actor = caf::typed_actor<
   typename caf::replies_to<forward_atom, In>::template with<Out>,
-  typename caf::replies_to<forward_atom, In, soma::watching>::template with<Out>>;
+  typename caf::replies_to<forward_atom, In, soma::watching>::template with<Out>,
+  typename caf::replies_to<forward_atom, In, forward_options>::template with<Out>>;
 
 /// A graph of node actors taking `In` and giving `Out`.
 ///
@@ -60,6 +79,7 @@ public:
   /// it from inside an actor: ask actor() instead.
   Out forward(In input, const forward_options& options = {}) const {
     auto job = caf::make_counted<detail::blocking_forward<Out>>(&options.watching);
+    job->keep_in(options.store);
     caf::anon_send(shared_->first, detail::step<In>{job, std::move(input)});
     return job->take();
   }
@@ -99,15 +119,17 @@ private:
 
   static typename graph_actor<In, Out>::behavior_type
   drive(typename graph_actor<In, Out>::pointer self, detail::sink<In> first) {
-    auto start = [self, first](In& x, soma::watching w) {
+    auto start = [self, first](In& x, forward_options options) {
       auto rp = self->template make_response_promise<Out>();
-      auto job = caf::make_counted<detail::requested_forward<Out>>(std::move(w), rp);
+      auto job = caf::make_counted<detail::requested_forward<Out>>(std::move(options.watching), rp);
+      job->keep_in(std::move(options.store));
       self->send(first, detail::step<In>{std::move(job), std::move(x)});
       return rp;
     };
     return {
       [start](forward_atom, In& x) { return start(x, {}); },
-      [start](forward_atom, In& x, soma::watching& w) { return start(x, std::move(w)); },
+      [start](forward_atom, In& x, soma::watching& w) { return start(x, {std::move(w), {}}); },
+      [start](forward_atom, In& x, forward_options& o) { return start(x, std::move(o)); },
     };
   }
 
@@ -129,9 +151,7 @@ struct graph {
     std::vector<node_declaration> declaration;
     std::apply(
       [&](auto&... ns) {
-        (declaration.push_back(
-           {ns->name(), detail::type_name(typeid(*ns))}),
-         ...);
+        (declare(declaration, *ns), ...);
       },
       owned);
     std::set<std::string> seen;
@@ -146,6 +166,24 @@ struct graph {
   }
 
 private:
+  // Declares node `n`, refusing what cannot work: a cached node that is not
+  // frozen, or whose In or Out cannot be encoded.
+  template <class N>
+  static void declare(std::vector<node_declaration>& declaration, const N& n) {
+    auto& config = n.config();
+    node_declaration d{n.name(), detail::type_name(typeid(N)), config.frozen, config.cached};
+    if (config.cached && !config.frozen)
+      throw std::invalid_argument(
+        "node '" + d.name + "' is cached but not frozen: what is kept has to be settled, or its "
+        "key would point at a value the code no longer produces; mark it .frozen(version) "
+        "before .cached()");
+    if (config.cached && !detail::cacheable<N>)
+      throw std::invalid_argument("node '" + d.name
+                                  + "' is cached, but its In or Out has no soma::codec, so it "
+                                    "cannot be kept; give the type a codec (docs/codec.md)");
+    declaration.push_back(std::move(d));
+  }
+
   template <std::size_t I, class... Ns>
   static auto spawn_from(caf::actor_system& sys, std::tuple<std::unique_ptr<Ns>...>& nodes,
                          const std::vector<node_declaration>& declaration,

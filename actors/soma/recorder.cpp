@@ -1,6 +1,7 @@
 #include "soma/recorder.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -14,6 +15,7 @@
 #include "soma/detail/record_writer.hpp"
 #include "soma/error.hpp"
 #include "soma/store/keys.hpp"
+#include "soma/vocabulary.hpp"
 
 namespace soma {
 
@@ -186,12 +188,12 @@ held_entry& entry_for(recorder_actor* self, std::uint64_t id) {
   return st.held.back();
 }
 
-void take(recorder_actor* self, held_entry& e, fact&& x) {
+void take(recorder_actor* self, held_entry& e, fact&& x, bool from_engine) {
   auto& f = e.forward;
-  if (x.name == "finished" || x.name == "broke") {
+  if (from_engine && (x.name == "finished" || x.name == "broke")) {
     f.state = x.name == "finished" ? outcome::ok : outcome::broke;
     if (auto* t = x.find("took_us"))
-      f.took_us = std::stoll(*t);
+      std::from_chars(t->data(), t->data() + t->size(), f.took_us);
   }
   f.facts.push_back(std::move(x));
   touched(self, e);
@@ -214,13 +216,15 @@ caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_option
   st.durable_within = options.durable_within;
   st.batch = std::max<std::size_t>(1, options.batch);
   return {
-    [self](forward_fact& x) { take(self, entry_for(self, x.forward), std::move(x.fact)); },
+    [self](forward_fact& x) {
+      take(self, entry_for(self, x.forward), std::move(x.fact), true);
+    },
     [self](fact& x) {
       auto& st = self->state;
       if (st.held.empty())
         st.prelude.push_back(std::move(x));
       else
-        take(self, st.held.back(), std::move(x));
+        take(self, st.held.back(), std::move(x), false);
     },
     [self](tick_atom) {
       self->state.tick_due = false;
@@ -293,6 +297,17 @@ void recorder::close() noexcept {
 }
 
 void recorder::tell(fact x) const {
+  if (vocabulary::is_engine_word(x.name))
+    throw std::invalid_argument("a fact named '" + x.name + "' was told to the recorder of run '"
+                                + run_ + "'; that is one of the engine's words: give your fact "
+                                         "a name of its own");
+  if (x.name.empty())
+    throw std::invalid_argument("a fact with no name was told to the recorder of run '" + run_
+                                + "'; every fact needs one");
+  if (x.has("fact"))
+    throw std::invalid_argument("'" + x.name + "' was told to the recorder of run '" + run_
+                                + "' with a field named 'fact', which is where a fact's name is "
+                                  "written; rename the field");
   caf::anon_send(actor_, std::move(x));
 }
 

@@ -30,7 +30,9 @@ struct recorder_options {
   bool overwrite = false;
   /// A forward's record is durable at most this long after its last fact.
   std::chrono::milliseconds durable_within{100};
-  /// Forwards written per transaction at most (also what it may hold).
+  /// Forwards written per transaction at most; a write starts when this
+  /// many wait. While a write is under way the recorder holds what arrives
+  /// meanwhile, so it holds about one batch plus what arrives during a write.
   std::size_t batch = 1000;
 };
 
@@ -41,8 +43,12 @@ struct recorder_options {
 /// Subscribe it with `{.watching = recorder}`; tell it your own facts with
 /// `recorder.tell(...)`. A fact told after a forward
 /// finished belongs to that forward until the next one begins. Writes are
-/// batched; a forward is durable within `durable_within`, at flush(), and at
-/// destruction, which waits until everything told is written.
+/// batched; a forward is written once `batch` forwards wait or
+/// `durable_within` after it changed (plus the time a write already under
+/// way takes), at flush(), and at destruction, which waits until everything
+/// told before it began is written. Facts told before any forward join the
+/// first forward; facts told with no forward at all are written at close as
+/// a forward of their own (state open, no nodes).
 ///
 /// Owns its actor (a detached actor: LMDB writes block). Move-only.
 class recorder {
@@ -60,7 +66,10 @@ public:
   /// writing is reported on stderr, since nothing else could hear it.
   ~recorder();
 
-  /// Tells the recorder a fact of a level above the engine.
+  /// Tells the recorder a fact of a level above the engine; it joins the
+  /// forward that began last. Throws std::invalid_argument for a fact named
+  /// with one of the engine's words or with a field named "fact" (those are
+  /// the engine's to say, as in soma::context::tell).
   void tell(fact x) const;
 
   /// Blocks until everything told so far is durable in the store. Throws
@@ -70,9 +79,6 @@ public:
 
   /// The run it records.
   [[nodiscard]] const std::string& run() const noexcept { return run_; }
-
-  /// The recorder's actor.
-  [[nodiscard]] const caf::actor& actor() const noexcept { return actor_; }
 
   /// As a watcher: it is told each fact with the forward it belongs to.
   operator watcher() const { return watcher::forward_aware(actor_); }

@@ -16,8 +16,8 @@ namespace soma::cli {
 
 namespace {
 
-constexpr const char* synopsis =
-  "soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N]";
+constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | facts RUN N | "
+                                 "nodes RUN [--last N] | cache ls|clear [--node NAME]";
 
 // What each reader costs, on the help page: the seed's price list, since a
 // reader that is quietly a thousand times slower is worse than one that says so.
@@ -28,8 +28,10 @@ constexpr const char* price_list = R"(What each command costs:
              (the table's first line says which)
   facts      one fetch
   nodes      a fetch per forward read (--last N reads only the last N)
+  cache ls   one scan of the cache
 
-The store is only ever opened read-only: reading never creates or changes it.
+The store is only ever opened read-only, reading never creates or changes it;
+`soma cache clear` alone writes, and only to a store that exists.
 Exit status: 0 when it answered; 2 for bad usage, a missing store, an unknown
 run or forward, or a damaged record.)";
 
@@ -105,6 +107,18 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
                  ->option_text("N");
   given_stores.push_back(common_options(*nodes, inv));
 
+  auto* cache = app.add_subcommand("cache", "the kept outputs of frozen, cached nodes");
+  cache->require_subcommand(1);
+  std::string node_name;
+  std::vector<CLI::Option*> given_nodes;
+  auto* cache_ls = cache->add_subcommand("ls", "list the kept outputs");
+  auto* cache_clear = cache->add_subcommand("clear", "forget the kept outputs");
+  for (auto* sub : {cache_ls, cache_clear}) {
+    given_nodes.push_back(
+      sub->add_option("--node", node_name, "only this node's")->option_text("NAME"));
+    given_stores.push_back(common_options(*sub, inv));
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) { // --help, --version
@@ -125,6 +139,11 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     inv.what = command::forwards;
   } else if (curve->parsed()) {
     inv.what = command::curve;
+  } else if (cache_ls->parsed() || cache_clear->parsed()) {
+    inv.what = cache_ls->parsed() ? command::cache_ls : command::cache_clear;
+    for (auto* given : given_nodes)
+      if (given->count() > 0)
+        inv.node = node_name;
   } else if (facts->parsed()) {
     inv.what = command::facts;
     inv.forward = parse_count(forward_text, "N of `soma facts RUN N` (a forward number)");

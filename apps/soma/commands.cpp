@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "json_out.hpp"
+#include "soma/store/cache.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/store.hpp"
 #include "table.hpp"
@@ -113,10 +114,6 @@ void show_facts(const store& s, const invocation& inv, std::ostream& out) {
 }
 
 void show_nodes(const store& s, const invocation& inv, std::ostream& out) {
-  // nodes(s, run, 0) cannot tell an unknown run from nothing asked: make
-  // sure the run is there (one cursor move) so a typo is still an error.
-  if (inv.last == std::size_t{0})
-    (void) curve_costs(s, inv.run);
   auto rows = nodes(s, inv.run, inv.last);
   if (inv.json)
     return print_json(out, rows);
@@ -134,9 +131,34 @@ void show_nodes(const store& s, const invocation& inv, std::ostream& out) {
   t.print(out);
 }
 
+void show_cache(const store& s, const invocation& inv, std::ostream& out) {
+  auto rows = cache_entries(s, inv.node);
+  if (inv.json)
+    return print_json(out, rows);
+  table t{{{"node"}, {"type"}, {"version"}, {"bytes", align::right}, {"kept_at", align::right}}};
+  for (auto& r : rows)
+    t.add({r.node, r.type, r.version, std::to_string(r.bytes), std::to_string(r.kept_at)});
+  t.print(out);
+}
+
+void clear_cache(const invocation& inv, std::ostream& out) {
+  // Writes, but only to a store that is there: opening it read-only first
+  // says so without creating one where a typo pointed.
+  { store exists{inv.store, store_options{.read_only = true}}; }
+  store s{inv.store};
+  auto cleared = cache_clear(s, inv.node);
+  if (inv.json)
+    out << json::array({json{{"cleared", cleared}}}).dump() << '\n';
+  else
+    out << "forgot " << cleared << " kept output" << (cleared == 1 ? "" : "s")
+        << (inv.node ? " of node '" + *inv.node + "'" : std::string{}) << '\n';
+}
+
 } // namespace
 
 void run(const invocation& inv, std::ostream& out, std::ostream& err) {
+  if (inv.what == command::cache_clear)
+    return clear_cache(inv, out);
   // Read-only: a reader must never create a store where a typo pointed it,
   // nor change one it reads.
   store s{inv.store, store_options{.read_only = true}};
@@ -146,6 +168,8 @@ void run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::curve: return show_curve(s, inv, out, err);
     case command::facts: return show_facts(s, inv, out);
     case command::nodes: return show_nodes(s, inv, out);
+    case command::cache_ls: return show_cache(s, inv, out);
+    case command::cache_clear: return;
   }
 }
 

@@ -11,8 +11,8 @@
 
 namespace soma::cli {
 
-/// The subcommands, one per reader of soma/store/readers.hpp.
-enum class command { runs, forwards, curve, facts, nodes };
+/// The subcommands: one per reader of soma/store/readers.hpp, and the cache's.
+enum class command { runs, forwards, curve, facts, nodes, cache_ls, cache_clear };
 
 /// A parsed, checked command line.
 struct invocation {
@@ -23,6 +23,7 @@ struct invocation {
   std::string name;               ///< NAME, for `curve`
   std::uint64_t forward = 0;      ///< N, for `facts`
   std::optional<std::size_t> last; ///< --last N, for `nodes`
+  std::optional<std::string> node; ///< --node NAME, for `cache ls|clear`
 };
 
 } // namespace soma::cli

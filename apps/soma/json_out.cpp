@@ -32,6 +32,16 @@ json json_of(const fact& x) {
   return out;
 }
 
+json json_of(const cache_row& x) {
+  json j;
+  j["node"] = x.node;
+  j["type"] = x.type;
+  j["version"] = x.version;
+  j["bytes"] = x.bytes;
+  j["kept_at"] = x.kept_at;
+  return j;
+}
+
 json json_of(const node_row& x) {
   return json{{"node", x.node},       {"ran", x.ran},     {"recalled", x.recalled},
               {"failed", x.failed},   {"took_us", x.took_us}, {"hosts", x.hosts},

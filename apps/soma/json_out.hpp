@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "soma/fact.hpp"
+#include "soma/store/cache.hpp"
 #include "soma/store/readers.hpp"
 
 namespace soma::cli {
@@ -34,6 +35,9 @@ using json = nlohmann::ordered_json;
 
 /// {"node", "ran", "recalled", "failed", "took_us", "hosts", "devices", "mean_us"}.
 [[nodiscard]] json json_of(const node_row& x);
+
+/// {"node", "type", "version", "bytes", "kept_at"}.
+[[nodiscard]] json json_of(const cache_row& x);
 
 /// Prints one JSON array (indented, newline-terminated).
 void print_json_array(std::ostream& out, const json& array);

@@ -4,6 +4,7 @@
 /// soma::node: what a user writes. One step of a pipeline, typed by what it
 /// takes and what it gives.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -27,6 +28,8 @@ std::string type_name(const std::type_info& t);
 /// How a node is configured in a graph.
 struct node_config {
   std::string name; ///< empty until named; a graph names it after its type
+  std::optional<std::string> frozen; ///< the frozen version, when frozen
+  bool cached = false; ///< keep its outputs in the forward's store
 };
 
 /// The base of every node: `Self` is the node's own type, `In` what its
@@ -70,6 +73,37 @@ public:
   /// Names the node; the name is what its facts say.
   Self& named(std::string name) & {
     config_.name = std::move(name);
+    return static_cast<Self&>(*this);
+  }
+
+  /// Freezes the node at `version`: it promises that the same input gives
+  /// the same output until the version changes, which is what lets its
+  /// results be kept (see cached()).
+  Self&& frozen(std::string version = "0") && {
+    config_.frozen = std::move(version);
+    return static_cast<Self&&>(*this);
+  }
+
+  /// Freezes the node at `version`.
+  Self& frozen(std::string version = "0") & {
+    config_.frozen = std::move(version);
+    return static_cast<Self&>(*this);
+  }
+
+  /// Keeps the node's outputs in the store a forward is given
+  /// (`{.store = kept}`), keyed by the node's type, name and frozen version
+  /// and its encoded input; a forward with the same input then recalls the
+  /// output instead of running the node. Only for a frozen node: a graph
+  /// with a cached node that is not frozen is refused when it is made. In and
+  /// Out need a soma::codec.
+  Self&& cached() && {
+    config_.cached = true;
+    return static_cast<Self&&>(*this);
+  }
+
+  /// Keeps the node's outputs; see the other overload.
+  Self& cached() & {
+    config_.cached = true;
     return static_cast<Self&>(*this);
   }
 

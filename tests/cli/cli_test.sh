@@ -396,7 +396,7 @@ bad_numbers)
   ;;
 
 unknown_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N]'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME]'
   expect_usage_error "unknown command 'frobnicate'; the commands are: $commands (\`soma --help\` lists the commands)" \
     frobnicate
   expect_usage_error "unknown command 'run'; the commands are: $commands (\`soma --help\` lists the commands)" \
@@ -407,7 +407,7 @@ unknown_command)
   ;;
 
 no_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N]'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME]'
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)"
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)" --json --store "$STORE"
   ;;
@@ -440,6 +440,31 @@ damaged)
   soma 0 nodes bad --last 0 --store "$DAMAGED"
   no_out
   [ "$(sha256sum <"$DAMAGED/data.mdb")" = "$before" ] || fail "reading changed the damaged store"
+  ;;
+
+cache)
+  # A store of its own: clearing writes, and other cases read theirs.
+  "$MAKE_STORE" "$T/cached" --cached || fail "make_store --cached failed"
+  soma 0 cache ls --store "$T/cached" --json
+  json "assert sorted((r['node'], r['version']) for r in rows) == [('embed', '2')] * 3 + [('tokenize', '1')] * 3, rows"
+  json "assert all(r['bytes'] > 0 and r['kept_at'] > 1700000000 for r in rows), rows"
+  json "assert {r['type'] for r in rows} == {'Tokenize', 'Embed'}, rows"
+  soma 0 cache ls --node embed --store "$T/cached"
+  no_err
+  [ "$(wc -l <"$T/out")" -eq 4 ] || fail "expected a header and 3 rows"
+  head -1 "$T/out" | grep -Eq '^node +type +version +bytes +kept_at$' || fail "wrong header"
+  soma 0 cache clear --node embed --store "$T/cached"
+  expect_out "forgot 3 kept outputs of node 'embed'"
+  soma 0 cache ls --store "$T/cached" --json
+  json "assert [r['node'] for r in rows] == ['tokenize'] * 3, rows"
+  soma 0 cache clear --store "$T/cached" --json
+  expect_out '[{"cleared":3}]'
+  soma 0 cache ls --store "$T/cached" --json
+  expect_out "[]"
+  # Clearing never makes a store where a typo pointed.
+  expect_usage_error "no store at '$T/nowhere': there is no data.mdb in it; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)" \
+    cache clear --store "$T/nowhere"
+  [ ! -e "$T/nowhere" ] || fail "cache clear created a store"
   ;;
 
 read_only)

@@ -76,9 +76,20 @@ void record_damaged(caf::actor_system& sys, const soma::store& s, const Graph& g
 
 } // namespace
 
+// Kept outputs: tokenize (frozen "1") and embed (frozen "2") cached, three
+// texts, so six entries, three of each node.
+void keep_outputs(caf::actor_system& sys, const soma::store& s) {
+  auto g = soma::graph::somatize(sys, Tokenize{}.named("tokenize").frozen("1").cached()
+                                        >> Embed{}.named("embed").frozen("2").cached()
+                                        >> Score{}.named("score"));
+  for (auto text : {"a", "a bb", "a bb ccc"})
+    g.forward(text, {.store = s});
+}
+
 int main(int argc, char** argv) {
-  if (argc < 2 || (argc == 3 && std::string_view{argv[2]} != "--damaged") || argc > 3) {
-    std::fprintf(stderr, "usage: make_store DIR [--damaged]\n");
+  std::string_view mode = argc == 3 ? argv[2] : "";
+  if (argc < 2 || argc > 3 || (argc == 3 && mode != "--damaged" && mode != "--cached")) {
+    std::fprintf(stderr, "usage: make_store DIR [--damaged|--cached]\n");
     return 2;
   }
   try {
@@ -87,8 +98,10 @@ int main(int argc, char** argv) {
     auto g = soma::graph::somatize(sys, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
                                           >> Score{}.named("score"));
     soma::store s{argv[1]};
-    if (argc == 3) {
+    if (mode == "--damaged") {
       record_damaged(sys, s, g);
+    } else if (mode == "--cached") {
+      keep_outputs(sys, s);
     } else {
       record_tuesday(sys, s, g);
       record_plain(sys, s, g);

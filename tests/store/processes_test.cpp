@@ -71,8 +71,13 @@ BOOST_AUTO_TEST_CASE(a_killed_recorder_leaves_every_flushed_forward_intact) {
     BOOST_TEST(fw.size() >= before + durable);
     for (std::uint64_t i = 0; i < fw.size(); ++i) {
       BOOST_TEST(fw[i].forward == i);
-      BOOST_TEST(fw[i].nodes == 3u);
       auto told = soma::facts(s, "killed", i);
+      // A tick may have written the forward running at a kill, still open:
+      // the last of some round. It must still read.
+      if (fw[i].state == soma::outcome::open)
+        continue;
+      BOOST_TEST(fw[i].state == soma::outcome::ok);
+      BOOST_TEST(fw[i].nodes == 3u);
       BOOST_TEST(told.size() >= 4u);
     }
     before = fw.size();

@@ -27,7 +27,13 @@ public:
   explicit blocking_forward(const soma::watching* w) : forward_result<Out>(w) {}
 
   void complete(Out&& value, caf::local_actor*) override {
-    value_.emplace(std::move(value));
+    try {
+      value_.emplace(std::move(value));
+    } catch (const std::exception& e) {
+      failure_.emplace("", std::string{"the value could not be handed over: "} + e.what());
+    } catch (...) {
+      failure_.emplace("", "the value could not be handed over");
+    }
     parking_.release();
   }
 
@@ -70,10 +76,15 @@ public:
 
   void complete(Out&& value, caf::local_actor* self) override {
     auto rp = answer_from(self);
-    if (auto& e = this->watcher_error())
-      rp.deliver(make_error(error_code::watcher_failed, "", *e));
-    else
-      rp.deliver(std::move(value));
+    try {
+      if (auto& e = this->watcher_error())
+        rp.deliver(make_error(error_code::watcher_failed, "", *e));
+      else
+        rp.deliver(std::move(value));
+    } catch (const std::exception& e) {
+      rp.deliver(make_error(error_code::node_failed, "",
+                            std::string{"the value could not be handed over: "} + e.what()));
+    }
   }
 
   void fail(std::string node, std::string error, caf::local_actor* self) override {

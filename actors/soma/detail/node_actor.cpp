@@ -32,7 +32,48 @@ void node_threw(forward_state& fw, const std::string& node, std::exception_ptr e
   auto began_us = fw.since_began_us(began);
   fw.emit(failed_fact(node, text, began_us, micros(ended - began)), self->context());
   fw.emit(broke_fact(node, text, fw.since_began_us(clock::now())), self->context());
+  fw.mark_ended();
   fw.fail(node, std::move(text), self);
+}
+
+void broke_after_running(forward_state& fw, const std::string& node, std::exception_ptr error,
+                         caf::local_actor* self) noexcept {
+  if (fw.ended())
+    return;
+  try {
+    auto text = what(std::move(error));
+    fw.emit(broke_fact(node, text, fw.since_began_us(clock::now())), self->context());
+    fw.mark_ended();
+    fw.fail(node, std::move(text), self);
+  } catch (...) {
+    // Out of memory while saying so: end the forward with the least we can.
+    if (!fw.ended()) {
+      fw.mark_ended();
+      try {
+        fw.fail(node, "the forward could not be carried on", self);
+      } catch (...) {
+      }
+    }
+  }
+}
+
+void node_recalled(forward_state& fw, const std::string& node, clock::time_point began,
+                   clock::time_point ended, std::size_t bytes, caf::local_actor* self) {
+  fw.emit(recalled_fact(node, fw.since_began_us(began), micros(ended - began), bytes),
+          self->context());
+}
+
+void node_kept(forward_state& fw, const std::string& node, clock::time_point began,
+               clock::time_point ended, std::size_t bytes, caf::local_actor* self) {
+  fw.emit(kept_fact(node, fw.since_began_us(began), micros(ended - began), bytes), self->context());
+}
+
+void node_ran_without_store(forward_state& fw, const std::string& node, clock::time_point began,
+                            clock::time_point ended, caf::local_actor* self) {
+  auto x = ran_fact(node, fw.since_began_us(began), micros(ended - began));
+  // Said once per node: it is cached, but the forward gave it no store.
+  x.fields.emplace_back("cache", "no store");
+  fw.emit(std::move(x), self->context());
 }
 
 void node_ran(forward_state& fw, const std::string& node, clock::time_point began,

@@ -15,8 +15,11 @@
 #include <caf/typed_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "soma/codec.hpp"
 #include "soma/context.hpp"
 #include "soma/detail/forward_state.hpp"
+#include "soma/node.hpp"
+#include "soma/store/cache.hpp"
 #include "soma/watching.hpp"
 
 namespace caf {
@@ -49,9 +52,24 @@ template <class N>
 struct node_state {
   std::shared_ptr<N> node;
   std::string node_name;
+  std::string type;           ///< the node's C++ type: part of its cache identity
+  node_config config;
+  bool said_no_store = false; ///< a cached node told once that it had no store
   sink<typename N::Out> next; ///< empty for the last node: it ends the forward
   static inline const char* name = "soma.node";
 };
+
+/// Whether node type `N`'s outputs can be kept: its In and Out have codecs.
+template <class N>
+inline constexpr bool cacheable = encodable<typename N::In> && encodable<typename N::Out>;
+
+/// Emits `recalled`, `kept`, or the `ran` of a cached node with no store.
+void node_recalled(forward_state& fw, const std::string& node, clock::time_point began,
+                   clock::time_point ended, std::size_t bytes, caf::local_actor* self);
+void node_kept(forward_state& fw, const std::string& node, clock::time_point began,
+               clock::time_point ended, std::size_t bytes, caf::local_actor* self);
+void node_ran_without_store(forward_state& fw, const std::string& node, clock::time_point began,
+                            clock::time_point ended, caf::local_actor* self);
 
 /// Emits `failed` and `broke` for `node` and ends the forward with its error.
 void node_threw(forward_state& fw, const std::string& node, std::exception_ptr error,
@@ -65,7 +83,87 @@ void node_ran(forward_state& fw, const std::string& node, clock::time_point bega
 template <class Out>
 void finish(forward_state& fw, Out&& value, caf::local_actor* self) {
   fw.emit(finished_fact(fw.since_began_us(clock::now())), self->context());
+  fw.mark_ended();
   static_cast<forward_result<Out>&>(fw).complete(std::move(value), self);
+}
+
+/// Ends a forward that broke after its node ran (its output could not be
+/// moved on, encoded, or handed over): `broke`, then the failure. No
+/// exception leaves an actor.
+void broke_after_running(forward_state& fw, const std::string& node, std::exception_ptr error,
+                         caf::local_actor* self) noexcept;
+
+/// Sends `out` on to the next node, or ends the forward with it.
+template <class N, class Self>
+void pass_on(Self* self, forward_ptr&& forward, typename N::Out&& out) {
+  using Out = typename N::Out;
+  auto& st = self->state;
+  if (st.next)
+    self->send(st.next, step<Out>{std::move(forward), std::move(out)});
+  else
+    finish<Out>(*forward, std::move(out), self);
+}
+
+/// Runs the node on `s`; emits `ran` (or `failed` and `broke`). Returns the
+/// output, or nothing when the node threw and the forward is over.
+template <class N, class Self>
+std::optional<typename N::Out> run(Self* self, step<typename N::In>& s, bool without_store) {
+  auto& st = self->state;
+  auto& fw = *s.forward;
+  std::optional<typename N::Out> out;
+  auto began = clock::now();
+  try {
+    context ctx{fw, st.node_name, self->context()};
+    out.emplace(st.node->forward(std::as_const(s.value), ctx));
+  } catch (...) {
+    node_threw(fw, st.node_name, std::current_exception(), began, clock::now(), self);
+    return std::nullopt;
+  }
+  if (without_store)
+    node_ran_without_store(fw, st.node_name, began, clock::now(), self);
+  else
+    node_ran(fw, st.node_name, began, clock::now(), self);
+  return out;
+}
+
+/// A cached node's step: recall the output kept for this input, or run the
+/// node and keep what it gave. A kept output that does not decode, or a
+/// store that cannot be read, is a miss: the forward never fails for it.
+template <class N, class Self>
+void run_cached(Self* self, step<typename N::In>& s, const store& kept) {
+  using Out = typename N::Out;
+  auto& st = self->state;
+  auto& fw = *s.forward;
+  auto began = clock::now();
+  std::string input = encode(s.value);
+  cache_identity who{st.type, st.node_name, *st.config.frozen};
+  auto key = cache_key(who, input);
+  std::optional<std::string> hit;
+  try {
+    hit = cache_get(kept, key, who);
+  } catch (const store_error&) {
+  }
+  if (hit) {
+    try {
+      Out out = decode<Out>(*hit);
+      node_recalled(fw, st.node_name, began, clock::now(), hit->size(), self);
+      pass_on<N>(self, std::move(s.forward), std::move(out));
+      return;
+    } catch (const codec_error&) {
+    }
+  }
+  auto out = run<N>(self, s, false);
+  if (!out)
+    return;
+  auto keeping = clock::now();
+  try {
+    auto bytes = encode(*out);
+    cache_put(kept, key, who, bytes);
+    node_kept(fw, st.node_name, keeping, clock::now(), bytes.size(), self);
+  } catch (const store_error&) {
+    // Not kept, so no `kept`: the next forward with this input runs again.
+  }
+  pass_on<N>(self, std::move(s.forward), std::move(*out));
 }
 
 /// The behaviour of the actor running node type `N`.
@@ -74,28 +172,32 @@ typename node_actor<N>::behavior_type
 node_behavior(typename node_actor<N>::template stateful_pointer<node_state<N>> self,
               std::shared_ptr<N> node, std::string name, sink<typename N::Out> next) {
   using In = typename N::In;
-  using Out = typename N::Out;
+  self->state.config = node->config();
+  self->state.type = type_name(typeid(N));
   self->state.node = std::move(node);
   self->state.node_name = std::move(name);
   self->state.next = std::move(next);
   return {
     [self](step<In>& s) {
       auto& st = self->state;
-      auto& fw = *s.forward;
-      std::optional<Out> out;
-      auto began = clock::now();
+      forward_ptr keep = s.forward; // outlives a step moved on before a throw
       try {
-        context ctx{fw, st.node_name, self->context()};
-        out.emplace(st.node->forward(std::as_const(s.value), ctx));
+        bool without_store = false;
+        if constexpr (cacheable<N>) {
+          if (st.config.cached) {
+            if (auto* kept = s.forward->kept()) {
+              run_cached<N>(self, s, *kept);
+              return;
+            }
+            without_store = !st.said_no_store;
+            st.said_no_store = true;
+          }
+        }
+        if (auto out = run<N>(self, s, without_store))
+          pass_on<N>(self, std::move(s.forward), std::move(*out));
       } catch (...) {
-        node_threw(fw, st.node_name, std::current_exception(), began, clock::now(), self);
-        return;
+        broke_after_running(*keep, st.node_name, std::current_exception(), self);
       }
-      node_ran(fw, st.node_name, began, clock::now(), self);
-      if (st.next)
-        self->send(st.next, step<Out>{std::move(s.forward), std::move(*out)});
-      else
-        finish<Out>(fw, std::move(*out), self);
     },
   };
 }

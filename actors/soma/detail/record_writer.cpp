@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <kj/exception.h>
+
 #include <caf/actor_system.hpp>
 #include <caf/stateful_actor.hpp>
 
@@ -94,7 +96,9 @@ caf::result<record_numbers> write(writer_actor* self, record_batch& batch) {
       }
       // After whatever the run has now: another recorder of this run may
       // have written since this one started.
-      next = std::max(st.next, after_last(env, txn, records, st.options.run));
+      auto had = after_last(env, txn, records, st.options.run);
+      bool fresh_run = had == 0 && st.next == 0;
+      next = std::max(st.next, had);
       for (auto& f : st.unwritten) {
         auto n = f.number ? *f.number : next++;
         out.numbered.emplace_back(f.id, n);
@@ -103,20 +107,32 @@ caf::result<record_numbers> write(writer_actor* self, record_batch& batch) {
         env.put(txn, blobs, key, encode_facts(f.facts));
       }
       if (!st.meta_written) {
+        // A fact's curve is one scan only if every record of the run holds
+        // it: the first recorder of a run says what it summarises, every
+        // later one can only narrow that.
         auto meta = dbi(db::meta);
         auto key = meta_key(st.options.run);
-        std::vector<std::string> names;
+        auto names = st.options.summarising;
         std::string_view old;
-        if (env.get(txn, meta, key, old))
-          names = decode_run_meta(old, origin{"the metadata of run '" + st.options.run + "'"});
-        for (auto& s : st.options.summarising)
-          if (std::find(names.begin(), names.end(), s) == names.end())
-            names.push_back(s);
+        if (!fresh_run) {
+          std::vector<std::string> before;
+          if (env.get(txn, meta, key, old)) {
+            auto what = "the metadata of run '" + st.options.run + "'";
+            before = decode_run_meta(old, origin{what});
+          }
+          std::erase_if(names, [&](const std::string& n) {
+            return std::find(before.begin(), before.end(), n) == before.end();
+          });
+        }
         env.put(txn, meta, key, encode_run_meta(names));
       }
     });
-  } catch (const store_error& e) {
+  } catch (const std::exception& e) {
+    // store_error, or anything else: the batch stays unwritten, to be tried
+    // with the next one; the writer lives on.
     return make_error(error_code::store_failed, "", e.what());
+  } catch (const kj::Exception& e) {
+    return make_error(error_code::store_failed, "", e.getDescription().cStr());
   }
   st.cleared = cleared;
   st.meta_written = true;

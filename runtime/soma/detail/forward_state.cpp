@@ -97,6 +97,18 @@ fact broke_fact(const std::string& node, const std::string& error, std::int64_t 
   return make("broke", {{"node", node}, {"error", error}, {"took_us", took_us}});
 }
 
+fact recalled_fact(const std::string& node, std::int64_t began_us, std::int64_t took_us,
+                   std::size_t bytes) {
+  return make("recalled", {{"node", node}, {"began_us", began_us}, {"took_us", took_us},
+                           {"bytes", bytes}});
+}
+
+fact kept_fact(const std::string& node, std::int64_t began_us, std::int64_t took_us,
+               std::size_t bytes) {
+  return make("kept", {{"node", node}, {"began_us", began_us}, {"took_us", took_us},
+                       {"bytes", bytes}});
+}
+
 fact finished_fact(std::int64_t took_us) {
   return make("finished", {{"took_us", took_us}});
 }

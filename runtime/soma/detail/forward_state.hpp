@@ -14,6 +14,7 @@
 #include <caf/ref_counted.hpp>
 
 #include "soma/fact.hpp"
+#include "soma/store/store.hpp"
 #include "soma/watching.hpp"
 
 namespace soma::detail {
@@ -54,6 +55,18 @@ public:
   /// has emitted `failed` and `broke`). Called by exactly one actor, once.
   virtual void fail(std::string node, std::string error, caf::local_actor* self) = 0;
 
+  /// Whether the forward has ended (a value or a failure was handed over).
+  [[nodiscard]] bool ended() const noexcept { return ended_; }
+
+  /// Marks the forward ended; called right before complete() or fail().
+  void mark_ended() noexcept { ended_ = true; }
+
+  /// The store cached nodes keep their outputs in, or nullptr.
+  [[nodiscard]] const soma::store* kept() const noexcept { return kept_ ? &*kept_ : nullptr; }
+
+  /// Sets the store cached nodes keep their outputs in.
+  void keep_in(std::optional<soma::store> s) { kept_ = std::move(s); }
+
   /// The first error a callable watcher threw, if any.
   [[nodiscard]] const std::optional<std::string>& watcher_error() const noexcept {
     return watcher_error_;
@@ -64,6 +77,8 @@ private:
   clock::time_point began_;
   std::optional<soma::watching> owned_;
   const soma::watching* watching_;
+  std::optional<soma::store> kept_;
+  bool ended_ = false;
   std::vector<bool> dropped_; // callables that threw: told nothing more
   std::optional<std::string> watcher_error_;
 };
@@ -94,5 +109,9 @@ fact failed_fact(const std::string& node, const std::string& error,
                  std::int64_t began_us, std::int64_t took_us);
 fact broke_fact(const std::string& node, const std::string& error, std::int64_t took_us);
 fact finished_fact(std::int64_t took_us);
+fact recalled_fact(const std::string& node, std::int64_t began_us, std::int64_t took_us,
+                   std::size_t bytes);
+fact kept_fact(const std::string& node, std::int64_t began_us, std::int64_t took_us,
+               std::size_t bytes);
 
 } // namespace soma::detail

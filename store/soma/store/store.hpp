@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct store_options {
   /// The initial size of the memory map. The map doubles by itself whenever
   /// a write finds it full; the file on disk grows only with what is written.
   std::size_t map_size = std::size_t{1} << 30;
+  /// At most this many bytes of kept outputs (soma/store/cache.hpp); when a
+  /// new one would exceed it, the oldest are evicted first. None: no limit.
+  std::optional<std::size_t> cache_limit;
 };
 
 /// A store could not be opened or read. what() names the store's directory,

@@ -12,10 +12,27 @@ namespace soma::detail {
 
 namespace {
 
-constexpr const char* db_names[] = {"records", "facts", "meta", "cache", "readings"};
+constexpr const char* db_names[db_count] = {"records", "facts", "meta", "cache", "cache_age", "readings"};
 
 std::string describe(int rc) {
   return mdb_strerror(rc);
+}
+
+// A key as text: bytes that are not printable as \xNN (keys end in a
+// big-endian number whose first byte is often NUL, which would end a message).
+std::string printable(std::string_view key) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : key) {
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += "\\x";
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 0xf]);
+    }
+  }
+  return out;
 }
 
 // Whether `file` starts like an LMDB data file: a page header, then the meta
@@ -38,7 +55,7 @@ bool looks_like_lmdb(const std::string& file) {
 } // namespace
 
 environment::environment(std::string path, const store_options& options)
-  : path_(std::move(path)), read_only_(options.read_only) {
+  : path_(std::move(path)), read_only_(options.read_only), cache_limit_(options.cache_limit) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (read_only_) {
@@ -76,6 +93,38 @@ environment::environment(std::string path, const store_options& options)
   // Reader slots left by processes that were killed while reading.
   int dead = 0;
   mdb_reader_check(env_, &dead);
+  open_databases();
+}
+
+void environment::open_databases() {
+  MDB_txn* txn = nullptr;
+  if (int rc = mdb_txn_begin(env_, nullptr, read_only_ ? MDB_RDONLY : 0u, &txn); rc != 0) {
+    mdb_env_close(env_);
+    env_ = nullptr;
+    throw store_error("cannot open the store '" + path_ + "': " + describe(rc));
+  }
+  MDB_dbi opened[db_count] = {};
+  bool all = true;
+  for (size_t i = 0; i < db_count; ++i) {
+    int rc = mdb_dbi_open(txn, db_names[i], read_only_ ? 0u : MDB_CREATE, &opened[i]);
+    if (rc == MDB_NOTFOUND) {
+      opened[i] = 0;
+      all = false;
+    } else if (rc != 0) {
+      mdb_txn_abort(txn);
+      mdb_env_close(env_);
+      env_ = nullptr;
+      throw store_error("cannot open database '" + std::string{db_names[i]} + "' of the store '"
+                        + path_ + "': " + describe(rc));
+    }
+  }
+  if (int rc = mdb_txn_commit(txn); rc != 0) {
+    mdb_env_close(env_);
+    env_ = nullptr;
+    throw store_error("cannot open the store '" + path_ + "': " + describe(rc));
+  }
+  publish(opened);
+  all_open_ = all;
 }
 
 environment::~environment() {
@@ -90,15 +139,22 @@ void environment::fail(int rc, std::string_view what) const {
   throw store_error(msg);
 }
 
-MDB_txn* environment::begin(unsigned flags) const {
-  MDB_txn* txn = nullptr;
+MDB_txn* environment::begin(std::shared_lock<std::shared_mutex>& guard, unsigned flags) const {
   for (int attempt = 0;; ++attempt) {
+    MDB_txn* txn = nullptr;
     int rc = mdb_txn_begin(env_, nullptr, flags, &txn);
     if (rc == 0)
       return txn;
-    // Another process grew the map: adopt its size and try again.
     if (rc == MDB_MAP_RESIZED && attempt < 3) {
-      mdb_env_set_mapsize(env_, 0);
+      // Another process grew the map. Adopting it remaps the file, so no
+      // transaction of this process may be open meanwhile.
+      guard.unlock();
+      {
+        std::unique_lock<std::shared_mutex> alone{resize_};
+        if (int grow = mdb_env_set_mapsize(env_, 0); grow != 0)
+          fail(grow, "adopting the map size another process set");
+      }
+      guard.lock();
       continue;
     }
     fail(rc, flags & MDB_RDONLY ? "beginning a read" : "beginning a write");
@@ -113,7 +169,7 @@ void environment::put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::stri
   if (rc == MDB_MAP_FULL)
     throw map_full{};
   if (rc != 0)
-    fail(rc, "writing '" + std::string{key.substr(0, 64)} + "'");
+    fail(rc, "writing '" + printable(key.substr(0, 64)) + "'");
 }
 
 bool environment::get(MDB_txn* txn, MDB_dbi dbi, std::string_view key,
@@ -166,7 +222,7 @@ MDB_dbi environment::handle(MDB_txn* txn, db which, bool create, MDB_dbi* local)
 
 void environment::publish(const MDB_dbi* local) const {
   std::lock_guard<std::mutex> guard{dbis_mtx_};
-  for (size_t i = 0; i < 5; ++i)
+  for (size_t i = 0; i < db_count; ++i)
     if (local[i] != 0)
       dbis_[i] = local[i];
 }
@@ -174,8 +230,11 @@ void environment::publish(const MDB_dbi* local) const {
 void environment::read(
   const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f) const {
   std::shared_lock<std::shared_mutex> guard{resize_};
-  MDB_txn* txn = begin(MDB_RDONLY);
-  MDB_dbi local[5] = {0, 0, 0, 0, 0};
+  std::unique_lock<std::mutex> opening{opening_, std::defer_lock};
+  if (!all_open_)
+    opening.lock();
+  MDB_txn* txn = begin(guard, MDB_RDONLY);
+  MDB_dbi local[db_count] = {};
   auto dbi = [&](db which) { return handle(txn, which, false, local); };
   try {
     f(txn, dbi);
@@ -184,9 +243,12 @@ void environment::read(
     throw;
   }
   // A handle this transaction opened becomes shared only if it commits.
-  if (std::any_of(local, local + 5, [](MDB_dbi d) { return d != 0; })) {
-    if (mdb_txn_commit(txn) == 0)
+  if (std::any_of(local, local + db_count, [](MDB_dbi d) { return d != 0; })) {
+    if (mdb_txn_commit(txn) == 0) {
       publish(local);
+      std::lock_guard<std::mutex> g{dbis_mtx_};
+      all_open_ = std::all_of(dbis_, dbis_ + db_count, [](MDB_dbi d) { return d != 0; });
+    }
   } else {
     mdb_txn_abort(txn);
   }
@@ -200,8 +262,8 @@ void environment::write(
     int rc = 0;
     {
       std::shared_lock<std::shared_mutex> guard{resize_};
-      MDB_txn* txn = begin(0);
-      MDB_dbi local[5] = {0, 0, 0, 0, 0};
+      MDB_txn* txn = begin(guard, 0);
+      MDB_dbi local[db_count] = {};
       auto dbi = [&](db which) { return handle(txn, which, true, local); };
       try {
         f(txn, dbi);

@@ -4,9 +4,11 @@
 /// The LMDB environment behind soma::store, and transactions on it. Every
 /// LMDB return code is turned into a store_error here and nowhere else.
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -18,7 +20,10 @@
 namespace soma::detail {
 
 /// The named databases of a store.
-enum class db { records, facts, meta, cache, readings };
+enum class db { records, facts, meta, cache, cache_age, readings };
+
+/// How many named databases a store has.
+inline constexpr std::size_t db_count = 6;
 
 /// An open LMDB environment. One per directory per process.
 class environment {
@@ -31,6 +36,9 @@ public:
 
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
   [[nodiscard]] bool read_only() const noexcept { return read_only_; }
+  [[nodiscard]] const std::optional<std::size_t>& cache_limit() const noexcept {
+    return cache_limit_;
+  }
 
   /// Runs `f` in a read transaction. `f` gets the transaction and a way to
   /// find a database's handle; a database that does not exist yet gives 0
@@ -63,16 +71,27 @@ private:
   // committed. 0 when the database does not exist in txn's snapshot.
   MDB_dbi handle(MDB_txn* txn, db which, bool create, MDB_dbi* local) const;
   void publish(const MDB_dbi* local) const;
-  MDB_txn* begin(unsigned flags) const;
+  // Begins a transaction under `guard` (shared); adopts a map another
+  // process grew, which needs this process's transactions all closed.
+  MDB_txn* begin(std::shared_lock<std::shared_mutex>& guard, unsigned flags) const;
+  // Opens every database that exists (creating them all when writable), so
+  // that transactions seldom open one: LMDB lets only one transaction of a
+  // process open databases at a time.
+  void open_databases();
 
   std::string path_;
   bool read_only_;
+  std::optional<std::size_t> cache_limit_;
   MDB_env* env_ = nullptr;
   // Transactions share it; growing the map takes it alone, since LMDB allows
   // mdb_env_set_mapsize only while no transaction of this process is open.
   mutable std::shared_mutex resize_;
   mutable std::mutex dbis_mtx_;
-  mutable MDB_dbi dbis_[5] = {0, 0, 0, 0, 0};
+  mutable MDB_dbi dbis_[db_count] = {};
+  // Held by a read that may open a database (only while some database of a
+  // read-only store is missing): one transaction opens databases at a time.
+  mutable std::mutex opening_;
+  mutable std::atomic<bool> all_open_{false};
 };
 
 /// Thrown inside write() when the map is full; write() grows it and replays.

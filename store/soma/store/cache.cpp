@@ -1,0 +1,234 @@
+#include "soma/store/cache.hpp"
+
+#include <chrono>
+#include <cstring>
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+#include <openssl/evp.h>
+
+#include "soma/schema/cache.capnp.h"
+#include "soma/store/detail/environment.hpp"
+
+namespace soma {
+
+namespace {
+
+using detail::db;
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+std::string be64(std::uint64_t x) {
+  std::string out(8, '\0');
+  for (int i = 7; i >= 0; --i, x >>= 8)
+    out[static_cast<size_t>(i)] = static_cast<char>(x & 0xff);
+  return out;
+}
+
+/// An entry decoded; nullopt when its bytes are damaged.
+struct entry {
+  std::string node, type, version, output;
+  std::int64_t kept_at = 0;
+  std::uint64_t kept_ns = 0;
+};
+
+std::optional<entry> decode(std::string_view bytes) {
+  if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
+    return std::nullopt;
+  auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
+  std::memcpy(words.begin(), bytes.data(), bytes.size());
+  try {
+    capnp::FlatArrayMessageReader reader{words};
+    auto r = reader.getRoot<schema::CacheEntry>();
+    entry e;
+    e.node = std::string{r.getNode().cStr(), r.getNode().size()};
+    e.type = std::string{r.getType().cStr(), r.getType().size()};
+    e.version = std::string{r.getVersion().cStr(), r.getVersion().size()};
+    e.kept_at = r.getKeptAt();
+    e.kept_ns = r.getKeptNs();
+    auto out = r.getOutput();
+    e.output.assign(reinterpret_cast<const char*>(out.begin()), out.size());
+    return e;
+  } catch (const kj::Exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string encode(const detail::cache_identity& who, std::string_view output,
+                   std::int64_t kept_at, std::uint64_t kept_ns) {
+  capnp::MallocMessageBuilder msg{static_cast<unsigned>(32 + output.size() / sizeof(capnp::word))};
+  auto r = msg.initRoot<schema::CacheEntry>();
+  r.setNode(std::string{who.node});
+  r.setType(std::string{who.type});
+  r.setVersion(std::string{who.version});
+  r.setKeptAt(kept_at);
+  r.setKeptNs(kept_ns);
+  r.setOutput(kj::arrayPtr(reinterpret_cast<const kj::byte*>(output.data()), output.size()));
+  auto words = capnp::messageToFlatArray(msg);
+  auto bytes = words.asBytes();
+  return std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
+}
+
+std::string node_prefix(std::string_view node) {
+  std::string p{node};
+  p.push_back('\0');
+  return p;
+}
+
+// The age index: when it was kept (ns, big-endian), then its key; the value
+// is the entry's size. Oldest first is one cursor walk.
+std::string age_key(std::uint64_t kept_ns, std::string_view key) {
+  return be64(kept_ns) + std::string{key};
+}
+
+std::uint64_t from_be64(std::string_view b) {
+  std::uint64_t x = 0;
+  for (auto c : b)
+    x = (x << 8) | static_cast<unsigned char>(c);
+  return x;
+}
+
+// Every age-index key, oldest first, with its entry's size.
+std::vector<std::pair<std::string, std::uint64_t>> ages_of(const detail::environment& env,
+                                                             MDB_txn* txn, MDB_dbi ages) {
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  MDB_cursor* cur = nullptr;
+  if (int rc = mdb_cursor_open(txn, ages, &cur); rc != 0)
+    env.fail(rc, "opening a cursor");
+  MDB_val k, v;
+  for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+       rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+    out.emplace_back(std::string{detail::view(k)}, from_be64(detail::view(v)));
+  mdb_cursor_close(cur);
+  return out;
+}
+
+} // namespace
+
+namespace detail {
+
+std::string cache_key(const cache_identity& who, std::string_view input) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+  for (auto part : {who.type, who.node, who.version}) {
+    auto size = be64(part.size());
+    EVP_DigestUpdate(ctx, size.data(), size.size());
+    EVP_DigestUpdate(ctx, part.data(), part.size());
+  }
+  EVP_DigestUpdate(ctx, input.data(), input.size());
+  EVP_DigestFinal_ex(ctx, digest, &len);
+  EVP_MD_CTX_free(ctx);
+  return node_prefix(who.node) + std::string(reinterpret_cast<char*>(digest), len);
+}
+
+std::optional<std::string> cache_get(const store& s, std::string_view key, const cache_identity& who) {
+  std::optional<std::string> out;
+  s.env().read([&](MDB_txn* txn, auto& dbi) {
+    std::string_view bytes;
+    if (!s.env().get(txn, dbi(db::cache), key, bytes))
+      return;
+    auto e = decode(bytes);
+    if (e && e->node == who.node && e->type == who.type && e->version == who.version)
+      out = std::move(e->output);
+  });
+  return out;
+}
+
+void cache_put(const store& s, std::string_view key, const cache_identity& who,
+               std::string_view output) {
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  auto kept_ns = static_cast<std::uint64_t>(
+    std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
+  auto bytes = encode(who, output, unix_now(), kept_ns);
+  auto& env = s.env();
+  auto limit = env.cache_limit();
+  env.write([&](MDB_txn* txn, auto& dbi) {
+    auto cache = dbi(db::cache);
+    auto ages = dbi(db::cache_age);
+    // Written again (it was damaged, or kept twice at once): drop its old age.
+    std::string_view old;
+    if (env.get(txn, cache, key, old))
+      if (auto e = decode(old))
+        env.del(txn, ages, age_key(e->kept_ns, key));
+    env.put(txn, cache, key, bytes);
+    env.put(txn, ages, age_key(kept_ns, key), be64(bytes.size()));
+    if (!limit)
+      return;
+    // Evict the oldest until what is kept fits the limit.
+    auto all = ages_of(env, txn, ages);
+    std::uint64_t total = 0;
+    for (auto& a : all)
+      total += a.second;
+    for (auto& [age, size] : all) {
+      if (total <= *limit)
+        break;
+      env.del(txn, cache, std::string_view{age}.substr(8));
+      env.del(txn, ages, age);
+      total -= size;
+    }
+  });
+}
+
+} // namespace detail
+
+std::vector<cache_row> cache_entries(const store& s, std::optional<std::string_view> node) {
+  std::vector<cache_row> out;
+  auto prefix = node ? node_prefix(*node) : std::string{};
+  s.env().read([&](MDB_txn* txn, auto& dbi) {
+    auto cache = dbi(db::cache);
+    if (cache == 0)
+      return;
+    MDB_cursor* cur = nullptr;
+    if (int rc = mdb_cursor_open(txn, cache, &cur); rc != 0)
+      s.env().fail(rc, "opening a cursor");
+    auto k = detail::val(prefix);
+    MDB_val v;
+    for (int rc = mdb_cursor_get(cur, &k, &v, prefix.empty() ? MDB_FIRST : MDB_SET_RANGE);
+         rc == 0 && detail::view(k).starts_with(prefix); rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+      auto key = detail::view(k);
+      cache_row row;
+      row.node = std::string{key.substr(0, key.find('\0'))};
+      if (auto e = decode(detail::view(v))) {
+        row.type = e->type;
+        row.version = e->version;
+        row.bytes = e->output.size();
+        row.kept_at = e->kept_at;
+      } else {
+        row.type = "(damaged)";
+      }
+      out.push_back(std::move(row));
+    }
+    mdb_cursor_close(cur);
+  });
+  return out;
+}
+
+std::size_t cache_clear(store& s, std::optional<std::string_view> node) {
+  std::size_t cleared = 0;
+  auto prefix = node ? node_prefix(*node) : std::string{};
+  auto& env = s.env();
+  env.write([&](MDB_txn* txn, auto& dbi) {
+    cleared = 0;
+    auto cache = dbi(db::cache);
+    auto ages = dbi(db::cache_age);
+    // The age index names every entry, and must shrink with the cache.
+    for (auto& [age, size] : ages_of(env, txn, ages)) {
+      auto victim = std::string_view{age}.substr(8);
+      if (!victim.starts_with(prefix))
+        continue;
+      env.del(txn, cache, victim);
+      env.del(txn, ages, age);
+      ++cleared;
+    }
+  });
+  return cleared;
+}
+
+} // namespace soma
