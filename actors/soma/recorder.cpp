@@ -144,21 +144,23 @@ void start_write(recorder_actor* self) {
           for (auto& e : st.held)
             if (e.forward.id == id && id != 0)
               e.forward.number = n;
-        st.error.reset();
+        st.error = std::move(written.error);
         st.writing = false;
         st.done = number;
         answer_waiters(self);
-        after_write(self);
+        if (st.error)
+          schedule_tick(self); // the writer kept the rest: ask it again
+        else
+          after_write(self);
       },
       [self, number](caf::error& e) {
+        // The writer is gone (it never dies of a failed write): nothing more
+        // can be written; say so to whoever waits.
         auto& st = self->state;
-        // The writer keeps what it could not write and tries it again with
-        // the next batch; the next tick asks it to.
         st.error = describe(e);
         st.writing = false;
         st.done = number;
         answer_waiters(self);
-        schedule_tick(self);
       });
 }
 
@@ -265,7 +267,7 @@ recorder::recorder(caf::actor_system& sys, store s, recorder_options options)
   if (s.read_only())
     throw store_error("cannot record into '" + s.path() + "': it was opened read-only");
   auto writer = detail::spawn_record_writer(
-    sys, std::move(s), {options.run, options.summarising, options.overwrite});
+    sys, std::move(s), {options.run, options.summarising, options.overwrite, options.batch});
   actor_ = sys.spawn(recording, std::move(writer), std::move(options));
 }
 

@@ -1,6 +1,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "fixture.hpp"
@@ -29,6 +31,16 @@ BOOST_AUTO_TEST_CASE(eight_threads_a_thousand_forwards_each_on_one_graph) {
                                         >> Add{-2}.named("sub"));
   auto shared = std::make_shared<collected>();
   auto shared_actor = spawn_collector(sys, shared);
+  // A forward-aware actor too: it is told which forward each fact is of, so
+  // it can check every forward's own order although they interleave.
+  using by_forward = std::map<std::uint64_t, std::vector<std::string>>;
+  auto grouped = std::make_shared<std::pair<std::mutex, by_forward>>();
+  auto aware = sys.spawn([grouped](caf::event_based_actor*) -> caf::behavior {
+    return {[grouped](const soma::forward_fact& x) {
+      std::lock_guard<std::mutex> guard{grouped->first};
+      grouped->second[x.forward].push_back(x.fact.name + " " + std::string{x.fact["node"]});
+    }};
+  });
   constexpr int threads = 8;
   constexpr int forwards = 1000;
   std::atomic<int> wrong_values{0}, wrong_facts{0};
@@ -39,7 +51,7 @@ BOOST_AUTO_TEST_CASE(eight_threads_a_thousand_forwards_each_on_one_graph) {
         long x = t * 100000L + i;
         std::vector<soma::fact> mine;
         auto v = g.forward(x, {.watching = {[&](const soma::fact& f) { mine.push_back(f); },
-                                            shared_actor}});
+                                            shared_actor, soma::watcher::forward_aware(aware)}});
         if (v != (x + 1) * 3 - 2)
           ++wrong_values;
         bool ok = mine.size() == 4 && mine[0].name == "ran" && mine[0]["node"] == "add"
@@ -63,6 +75,27 @@ BOOST_AUTO_TEST_CASE(eight_threads_a_thousand_forwards_each_on_one_graph) {
     (f.name == "ran" ? ran : finished) += 1;
   BOOST_TEST(ran == size_t{threads * forwards * 3});
   BOOST_TEST(finished == size_t{threads * forwards});
+  // Every forward's own facts, in its own order.
+  std::vector<std::string> one{"ran add", "ran times", "ran sub", "finished "};
+  auto until = std::chrono::steady_clock::now() + deadline;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> guard{grouped->first};
+      size_t total = 0;
+      for (auto& [id, names] : grouped->second)
+        total += names.size();
+      if (total == size_t{threads * forwards * 4})
+        break;
+    }
+    BOOST_REQUIRE(std::chrono::steady_clock::now() < until);
+    std::this_thread::sleep_for(std::chrono::milliseconds{5});
+  }
+  std::lock_guard<std::mutex> guard{grouped->first};
+  BOOST_TEST(grouped->second.size() == size_t{threads * forwards});
+  size_t out_of_order = 0;
+  for (auto& [id, names] : grouped->second)
+    out_of_order += names != one;
+  BOOST_TEST(out_of_order == 0u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -76,74 +76,88 @@ void merge(std::vector<held_forward>& unwritten, std::vector<held_forward>&& bat
   }
 }
 
-caf::result<record_numbers> write(writer_actor* self, record_batch& batch) {
-  auto& st = self->state;
-  merge(st.unwritten, std::move(batch.forwards));
+// Writes the first `count` unwritten forwards in one transaction, adding
+// their numbers to `out`. Throws what the transaction threw.
+void write_chunk(writer_state& st, std::size_t count, record_numbers& out) {
   auto& env = st.where->env();
-  record_numbers out;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> numbered;
   bool cleared = st.cleared;
   std::uint64_t next = st.next;
-  try {
-    env.write([&](MDB_txn* txn, auto& dbi) {
-      out.numbered.clear();
-      cleared = st.cleared;
-      auto records = dbi(db::records);
-      auto blobs = dbi(db::facts);
-      if (st.options.overwrite && !cleared) {
-        clear_run(env, txn, records, st.options.run);
-        clear_run(env, txn, blobs, st.options.run);
-        cleared = true;
-      }
-      // After whatever the run has now: another recorder of this run may
-      // have written since this one started.
-      auto had = after_last(env, txn, records, st.options.run);
-      bool fresh_run = had == 0 && st.next == 0;
-      next = std::max(st.next, had);
-      for (auto& f : st.unwritten) {
-        auto n = f.number ? *f.number : next++;
-        out.numbered.emplace_back(f.id, n);
-        auto key = record_key(st.options.run, n);
-        env.put(txn, records, key, encode_record(to_record(f, n, st.options.summarising)));
-        env.put(txn, blobs, key, encode_facts(f.facts));
-      }
-      if (!st.meta_written) {
-        // A fact's curve is one scan only if every record of the run holds
-        // it: the first recorder of a run says what it summarises, every
-        // later one can only narrow that.
-        auto meta = dbi(db::meta);
-        auto key = meta_key(st.options.run);
-        auto names = st.options.summarising;
-        std::string_view old;
-        if (!fresh_run) {
-          std::vector<std::string> before;
-          if (env.get(txn, meta, key, old)) {
-            auto what = "the metadata of run '" + st.options.run + "'";
-            before = decode_run_meta(old, origin{what});
-          }
-          std::erase_if(names, [&](const std::string& n) {
-            return std::find(before.begin(), before.end(), n) == before.end();
-          });
+  env.write([&](MDB_txn* txn, auto& dbi) {
+    numbered.clear();
+    cleared = st.cleared;
+    auto records = dbi(db::records);
+    auto blobs = dbi(db::facts);
+    if (st.options.overwrite && !cleared) {
+      clear_run(env, txn, records, st.options.run);
+      clear_run(env, txn, blobs, st.options.run);
+      cleared = true;
+    }
+    // After whatever the run has now: another recorder of this run may
+    // have written since this one started.
+    auto had = after_last(env, txn, records, st.options.run);
+    bool fresh_run = had == 0 && st.next == 0;
+    next = std::max(st.next, had);
+    for (std::size_t i = 0; i < count; ++i) {
+      auto& f = st.unwritten[i];
+      auto n = f.number ? *f.number : next++;
+      numbered.emplace_back(f.id, n);
+      auto key = record_key(st.options.run, n);
+      env.put(txn, records, key, encode_record(to_record(f, n, st.options.summarising)));
+      env.put(txn, blobs, key, encode_facts(f.facts));
+    }
+    if (!st.meta_written) {
+      // A fact's curve is one scan only if every record of the run holds
+      // it: the first recorder of a run says what it summarises, every
+      // later one can only narrow that.
+      auto meta = dbi(db::meta);
+      auto key = meta_key(st.options.run);
+      auto names = st.options.summarising;
+      std::string_view old;
+      if (!fresh_run) {
+        std::vector<std::string> before;
+        if (env.get(txn, meta, key, old)) {
+          auto what = "the metadata of run '" + st.options.run + "'";
+          before = decode_run_meta(old, origin{what});
         }
-        env.put(txn, meta, key, encode_run_meta(names));
+        std::erase_if(names, [&](const std::string& n) {
+          return std::find(before.begin(), before.end(), n) == before.end();
+        });
       }
-    });
-  } catch (const std::exception& e) {
-    // store_error, or anything else: the batch stays unwritten, to be tried
-    // with the next one; the writer lives on.
-    return make_error(error_code::store_failed, "", e.what());
-  } catch (const kj::Exception& e) {
-    return make_error(error_code::store_failed, "", e.getDescription().cStr());
-  }
+      env.put(txn, meta, key, encode_run_meta(names));
+    }
+  });
   st.cleared = cleared;
   st.meta_written = true;
   st.next = next;
-  st.unwritten.clear();
+  st.unwritten.erase(st.unwritten.begin(), st.unwritten.begin() + static_cast<std::ptrdiff_t>(count));
+  out.numbered.insert(out.numbered.end(), numbered.begin(), numbered.end());
+}
+
+record_numbers write(writer_actor* self, record_batch& batch) {
+  auto& st = self->state;
+  merge(st.unwritten, std::move(batch.forwards));
+  record_numbers out;
+  while (!st.unwritten.empty()) {
+    try {
+      write_chunk(st, std::min(st.unwritten.size(), st.options.batch), out);
+    } catch (const std::exception& e) {
+      // store_error, or anything else: what is left stays unwritten, to be
+      // tried with the next batch; the writer lives on.
+      out.error = e.what();
+      break;
+    } catch (const kj::Exception& e) {
+      out.error = e.getDescription().cStr();
+      break;
+    }
+  }
   return out;
 }
 
 caf::behavior writing(writer_actor* self, store where, writer_options options) {
   self->state.where = std::move(where);
   self->state.options = std::move(options);
+  self->state.options.batch = std::max<std::size_t>(1, self->state.options.batch);
   return {
     [self](write_atom, record_batch& batch) { return write(self, batch); },
   };

@@ -37,9 +37,12 @@ struct record_batch {
   std::vector<held_forward> forwards;
 };
 
-/// What a write numbered: (forward id, n) for every forward it wrote.
+/// What a write numbered: (forward id, n) for every forward it wrote, and
+/// why it stopped short when it did (what it could not write it keeps, to
+/// write with the next batch).
 struct record_numbers {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> numbered;
+  std::optional<std::string> error;
 };
 
 using write_atom = caf::atom_constant<caf::atom("write")>;
@@ -49,11 +52,13 @@ struct writer_options {
   std::string run;
   std::vector<std::string> summarising;
   bool overwrite = false;
+  std::size_t batch = 1000; ///< forwards per transaction at most
 };
 
 /// Spawns the writer of one run: it answers `(write_atom, record_batch)`
-/// with the numbers it gave, after one transaction committed; on failure it
-/// keeps the batch, answers the error, and writes it with the next batch.
+/// with the numbers it gave, after transactions of at most `batch` forwards
+/// committed; on failure it keeps what it could not write, says why, and
+/// writes it with the next batch.
 caf::actor spawn_record_writer(caf::actor_system& sys, store where, writer_options options);
 
 /// The record of `f` as number `n`, its summarised facts flattened.
