@@ -85,8 +85,9 @@ struct row {
 };
 
 /// Runs `run(n)` once to warm up (n / 10 forwards, discarded) and then `reps`
-/// times; `run` returns the time its n forwards took (setup and draining
-/// excluded) and may add to `r.problems`.
+/// times; `run` returns the time its n forwards took (setup excluded; rows
+/// with a watcher actor include waiting until it counted every fact) and may
+/// add to `r.problems`.
 template <class Run>
 void measure(row& r, unsigned reps, std::size_t n, Run&& run) {
   run(std::max<std::size_t>(n / 10, 1));

@@ -239,7 +239,8 @@ int main(int argc, char** argv) {
   std::printf("forward through 3 cheap int64 nodes (x+1, x*3, x-2): %zu forwards/rep blocking, "
               "%zu throughput, %u reps (median shown), %zu in flight, %u cores\n"
               "spread: half the range over reps, in %% of the median; x b hop: per-forward "
-              "time over one actor hop of the same section (a forward is 4 hops)\n",
+              "time over one actor hop of the same section (a forward is 4 hops); rows with a "
+              "counting actor are timed until it has counted every fact\n",
               opt.forwards, opt.throughput_forwards, opt.reps, opt.in_flight,
               std::thread::hardware_concurrency());
   if (opt.wants('d'))
