@@ -143,6 +143,9 @@ BOOST_AUTO_TEST_CASE(a_damaged_entry_is_a_miss_and_is_written_again) {
   BOOST_TEST(run(g, "a b", kept) == (std::vector<std::string>{"recalled tokenize", "finished"}),
              boost::test_tools::per_element());
   BOOST_TEST(calls->load() == 2);
+  // Rewriting it left one entry, and one age for it: clearing finds one.
+  BOOST_TEST(soma::cache_entries(kept).size() == 1u);
+  BOOST_TEST(soma::cache_clear(kept) == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(clearing_forgets_one_nodes_entries_or_all) {
@@ -181,6 +184,31 @@ BOOST_AUTO_TEST_CASE(a_size_bound_evicts_the_oldest_first) {
   // The newest stayed, the oldest went.
   BOOST_TEST(run(g, words, bounded).front() == "recalled t");
   BOOST_TEST(run(g, "w0 ", bounded).front() == "ran t");
+  // An output larger than the whole limit is not kept, and evicts nothing.
+  auto before = soma::cache_entries(bounded).size();
+  std::string huge;
+  for (int i = 0; i < 1000; ++i) // 1000 doubles: 8 KB, twice the limit
+    huge += "word ";
+  auto said = run(g, huge, bounded);
+  BOOST_TEST(said == (std::vector<std::string>{"ran t", "finished"}), boost::test_tools::per_element());
+  BOOST_TEST(soma::cache_entries(bounded).size() == before);
+}
+
+BOOST_AUTO_TEST_CASE(the_limit_is_the_handles_own) {
+  // An unbounded handle to the directory first (as a recorder's might be),
+  // then a bounded one: forwards given the bounded one keep within it.
+  soma::store open_first{tmp / "shared"};
+  soma::store bounded{tmp / "shared", {.cache_limit = 1024}};
+  auto g = soma::graph::somatize(sys, Tokenize{}.named("t").frozen().cached());
+  std::string words;
+  for (int i = 0; i < 30; ++i) {
+    words += "w" + std::to_string(i) + " ";
+    (void) run(g, words, bounded);
+  }
+  std::uint64_t total = 0;
+  for (auto& e : soma::cache_entries(open_first))
+    total += e.bytes;
+  BOOST_TEST(total <= 1024u);
 }
 
 BOOST_AUTO_TEST_CASE(two_processes_share_one_store) {

@@ -127,41 +127,46 @@ std::optional<typename N::Out> run(Self* self, step<typename N::In>& s, bool wit
 }
 
 /// A cached node's step: recall the output kept for this input, or run the
-/// node and keep what it gave. A kept output that does not decode, or a
-/// store that cannot be read, is a miss: the forward never fails for it.
+/// node and keep what it gave. Nothing about keeping fails a forward: an
+/// input that cannot be encoded runs uncached, a kept output that does not
+/// decode (or a store that cannot be read) is a miss, and an output that
+/// cannot be kept is simply not `kept`.
 template <class N, class Self>
 void run_cached(Self* self, step<typename N::In>& s, const store& kept) {
   using Out = typename N::Out;
   auto& st = self->state;
   auto& fw = *s.forward;
   auto began = clock::now();
-  std::string input = encode(s.value);
+  std::string key;
   cache_identity who{st.type, st.node_name, *st.config.frozen};
-  auto key = cache_key(who, input);
-  std::optional<std::string> hit;
+  std::optional<Out> recalled;
+  std::size_t recalled_bytes = 0;
   try {
-    hit = cache_get(kept, key, who);
-  } catch (const store_error&) {
-  }
-  if (hit) {
-    try {
-      Out out = decode<Out>(*hit);
-      node_recalled(fw, st.node_name, began, clock::now(), hit->size(), self);
-      pass_on<N>(self, std::move(s.forward), std::move(out));
-      return;
-    } catch (const codec_error&) {
+    key = cache_key(who, encode(s.value));
+    if (auto hit = cache_get(kept, key, who)) {
+      recalled.emplace(decode<Out>(*hit));
+      recalled_bytes = hit->size();
     }
+  } catch (const std::exception&) {
+    recalled.reset();
+  }
+  if (recalled) {
+    node_recalled(fw, st.node_name, began, clock::now(), recalled_bytes, self);
+    pass_on<N>(self, std::move(s.forward), std::move(*recalled));
+    return;
   }
   auto out = run<N>(self, s, false);
   if (!out)
     return;
-  auto keeping = clock::now();
-  try {
-    auto bytes = encode(*out);
-    cache_put(kept, key, who, bytes);
-    node_kept(fw, st.node_name, keeping, clock::now(), bytes.size(), self);
-  } catch (const store_error&) {
-    // Not kept, so no `kept`: the next forward with this input runs again.
+  if (!key.empty()) {
+    auto keeping = clock::now();
+    try {
+      auto bytes = encode(*out);
+      if (cache_put(kept, key, who, bytes))
+        node_kept(fw, st.node_name, keeping, clock::now(), bytes.size(), self);
+    } catch (const std::exception&) {
+      // Not kept, so no `kept`: the next forward with this input runs again.
+    }
   }
   pass_on<N>(self, std::move(s.forward), std::move(*out));
 }

@@ -58,6 +58,8 @@ void clear_run(environment& env, MDB_txn* txn, MDB_dbi dbi, const std::string& r
       break;
     if (int rc = mdb_cursor_del(cur, 0); rc != 0) {
       mdb_cursor_close(cur);
+      if (rc == MDB_MAP_FULL)
+        throw map_full{};
       env.fail(rc, "clearing the run to overwrite it");
     }
   }

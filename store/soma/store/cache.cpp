@@ -37,13 +37,32 @@ struct entry {
   std::uint64_t kept_ns = 0;
 };
 
-std::optional<entry> decode(std::string_view bytes) {
+// A stored value is the entry's kept-at nanoseconds (8 bytes, big-endian:
+// its place in the age index, readable even when the rest is damaged), then
+// the CacheEntry message.
+constexpr std::size_t stamp = 8;
+
+std::uint64_t stamp_of(std::string_view stored) {
+  std::uint64_t x = 0;
+  for (std::size_t i = 0; i < stamp && i < stored.size(); ++i)
+    x = (x << 8) | static_cast<unsigned char>(stored[i]);
+  return x;
+}
+
+std::optional<entry> decode(std::string_view stored) {
+  if (stored.size() < stamp)
+    return std::nullopt;
+  auto bytes = stored.substr(stamp);
   if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
     return std::nullopt;
   auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
   std::memcpy(words.begin(), bytes.data(), bytes.size());
   try {
-    capnp::FlatArrayMessageReader reader{words};
+    // The entry is ours and whole-sized: let the reader walk all of it (the
+    // default limit, 64 MiB, would refuse a larger kept output).
+    capnp::ReaderOptions options;
+    options.traversalLimitInWords = words.size() + 64;
+    capnp::FlatArrayMessageReader reader{words, options};
     auto r = reader.getRoot<schema::CacheEntry>();
     entry e;
     e.node = std::string{r.getNode().cStr(), r.getNode().size()};
@@ -71,7 +90,7 @@ std::string encode(const detail::cache_identity& who, std::string_view output,
   r.setOutput(kj::arrayPtr(reinterpret_cast<const kj::byte*>(output.data()), output.size()));
   auto words = capnp::messageToFlatArray(msg);
   auto bytes = words.asBytes();
-  return std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
+  return be64(kept_ns) + std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
 }
 
 std::string node_prefix(std::string_view node) {
@@ -141,27 +160,29 @@ std::optional<std::string> cache_get(const store& s, std::string_view key, const
   return out;
 }
 
-void cache_put(const store& s, std::string_view key, const cache_identity& who,
+bool cache_put(const store& s, std::string_view key, const cache_identity& who,
                std::string_view output) {
+  auto limit = s.cache_limit();
+  if (limit && output.size() > *limit)
+    return false; // keeping it would evict everything, itself included
   auto now = std::chrono::system_clock::now().time_since_epoch();
   auto kept_ns = static_cast<std::uint64_t>(
     std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
   auto bytes = encode(who, output, unix_now(), kept_ns);
   auto& env = s.env();
-  auto limit = env.cache_limit();
   env.write([&](MDB_txn* txn, auto& dbi) {
     auto cache = dbi(db::cache);
     auto ages = dbi(db::cache_age);
     // Written again (it was damaged, or kept twice at once): drop its old age.
     std::string_view old;
-    if (env.get(txn, cache, key, old))
-      if (auto e = decode(old))
-        env.del(txn, ages, age_key(e->kept_ns, key));
+    if (env.get(txn, cache, key, old) && old.size() >= stamp)
+      env.del(txn, ages, age_key(stamp_of(old), key));
     env.put(txn, cache, key, bytes);
     env.put(txn, ages, age_key(kept_ns, key), be64(bytes.size()));
     if (!limit)
       return;
-    // Evict the oldest until what is kept fits the limit.
+    // Evict the oldest until what is kept fits. An age whose entry was kept
+    // again since (its stamp differs) only leaves the index.
     auto all = ages_of(env, txn, ages);
     std::uint64_t total = 0;
     for (auto& a : all)
@@ -169,11 +190,15 @@ void cache_put(const store& s, std::string_view key, const cache_identity& who,
     for (auto& [age, size] : all) {
       if (total <= *limit)
         break;
-      env.del(txn, cache, std::string_view{age}.substr(8));
+      auto victim = std::string_view{age}.substr(8);
+      std::string_view entry_bytes;
+      if (env.get(txn, cache, victim, entry_bytes) && stamp_of(entry_bytes) == from_be64(age.substr(0, 8)))
+        env.del(txn, cache, victim);
       env.del(txn, ages, age);
       total -= size;
     }
   });
+  return true;
 }
 
 } // namespace detail
@@ -218,15 +243,24 @@ std::size_t cache_clear(store& s, std::optional<std::string_view> node) {
     cleared = 0;
     auto cache = dbi(db::cache);
     auto ages = dbi(db::cache_age);
-    // The age index names every entry, and must shrink with the cache.
-    for (auto& [age, size] : ages_of(env, txn, ages)) {
-      auto victim = std::string_view{age}.substr(8);
-      if (!victim.starts_with(prefix))
-        continue;
+    // Count what the cache holds; drop every age that names it (stale ones
+    // included).
+    std::vector<std::string> victims;
+    MDB_cursor* cur = nullptr;
+    if (int rc = mdb_cursor_open(txn, cache, &cur); rc != 0)
+      env.fail(rc, "opening a cursor");
+    auto k = detail::val(prefix);
+    MDB_val v;
+    for (int rc = mdb_cursor_get(cur, &k, &v, prefix.empty() ? MDB_FIRST : MDB_SET_RANGE);
+         rc == 0 && detail::view(k).starts_with(prefix); rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+      victims.emplace_back(detail::view(k));
+    mdb_cursor_close(cur);
+    for (auto& victim : victims)
       env.del(txn, cache, victim);
-      env.del(txn, ages, age);
-      ++cleared;
-    }
+    cleared = victims.size();
+    for (auto& [age, size] : ages_of(env, txn, ages))
+      if (std::string_view{age}.substr(8).starts_with(prefix))
+        env.del(txn, ages, age);
   });
   return cleared;
 }

@@ -53,9 +53,10 @@ struct cache_identity {
 [[nodiscard]] std::optional<std::string> cache_get(const store& s, std::string_view key,
                                                    const cache_identity& who);
 
-/// Keeps `output` under `key`. When the store has a cache limit, evicts the
-/// oldest entries until the cache fits. Throws store_error.
-void cache_put(const store& s, std::string_view key, const cache_identity& who,
+/// Keeps `output` under `key`. When the store handle has a cache limit,
+/// evicts the oldest entries until the cache fits; an output larger than the
+/// limit is not kept (returns false). Throws store_error.
+bool cache_put(const store& s, std::string_view key, const cache_identity& who,
                std::string_view output);
 
 } // namespace detail

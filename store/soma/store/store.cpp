@@ -52,7 +52,7 @@ std::shared_ptr<detail::environment> environment_for(const std::string& dir,
 } // namespace
 
 store::store(const std::string& dir, store_options options)
-  : env_(environment_for(dir, options)) {
+  : env_(environment_for(dir, options)), cache_limit_(options.cache_limit) {
 }
 
 caf::expected<store> store::open(const std::string& dir, store_options options) {

@@ -38,6 +38,7 @@ struct store_options {
   std::size_t map_size = std::size_t{1} << 30;
   /// At most this many bytes of kept outputs (soma/store/cache.hpp); when a
   /// new one would exceed it, the oldest are evicted first. None: no limit.
+  /// It belongs to this handle: forwards given this handle keep within it.
   std::optional<std::size_t> cache_limit;
 };
 
@@ -75,13 +76,17 @@ public:
   /// numeric order. One scan of the records.
   [[nodiscard]] std::vector<std::string> bound() const;
 
+  /// The most bytes of kept outputs this handle lets the cache hold.
+  [[nodiscard]] const std::optional<std::size_t>& cache_limit() const noexcept {
+    return cache_limit_;
+  }
+
   /// For soma's own readers and writers.
   [[nodiscard]] detail::environment& env() const noexcept { return *env_; }
 
 private:
-  explicit store(std::shared_ptr<detail::environment> env) : env_(std::move(env)) {}
-
   std::shared_ptr<detail::environment> env_;
+  std::optional<std::size_t> cache_limit_;
 };
 
 } // namespace soma

@@ -55,7 +55,7 @@ bool looks_like_lmdb(const std::string& file) {
 } // namespace
 
 environment::environment(std::string path, const store_options& options)
-  : path_(std::move(path)), read_only_(options.read_only), cache_limit_(options.cache_limit) {
+  : path_(std::move(path)), read_only_(options.read_only) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (read_only_) {
@@ -190,6 +190,8 @@ bool environment::get(MDB_txn* txn, MDB_dbi dbi, std::string_view key,
 void environment::del(MDB_txn* txn, MDB_dbi dbi, std::string_view key) const {
   auto k = val(key);
   int rc = mdb_del(txn, dbi, &k, nullptr);
+  if (rc == MDB_MAP_FULL)
+    throw map_full{}; // deleting can need pages too: write() grows and replays
   if (rc != 0 && rc != MDB_NOTFOUND)
     fail(rc, "deleting a key");
 }

@@ -36,9 +36,7 @@ public:
 
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
   [[nodiscard]] bool read_only() const noexcept { return read_only_; }
-  [[nodiscard]] const std::optional<std::size_t>& cache_limit() const noexcept {
-    return cache_limit_;
-  }
+
 
   /// Runs `f` in a read transaction. `f` gets the transaction and a way to
   /// find a database's handle; a database that does not exist yet gives 0
@@ -81,7 +79,6 @@ private:
 
   std::string path_;
   bool read_only_;
-  std::optional<std::size_t> cache_limit_;
   MDB_env* env_ = nullptr;
   // Transactions share it; growing the map takes it alone, since LMDB allows
   // mdb_env_set_mapsize only while no transaction of this process is open.
