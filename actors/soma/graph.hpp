@@ -166,6 +166,9 @@ struct graph {
   }
 
 private:
+  // LMDB keys hold 511 bytes; a cache age key is 8 + name + 1 + 32.
+  static constexpr std::size_t max_cached_name = 400;
+
   // Declares node `n`, refusing what cannot work: a cached node that is not
   // frozen, or whose In or Out cannot be encoded.
   template <class N>
@@ -177,6 +180,11 @@ private:
         "node '" + d.name + "' is cached but not frozen: what is kept has to be settled, or its "
         "key would point at a value the code no longer produces; mark it .frozen(version) "
         "before .cached()");
+    if (config.cached && d.name.size() > max_cached_name)
+      throw std::invalid_argument("node '" + d.name.substr(0, 32) + "...' is cached, but its name is "
+                                  + std::to_string(d.name.size())
+                                  + " bytes long; the name of a cached node is part of its keys "
+                                    "and has at most 400 bytes");
     if (config.cached && !detail::cacheable<N>)
       throw std::invalid_argument("node '" + d.name
                                   + "' is cached, but its In or Out has no soma::codec, so it "

@@ -107,6 +107,17 @@ BOOST_AUTO_TEST_CASE(cached_without_frozen_is_refused_when_the_graph_is_made) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_cached_node_with_a_name_too_long_for_a_key_is_refused) {
+  BOOST_CHECK_EXCEPTION(
+    soma::graph::somatize(sys, Tokenize{}.named(std::string(401, 'n')).frozen().cached()),
+    std::invalid_argument, [](const std::invalid_argument& e) {
+      return std::string{e.what()}.find("has at most 400 bytes") != std::string::npos;
+    });
+  auto g = soma::graph::somatize(sys, Tokenize{}.named(std::string(400, 'n')).frozen().cached());
+  (void) run(g, "a", kept);
+  BOOST_TEST(run(g, "a", kept).front() == "recalled " + std::string(400, 'n'));
+}
+
 BOOST_AUTO_TEST_CASE(no_store_runs_uncached_and_says_so_once) {
   Counted tokenize;
   auto calls = tokenize.calls;
