@@ -82,34 +82,6 @@ cache_options parse(int argc, char** argv) {
   return opt;
 }
 
-// The scratch directory: made here when not given, and then removed at exit.
-class scratch_dir {
-public:
-  explicit scratch_dir(std::string& dir) {
-    if (!dir.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      if (ec)
-        bad("cannot create --dir '" + dir + "': " + ec.message());
-      return;
-    }
-    char pattern[] = "/tmp/bench_cache.XXXXXX";
-    if (!mkdtemp(pattern))
-      bad("cannot make a scratch directory under /tmp");
-    dir = made_ = pattern;
-  }
-  ~scratch_dir() {
-    if (!made_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(made_, ec);
-    }
-  }
-  scratch_dir(const scratch_dir&) = delete;
-  scratch_dir& operator=(const scratch_dir&) = delete;
-
-private:
-  std::string made_;
-};
 
 void progress(const std::string& what) {
   std::fprintf(stderr, "bench_cache: %s\n", what.c_str());
@@ -218,7 +190,7 @@ void print_targets(const std::vector<section>& sections) {
 
 int main(int argc, char** argv) {
   auto opt = parse(argc, argv);
-  scratch_dir scratch{opt.dir};
+  bench::scratch_dir scratch{opt.dir, "bench_cache", [](const std::string& why) { bad(why); }};
   std::printf("cache: one node costing 1 ms (busy), .frozen().cached(), forwarded blocking from "
               "one thread with a callable watcher reading its facts;\n%u reps after a warm-up of "
               "N/10 (median shown); small: %zu recalls, %zu pieces; 1 MiB: %zu recalls and "

@@ -4,6 +4,9 @@
 // steps, the options, and how a row is measured.
 
 #include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <stdlib.h>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +19,39 @@ class actor_system;
 } // namespace caf
 
 namespace bench {
+
+/// A scratch directory for a driver's stores: `dir` when given (made if
+/// missing), else a fresh one under /tmp named after `driver`, removed at
+/// exit. `bad` reports what went wrong and does not return.
+class scratch_dir {
+public:
+  scratch_dir(std::string& dir, const std::string& driver,
+              const std::function<void(const std::string&)>& bad) {
+    if (!dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      if (ec)
+        bad("cannot create --dir '" + dir + "': " + ec.message());
+      return;
+    }
+    std::string pattern = "/tmp/" + driver + ".XXXXXX";
+    if (!mkdtemp(pattern.data()))
+      bad("cannot make a scratch directory under /tmp");
+    dir = made_ = pattern;
+  }
+  ~scratch_dir() {
+    if (!made_.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(made_, ec);
+    }
+  }
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+
+private:
+  std::string made_;
+};
+
 
 // -- the pipeline: three steps cheap enough that the runtime is what we time --
 

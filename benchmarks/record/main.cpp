@@ -87,34 +87,6 @@ parsed parse(int argc, char** argv) {
   return p;
 }
 
-// The scratch directory: made here when not given, and then removed at exit.
-class scratch_dir {
-public:
-  explicit scratch_dir(std::string& dir) {
-    if (!dir.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      if (ec)
-        bad("cannot create --dir '" + dir + "': " + ec.message());
-      return;
-    }
-    char pattern[] = "/tmp/bench_record.XXXXXX";
-    if (!mkdtemp(pattern))
-      bad("cannot make a scratch directory under /tmp");
-    dir = made_ = pattern;
-  }
-  ~scratch_dir() {
-    if (!made_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(made_, ec);
-    }
-  }
-  scratch_dir(const scratch_dir&) = delete;
-  scratch_dir& operator=(const scratch_dir&) = delete;
-
-private:
-  std::string made_;
-};
 
 void progress(const char* what) {
   std::fprintf(stderr, "bench_record: %s\n", what);
@@ -200,7 +172,7 @@ void print_memory(const std::vector<bench::memory_run>& m, const bench::workload
 int main(int argc, char** argv) {
   auto p = parse(argc, argv);
   auto& opt = p.opt;
-  scratch_dir scratch{opt.dir};
+  bench::scratch_dir scratch{opt.dir, "bench_record", [](const std::string& why) { bad(why); }};
   std::printf("record: the seed graph (tokenize >> embed >> score) with a recorder and one loss "
               "fact per forward;\n%zu forwards per repetition, %u reps after a warm-up of N/10 "
               "(median shown), readers %u calls each, %u cores, stores under %s\n"
