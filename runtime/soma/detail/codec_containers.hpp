@@ -210,7 +210,14 @@ struct codec<std::unordered_map<K, V, H, E, A>> {
     order.reserve(m.size());
     for (auto& kv : m)
       order.emplace_back(detail::value_bytes(&detail::write_erased<K>, &kv.first), &kv);
-    std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    // Keys that encode alike (two NaNs) are ordered by their values, so the
+    // bytes never depend on the order the map was filled in.
+    std::sort(order.begin(), order.end(), [](auto& a, auto& b) {
+      if (a.first != b.first)
+        return a.first < b.first;
+      return detail::value_bytes(&detail::write_erased<V>, &a.second->second)
+             < detail::value_bytes(&detail::write_erased<V>, &b.second->second);
+    });
     auto list = w.write_list(m.size());
     for (std::size_t i = 0; i < order.size(); ++i)
       detail::write_entry(list[i], order[i].second->first, order[i].second->second);
