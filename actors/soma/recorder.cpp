@@ -55,6 +55,7 @@ struct recorder_state {
   std::uint64_t done = 0; ///< batches the writer answered
   std::vector<waiter> waiting;
   std::optional<std::string> error; ///< the last write's failure
+  int close_retries = 0;
   static inline const char* name = "soma.recorder";
 };
 
@@ -66,6 +67,12 @@ std::int64_t unix_now() {
     .count();
 }
 
+void schedule_tick(recorder_actor* self);
+
+// How often a close tries again a write that failed, before it gives up on
+// what the writer still holds (and says so).
+constexpr int close_attempts = 3;
+
 void answer_waiters(recorder_actor* self) {
   auto& st = self->state;
   std::vector<waiter> still;
@@ -73,6 +80,13 @@ void answer_waiters(recorder_actor* self) {
   for (auto& w : st.waiting) {
     if (w.target > st.done) {
       still.push_back(std::move(w));
+      continue;
+    }
+    if (w.closing && st.error && ++st.close_retries < close_attempts) {
+      // The last write failed: try again on the next tick before giving up.
+      w.target = st.sent + 1;
+      still.push_back(std::move(w));
+      schedule_tick(self);
       continue;
     }
     if (st.error)
