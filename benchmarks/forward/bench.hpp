@@ -4,6 +4,9 @@
 // steps, the options, and how a row is measured.
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <filesystem>
 #include <functional>
 #include <stdlib.h>
@@ -19,6 +22,27 @@ class actor_system;
 } // namespace caf
 
 namespace bench {
+
+/// What every driver says of a wrong command line: its name, why, its usage;
+/// then it exits with 2.
+[[noreturn]] inline void refuse(const char* driver, const char* usage, const std::string& why) {
+  std::fprintf(stderr, "%s: %s\n%s", driver, why.c_str(), usage);
+  std::exit(2);
+}
+
+/// `text` as a positive whole number, or refuses naming option `opt`.
+inline std::size_t positive(const char* driver, const char* usage, std::string_view opt,
+                            const char* text) {
+  char* end = nullptr;
+  auto v = std::strtoull(text, &end, 10);
+  if (end == text || *end != '\0' || v == 0) {
+    std::string why{opt};
+    why.append(" wants a positive whole number, not '").append(text).append("'");
+    refuse(driver, usage, why);
+  }
+  return static_cast<std::size_t>(v);
+}
+
 
 /// A scratch directory for a driver's stores: `dir` when given (made if
 /// missing), else a fresh one under /tmp named after `driver`, removed at

@@ -49,16 +49,11 @@ const char* usage = R"(usage: bench_forward [options]
 )";
 
 [[noreturn]] void bad(const std::string& why) {
-  std::fprintf(stderr, "bench_forward: %s\n%s", why.c_str(), usage);
-  std::exit(2);
+  bench::refuse("bench_forward", usage, why);
 }
 
 std::size_t count(std::string_view opt, const char* text) {
-  char* end = nullptr;
-  auto v = std::strtoull(text, &end, 10);
-  if (end == text || *end != '\0' || v == 0)
-    bad(std::string{opt} + " wants a positive whole number, not '" + text + "'");
-  return static_cast<std::size_t>(v);
+  return bench::positive("bench_forward", usage, opt, text);
 }
 
 options parse(int argc, char** argv) {
