@@ -44,5 +44,6 @@ struct Record {
 
 # What a store knows about one run, beside its records (meta/run/<id>).
 struct RunMeta {
-  summarising @0 :List(Text);  # fact names every recorder of the run summarised
+  summarising @0 :List(Text);  # fact names every record of the run holds in its summary:
+                               # the first recorder sets them, later ones only narrow them
 }

@@ -87,8 +87,8 @@ void show_forwards(const store& s, const invocation& inv, std::ostream& out) {
 }
 
 void show_curve(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
-  auto cost = curve_costs(s, inv.run, inv.name);
-  auto points = curve(s, inv.run, inv.name);
+  auto cost = curve_cost::scan;
+  auto points = curve(s, inv.run, inv.name, &cost); // the cost it really took
   if (points.empty())
     err << "soma: no forward of run '" << inv.run << "' told '" << inv.name
         << "'; `soma facts " << inv.run << " 0` shows what a forward told\n";

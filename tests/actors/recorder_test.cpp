@@ -89,8 +89,11 @@ BOOST_AUTO_TEST_CASE(curve_reads_the_same_either_way_and_says_which) {
   BOOST_TEST(soma::curve_costs(store, "scan") == soma::curve_cost::scan);
   BOOST_TEST(soma::curve_costs(store, "scan", "loss.value") == soma::curve_cost::scan);
   BOOST_TEST(soma::curve_costs(store, "fetch") == soma::curve_cost::fetch);
-  auto a = soma::curve(store, "scan");
-  auto b = soma::curve(store, "fetch", "loss.value");
+  auto took_a = soma::curve_cost::fetch, took_b = soma::curve_cost::scan;
+  auto a = soma::curve(store, "scan", "loss", &took_a);
+  auto b = soma::curve(store, "fetch", "loss.value", &took_b);
+  BOOST_TEST(took_a == soma::curve_cost::scan);
+  BOOST_TEST(took_b == soma::curve_cost::fetch);
   BOOST_REQUIRE_EQUAL(a.size(), 30u);
   BOOST_TEST((a == b));
   for (std::uint64_t i = 0; i < 30; ++i) {

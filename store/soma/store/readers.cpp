@@ -187,8 +187,10 @@ curve_cost curve_costs(const store& s, std::string_view run, std::string_view na
 }
 
 std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_view run,
-                                                    std::string_view name) {
+                                                    std::string_view name, curve_cost* took) {
   auto cost = curve_costs(s, run, name);
+  if (took)
+    *took = cost;
   auto [fact_name, field_name] = split_name(name);
   auto flat = fact_name + "." + field_name;
   std::vector<std::pair<std::uint64_t, double>> out;

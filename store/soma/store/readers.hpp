@@ -63,9 +63,11 @@ std::ostream& operator<<(std::ostream& out, curve_cost x);
 /// The series of `name` over the run: (forward, value) for every forward
 /// that told it. `name` is a fact ("loss", meaning its "value" field) or a
 /// fact and field ("loss.value"). When a forward told it more than once, the
-/// last counts. Throws when a value is not a number.
+/// last counts. Throws when a value is not a number. When `took` is given,
+/// it says which way this very call read (what curve_costs would have said).
 [[nodiscard]] std::vector<std::pair<std::uint64_t, double>>
-curve(const store& s, std::string_view run, std::string_view name = "loss");
+curve(const store& s, std::string_view run, std::string_view name = "loss",
+      curve_cost* took = nullptr);
 
 /// Every fact forward `n` of `run` was told, in order. One fetch.
 [[nodiscard]] std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n);
