@@ -50,7 +50,6 @@ struct recorder_state {
   std::vector<fact> prelude;   ///< told before any forward began
   std::size_t dirty = 0;
   bool tick_due = false;
-  bool writing = false;
   std::uint64_t sent = 0; ///< batches handed to the writer
   std::uint64_t done = 0; ///< batches the writer answered
   std::vector<waiter> waiting;
@@ -127,7 +126,8 @@ void after_write(recorder_actor* self) {
 
 void start_write(recorder_actor* self) {
   auto& st = self->state;
-  if (st.writing || (st.dirty == 0 && !st.error))
+  bool writing = st.sent != st.done; // one batch in flight at a time
+  if (writing || (st.dirty == 0 && !st.error))
     return;
   // Forwards that are done and not the latest leave with this batch; the
   // latest (facts told after it still belong to it) and the running stay.
@@ -148,7 +148,6 @@ void start_write(recorder_actor* self) {
   }
   st.held = std::move(keep);
   st.dirty = 0;
-  st.writing = true;
   auto number = ++st.sent;
   self->request(st.writer, caf::infinite, detail::write_atom::value, std::move(batch))
     .then(
@@ -159,7 +158,6 @@ void start_write(recorder_actor* self) {
             if (e.forward.id == id && id != 0)
               e.forward.number = n;
         st.error = std::move(written.error);
-        st.writing = false;
         st.done = number;
         answer_waiters(self);
         if (st.error)
@@ -172,7 +170,6 @@ void start_write(recorder_actor* self) {
         // can be written; say so to whoever waits.
         auto& st = self->state;
         st.error = describe(e);
-        st.writing = false;
         st.done = number;
         answer_waiters(self);
       });
