@@ -51,6 +51,7 @@ struct node_declaration {
   std::string type; ///< the C++ type of the node
   std::optional<std::string> frozen; ///< its frozen version, if frozen
   bool cached = false; ///< whether its outputs are kept
+  std::optional<std::string> host; ///< the worker it runs on (`.at()`), else here
 };
 
 /// The typed actor behind a graph: ask it `(forward_atom, In)` or
@@ -174,7 +175,8 @@ private:
   template <class N>
   static void declare(std::vector<node_declaration>& declaration, const N& n) {
     auto& config = n.config();
-    node_declaration d{n.name(), detail::type_name(typeid(N)), config.frozen, config.cached};
+    node_declaration d{n.name(), detail::type_name(typeid(N)), config.frozen, config.cached,
+                       config.host};
     if (config.cached && !config.frozen)
       throw std::invalid_argument(
         "node '" + d.name + "' is cached but not frozen: what is kept has to be settled, or its "

@@ -30,6 +30,7 @@ struct node_config {
   std::string name; ///< empty until named; a graph names it after its type
   std::optional<std::string> frozen; ///< the frozen version, when frozen
   bool cached = false; ///< keep its outputs in the forward's store
+  std::optional<std::string> host; ///< the graph's name of the worker it runs on, if remote
 };
 
 /// The base of every node: `Self` is the node's own type, `In` what its
@@ -104,6 +105,21 @@ public:
   /// Keeps the node's outputs; see the other overload.
   Self& cached() & {
     config_.cached = true;
+    return static_cast<Self&>(*this);
+  }
+
+  /// Runs the node on the worker the forward's broker calls `host`
+  /// (`{.broker = b}`, docs/remote.md). Consecutive nodes at one host go
+  /// there as one slice, one trip; a value crossing hosts is encoded with the
+  /// value codec, so In and Out need a soma::codec.
+  Self&& at(std::string host) && {
+    config_.host = std::move(host);
+    return static_cast<Self&&>(*this);
+  }
+
+  /// Runs the node on the worker called `host`; see the other overload.
+  Self& at(std::string host) & {
+    config_.host = std::move(host);
     return static_cast<Self&>(*this);
   }
 
