@@ -4,6 +4,7 @@
 /// soma::graph::somatize and soma::typed_graph: nodes made into actors, and
 /// forwards run through them, watched.
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <set>
@@ -17,9 +18,12 @@
 #include <caf/send.hpp>
 
 #include "soma/atoms.hpp"
+#include "soma/broker.hpp"
 #include "soma/chain.hpp"
 #include "soma/detail/completion.hpp"
+#include "soma/detail/libraries.hpp"
 #include "soma/detail/node_actor.hpp"
+#include "soma/detail/slice_actor.hpp"
 #include "soma/watching.hpp"
 
 namespace soma {
@@ -31,6 +35,9 @@ struct forward_options {
   /// Where cached nodes keep their outputs (`.frozen(v).cached()`); without
   /// one they run every time.
   std::optional<soma::store> store;
+  /// Which worker each host name of the graph (`.at("w1")`) means; a graph
+  /// with remote nodes needs one (docs/remote.md).
+  std::optional<soma::broker> broker;
 };
 
 } // namespace soma
@@ -81,6 +88,8 @@ public:
   Out forward(In input, const forward_options& options = {}) const {
     auto job = caf::make_counted<detail::blocking_forward<Out>>(&options.watching);
     job->keep_in(options.store);
+    if (options.broker)
+      route(*job, *options.broker);
     caf::anon_send(shared_->first, detail::step<In>{job, std::move(input)});
     return job->take();
   }
@@ -101,7 +110,11 @@ public:
     shared_->first = std::move(first);
     shared_->nodes = std::move(nodes);
     shared_->declaration = std::move(declaration);
-    shared_->driver = sys.spawn(drive, shared_->first);
+    for (auto& d : shared_->declaration)
+      if (d.host && std::find(shared_->hosts.begin(), shared_->hosts.end(), *d.host)
+                      == shared_->hosts.end())
+        shared_->hosts.push_back(*d.host);
+    shared_->driver = sys.spawn(drive, shared_->first, shared_->hosts);
   }
 
 private:
@@ -110,6 +123,7 @@ private:
     graph_actor<In, Out> driver;
     std::vector<caf::actor> nodes;
     std::vector<node_declaration> declaration;
+    std::vector<std::string> hosts; ///< where its remote nodes run
 
     ~shared() {
       caf::anon_send_exit(driver, caf::exit_reason::user_shutdown);
@@ -118,12 +132,27 @@ private:
     }
   };
 
+  // Gives the forward its broker, reconnecting lost workers it needs first.
+  static void route(detail::forward_state& job, const soma::broker& b,
+                    const std::vector<std::string>& hosts) {
+    job.route_through(b.state());
+    if (!hosts.empty())
+      b.state()->ready(hosts);
+  }
+
+  void route(detail::forward_state& job, const soma::broker& b) const {
+    route(job, b, shared_->hosts);
+  }
+
   static typename graph_actor<In, Out>::behavior_type
-  drive(typename graph_actor<In, Out>::pointer self, detail::sink<In> first) {
-    auto start = [self, first](In& x, forward_options options) {
+  drive(typename graph_actor<In, Out>::pointer self, detail::sink<In> first,
+        std::vector<std::string> hosts) {
+    auto start = [self, first, hosts](In& x, forward_options options) {
       auto rp = self->template make_response_promise<Out>();
       auto job = caf::make_counted<detail::requested_forward<Out>>(std::move(options.watching), rp);
       job->keep_in(std::move(options.store));
+      if (options.broker)
+        route(*job, *options.broker, hosts); // may block to reconnect a lost worker
       self->send(first, detail::step<In>{std::move(job), std::move(x)});
       return rp;
     };
@@ -162,7 +191,8 @@ struct graph {
                                     + "'; facts could not tell them apart: name them "
                                       "apart with .named()");
     std::vector<caf::actor> actors;
-    auto first = spawn_from<0>(sys, owned, declaration, actors);
+    std::vector<detail::slice_exit> exits(declaration.size());
+    auto first = spawn_from<0>(sys, owned, declaration, actors, exits);
     return typed_graph<In, Out>(sys, std::move(first), std::move(actors), std::move(declaration));
   }
 
@@ -191,22 +221,75 @@ private:
       throw std::invalid_argument("node '" + d.name
                                   + "' is cached, but its In or Out has no soma::codec, so it "
                                     "cannot be kept; give the type a codec (docs/codec.md)");
+    if (config.host)
+      check_remote<N>(d);
     declaration.push_back(std::move(d));
   }
 
+  // Refuses a remote node that cannot travel: no codec, cached, or defined
+  // outside any node library.
+  template <class N>
+  static void check_remote(const node_declaration& d) {
+    auto at = "node '" + d.name + "' runs at " + *d.host + ", but ";
+    if (d.cached)
+      throw std::invalid_argument(at + "it is cached, and a worker keeps no cache: cache it here "
+                                       "(drop .at) or drop .cached()");
+    if (!detail::cacheable<N>)
+      throw std::invalid_argument(at + "its In or Out has no soma::codec, and values cross the "
+                                       "wire encoded; give the type a codec (docs/codec.md)");
+    try {
+      (void)detail::library_defining(d.type);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(at + e.what());
+    }
+  }
+
+  // Spawns the actors of nodes I... and returns the one a forward enters
+  // node I by. A remote slice (consecutive nodes at one host) is one actor,
+  // entered by its first node; `exits[J]` carries a forward on after node J
+  // when J ends a slice.
   template <std::size_t I, class... Ns>
   static auto spawn_from(caf::actor_system& sys, std::tuple<std::unique_ptr<Ns>...>& nodes,
                          const std::vector<node_declaration>& declaration,
-                         std::vector<caf::actor>& actors) {
+                         std::vector<caf::actor>& actors, std::vector<detail::slice_exit>& exits) {
     using N = std::tuple_element_t<I, std::tuple<Ns...>>;
-    detail::sink<typename N::Out> next;
+    using NIn = typename N::In;
+    using NOut = typename N::Out;
+    detail::sink<NOut> next;
     if constexpr (I + 1 < sizeof...(Ns))
-      next = spawn_from<I + 1>(sys, nodes, declaration, actors);
-    std::shared_ptr<N> node{std::move(std::get<I>(nodes))};
-    auto a = sys.spawn(detail::node_behavior<N>, std::move(node), declaration[I].name,
-                       std::move(next));
-    actors.push_back(caf::actor_cast<caf::actor>(a));
-    return a;
+      next = spawn_from<I + 1>(sys, nodes, declaration, actors, exits);
+    if constexpr (soma::encodable<NOut>)
+      exits[I] = [next](std::string_view bytes, detail::forward_ptr&& fw, caf::local_actor* self) {
+        auto value = decode<NOut>(bytes);
+        if (next)
+          caf::anon_send(next, detail::step<NOut>{std::move(fw), std::move(value)});
+        else
+          detail::finish<NOut>(*fw, std::move(value), self);
+      };
+    auto& d = declaration[I];
+    if (!d.host) {
+      std::shared_ptr<N> node{std::move(std::get<I>(nodes))};
+      auto a = sys.spawn(detail::node_behavior<N>, std::move(node), d.name, std::move(next));
+      actors.push_back(caf::actor_cast<caf::actor>(a));
+      return detail::sink<NIn>{a};
+    }
+    if (I > 0 && declaration[I - 1].host == d.host)
+      return detail::sink<NIn>{}; // inside a slice: entered by its first node's actor
+    std::size_t j = I;
+    while (j + 1 < declaration.size() && declaration[j + 1].host == d.host)
+      ++j;
+    std::vector<detail::slice_member> members;
+    for (auto k = I; k <= j; ++k) {
+      auto& lib = detail::library_defining(declaration[k].type);
+      members.push_back({declaration[k].type, declaration[k].name, lib.definition, lib.path});
+    }
+    if constexpr (soma::encodable<NIn>) {
+      auto a = sys.spawn(detail::slice_behavior<NIn>, *d.host, std::move(members), exits[j]);
+      actors.push_back(a);
+      return caf::actor_cast<detail::sink<NIn>>(a);
+    } else {
+      return detail::sink<NIn>{}; // refused by declare(): never reached
+    }
   }
 };
 

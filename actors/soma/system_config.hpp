@@ -6,6 +6,8 @@
 
 #include <caf/actor_system_config.hpp>
 
+#include "soma/worker.hpp"
+
 namespace soma {
 
 /// An actor system configuration for soma.
@@ -22,11 +24,20 @@ namespace soma {
 /// - `work-stealing.aggressive-poll-attempts` = 2000: a worker that just ran
 ///   a forward spins a little longer before it sleeps, so back-to-back
 ///   forwards find it awake.
+/// - CAF's network layer (the `caf::io` middleman) is loaded, with
+///   `middleman.workers` = 0 (the multiplexer thread deserialises itself
+///   instead of handing each message to another thread), so graphs can send
+///   nodes to workers (docs/remote.md).
 /// Everything stays overridable as with any CAF config: `set()`, a config
 /// file, or the command line (`--scheduler.max-threads=8`) through `parse()`.
 class system_config : public caf::actor_system_config {
 public:
   system_config();
+
+  /// Loads CAF's TLS module with these files: connections to and from
+  /// workers then are mutual TLS (soma::worker::connect with the same
+  /// `tls`). Returns *this.
+  system_config& use_tls(const soma::tls& files);
 };
 
 } // namespace soma

@@ -1,34 +1,159 @@
-// soma-node: the worker process a user launches on a cluster host. For now it
-// answers --version and --help; serving slices arrives with remote nodes.
+// soma-node: the worker process a user launches on a cluster host. It
+// publishes one actor over CAF's middleman and runs the slices of graphs that
+// clients send it (docs/remote.md).
 
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
-#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
 
+#include <CLI/CLI.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/io/publish.hpp>
+#include <caf/openssl/manager.hpp>
+#include <caf/openssl/publish.hpp>
+#include <caf/send.hpp>
+
+#include "soma/address.hpp"
+#include "soma/serve/catalog.hpp"
+#include "soma/serve/server.hpp"
+#include "soma/system_config.hpp"
 #include "soma/version.hpp"
 
 namespace {
 
-constexpr const char* usage = "usage: soma-node [--version] [--help]\n"
-                              "\n"
-                              "The soma worker. This build knows only --version and --help;\n"
-                              "serving nodes to a graph (--listen, --nodes, --accept-code)\n"
-                              "is not built yet.\n";
+void say(const std::string& line) {
+  std::fprintf(stderr, "soma-node[%d]: %s\n", static_cast<int>(getpid()), line.c_str());
+  std::fflush(stderr);
+}
+
+struct options {
+  std::string listen = "127.0.0.1:0";
+  std::vector<std::string> nodes;
+  bool accept_code = false;
+  std::string tls_cert, tls_key, tls_ca;
+};
+
+int serve(const options& opt) {
+  soma::address where;
+  try {
+    where = soma::parse_address(opt.listen, "--listen");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "soma-node: %s\n", e.what());
+    return 2;
+  }
+  int tls_given = !opt.tls_cert.empty() + !opt.tls_key.empty() + !opt.tls_ca.empty();
+  if (tls_given != 0 && tls_given != 3) {
+    std::fprintf(stderr, "soma-node: mutual TLS needs all three of --tls-cert, --tls-key and "
+                         "--tls-ca (the worker's certificate, its key, and the CA both sides trust)\n");
+    return 2;
+  }
+  bool tls = tls_given == 3;
+  if (!tls && !soma::is_loopback(where.host)) {
+    std::fprintf(stderr,
+                 "soma-node: refusing to listen on %s without mutual TLS: any peer that connects "
+                 "could run code here. Give --tls-cert, --tls-key and --tls-ca (a CA both sides "
+                 "trust), or listen on 127.0.0.1\n",
+                 where.host.c_str());
+    return 2;
+  }
+  for (auto* f : {&opt.tls_cert, &opt.tls_key, &opt.tls_ca})
+    if (tls && !std::filesystem::is_regular_file(*f)) {
+      std::fprintf(stderr, "soma-node: cannot read the TLS file '%s'\n", f->c_str());
+      return 2;
+    }
+  std::vector<std::shared_ptr<const soma::detail::node_library>> libraries;
+  for (auto& path : opt.nodes) {
+    try {
+      libraries.push_back(soma::detail::load_node_library(path));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "soma-node: --nodes: %s\n", e.what());
+      return 2;
+    }
+  }
+
+  // Signals are taken by sigwait below: every thread CAF starts inherits the mask.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+
+  soma::system_config cfg;
+  if (tls) {
+    cfg.load<caf::openssl::manager>();
+    cfg.openssl_certificate = opt.tls_cert;
+    cfg.openssl_key = opt.tls_key;
+    cfg.openssl_cafile = opt.tls_ca;
+  }
+  auto code_dir = std::filesystem::temp_directory_path().string() + "/soma-node-"
+                  + std::to_string(getpid());
+  int status = 0;
+  {
+    caf::actor_system sys{cfg};
+    soma::serve::worker_state worker{std::move(libraries), opt.accept_code, code_dir};
+    auto front = soma::serve::spawn_front(sys, worker, say);
+    auto port = tls ? caf::openssl::publish(front, where.port, where.host.c_str(), true)
+                    : sys.middleman().publish(front, where.port, where.host.c_str(), true);
+    if (!port) {
+      std::fprintf(stderr, "soma-node: cannot listen on %s: %s\n", opt.listen.c_str(),
+                   sys.render(port.error()).c_str());
+      caf::anon_send_exit(front, caf::exit_reason::user_shutdown);
+      status = 1;
+    } else {
+      std::printf("%u\n", static_cast<unsigned>(*port));
+      std::fflush(stdout);
+      std::string served;
+      for (auto& lib : worker.libraries())
+        for (auto& e : *lib->entries)
+          served += " " + e.type;
+      say("listening on " + where.host + ":" + std::to_string(*port) + (tls ? " (mutual TLS)" : "")
+          + (opt.accept_code ? ", accepting shipped code" : "")
+          + (served.empty() ? "" : ", serving" + served));
+      int signal = 0;
+      sigwait(&stop, &signal);
+      say(std::string{"stopping ("} + (signal == SIGTERM ? "SIGTERM" : "SIGINT") + ")");
+      caf::anon_send_exit(front, caf::exit_reason::user_shutdown);
+    }
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(code_dir, ignored);
+  return status;
+}
 
 } // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--version") == 0) {
-      std::printf("soma-node %s\n", soma::version);
-      return 0;
-    }
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::fputs(usage, stdout);
-      return 0;
-    }
-    std::fprintf(stderr, "soma-node: unknown option '%s'\n\n%s", argv[i], usage);
+  CLI::App app{"soma-node: the soma worker. It serves the nodes of graphs that clients send it "
+               "(.at(\"w1\")), over CAF's network layer (docs/remote.md)."};
+  app.set_version_flag("--version", std::string{"soma-node "} + soma::version);
+  options opt;
+  app.add_option("--listen", opt.listen,
+                 "HOST:PORT to listen on; port 0 takes a free one. The port is printed as the "
+                 "first line of stdout. Beyond loopback mutual TLS is required")
+    ->capture_default_str();
+  app.add_option("--nodes", opt.nodes,
+                 "a node library (built with soma_add_node_library) whose nodes this worker "
+                 "serves by name (soma::mode::project); repeatable")
+    ->check(CLI::ExistingFile);
+  app.add_flag("--accept-code", opt.accept_code,
+               "run node libraries that clients ship (soma::mode::network)");
+  app.add_option("--tls-cert", opt.tls_cert, "this worker's certificate (PEM)");
+  app.add_option("--tls-key", opt.tls_key, "its private key (PEM)");
+  app.add_option("--tls-ca", opt.tls_ca, "the CA a client's certificate must be signed by (PEM)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0)
+      return app.exit(e);
+    std::cerr << "soma-node: " << e.what() << "\n(soma-node --help says what it takes)\n";
     return 2;
   }
-  std::fputs(usage, stderr);
-  return 2;
+  return serve(opt);
 }

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@
 #include "soma/watching.hpp"
 
 namespace soma::detail {
+
+/// What a forward's broker knows: defined with soma::broker (actors/).
+class broker_state;
 
 using clock = std::chrono::steady_clock;
 
@@ -67,6 +71,12 @@ public:
   /// Sets the store cached nodes keep their outputs in.
   void keep_in(std::optional<soma::store> s) { kept_ = std::move(s); }
 
+  /// The broker that says where the forward's remote nodes run, or nullptr.
+  [[nodiscard]] broker_state* broker() const noexcept { return broker_.get(); }
+
+  /// Sets the forward's broker.
+  void route_through(std::shared_ptr<broker_state> b) { broker_ = std::move(b); }
+
   /// The first error a callable watcher threw, if any.
   [[nodiscard]] const std::optional<std::string>& watcher_error() const noexcept {
     return watcher_error_;
@@ -78,6 +88,7 @@ private:
   std::optional<soma::watching> owned_;
   const soma::watching* watching_;
   std::optional<soma::store> kept_;
+  std::shared_ptr<broker_state> broker_;
   bool ended_ = false;
   std::vector<bool> dropped_; // callables that threw: told nothing more
   std::optional<std::string> watcher_error_;

@@ -1,0 +1,42 @@
+#pragma once
+
+/// @file
+/// soma::broker: which worker each of a graph's host names means.
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "soma/worker.hpp"
+
+namespace soma {
+
+namespace detail {
+class broker_state;
+} // namespace detail
+
+/// Maps the host names of a graph (`.at("w1")`) to workers. Given to a
+/// forward with `{.broker = b}`. A handle: copies share the map; any thread
+/// may use it.
+class broker {
+public:
+  /// A broker that knows these workers, in this process.
+  static broker embedded(std::initializer_list<std::pair<std::string, worker>> workers);
+
+  /// Says that `host` now means `w` (a new or replacement worker).
+  void put(std::string host, worker w);
+
+  /// The host names it knows.
+  [[nodiscard]] std::vector<std::string> hosts() const;
+
+  /// The shared state (used by forwards).
+  [[nodiscard]] const std::shared_ptr<detail::broker_state>& state() const noexcept { return state_; }
+
+private:
+  broker();
+  std::shared_ptr<detail::broker_state> state_;
+};
+
+} // namespace soma

@@ -1,0 +1,31 @@
+#pragma once
+
+/// @file
+/// What a client and a soma-node worker send each other over CAF's
+/// middleman. Payloads are Cap'n Proto bytes in std::string
+/// (schema/remote.capnp): CAF knows std::string in every process, so nothing
+/// needs announcing and a message from another build never arrives empty.
+///
+/// | message                                   | to       | answer                    |
+/// | ----------------------------------------- | -------- | ------------------------- |
+/// | (open_atom, actor client, string mode)    | worker   | actor session, or error   |
+/// | (slice_atom, string Slice)                | session  | string SliceResult        |
+/// | (ship_atom, string hash, string library)  | session  | ok_atom, or error         |
+///
+/// The worker monitors `client`: when it goes (the client's handle was
+/// destroyed, its process died, the connection dropped) the session closes.
+
+#include <caf/atom.hpp>
+
+namespace soma::detail {
+
+using open_atom = caf::atom_constant<caf::atom("somaopen")>;
+using slice_atom = caf::atom_constant<caf::atom("somaslice")>;
+using ship_atom = caf::atom_constant<caf::atom("somaship")>;
+using shipped_atom = caf::atom_constant<caf::atom("somashiped")>;
+
+/// The modes a session is opened in, as said on the wire.
+inline constexpr const char* project_mode = "project";
+inline constexpr const char* network_mode = "network";
+
+} // namespace soma::detail

@@ -1,0 +1,260 @@
+#include "soma/detail/slice_actor.hpp"
+
+#include <cstring>
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/to_string.hpp>
+
+#include "soma/detail/libraries.hpp"
+#include "soma/detail/remote_protocol.hpp"
+#include "soma/schema/remote.capnp.h"
+
+namespace soma::detail {
+
+namespace {
+
+std::int64_t micros(clock::duration d) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+}
+
+std::string worker_name(const slice_state& st, const trip* t) {
+  auto name = "worker " + st.host;
+  if (t && t->link)
+    name += " (" + t->link->where().str() + ")";
+  return name;
+}
+
+// Ends `fw` with `broke` at `node`, stamped with the host.
+void end_broken(slice_actor* self, forward_state& fw, const std::string& node,
+                const std::string& error) {
+  if (fw.ended())
+    return;
+  auto x = broke_fact(node, error, fw.since_began_us(clock::now()));
+  x.fields.emplace_back("host", self->state.host);
+  fw.emit(std::move(x), self->context());
+  fw.mark_ended();
+  fw.fail(node, error, self);
+}
+
+fact left_fact(const std::string& host, std::int64_t began_us, std::int64_t took_us) {
+  return fact{"left",
+              {{"host", host}, {"began_us", std::to_string(began_us)}, {"took_us", std::to_string(took_us)}}};
+}
+
+std::string encode_slice(const std::vector<slice_member>& members, const std::string& input) {
+  capnp::MallocMessageBuilder message;
+  auto root = message.initRoot<schema::Slice>();
+  auto ns = root.initNodes(static_cast<unsigned>(members.size()));
+  for (unsigned i = 0; i < members.size(); ++i) {
+    ns[i].setType(members[i].type);
+    ns[i].setName(members[i].name);
+    ns[i].setDefinition(members[i].definition);
+    ns[i].setLibrary(members[i].library);
+  }
+  root.setInput(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(input.data()), input.size()));
+  auto words = capnp::messageToFlatArray(message);
+  auto b = words.asBytes();
+  return std::string(reinterpret_cast<const char*>(b.begin()), b.size());
+}
+
+void send_trip(slice_actor* self, std::uint64_t id);
+
+// Tells the forward what happened over there, stamped with the host.
+void say_facts(slice_actor* self, forward_state& fw, capnp::List<schema::Fact>::Reader facts) {
+  for (auto f : facts) {
+    fact x;
+    x.name = f.getName();
+    for (auto kv : f.getFields())
+      x.fields.emplace_back(kv.getKey(), kv.getValue());
+    x.fields.emplace_back("host", self->state.host);
+    fw.emit(std::move(x), self->context());
+  }
+}
+
+// The worker's answer to trip `id`.
+void answered(slice_actor* self, std::uint64_t id, const std::string& bytes) {
+  auto& st = self->state;
+  auto i = st.trips.find(id);
+  if (i == st.trips.end())
+    return; // already ended: its worker was lost first
+  auto& t = i->second;
+  forward_ptr keep = t.forward; // outlives the trip, whatever happens to it
+  auto& fw = *keep;
+  auto worker = worker_name(st, &t);
+  auto took = micros(clock::now() - t.sent);
+  auto first = st.members.front().name;
+  try {
+    if (bytes.size() % sizeof(capnp::word) != 0)
+      throw std::runtime_error("its size is not a whole number of words");
+    auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
+    std::memcpy(words.begin(), bytes.data(), bytes.size());
+    capnp::FlatArrayMessageReader reader{words};
+    auto r = reader.getRoot<schema::SliceResult>();
+    auto refusal = r.getRefusal();
+    if (refusal == schema::Refusal::NEEDS_CODE && t.ships < st.members.size()) {
+      // mode::network: ship the library it lacks, then send the slice again.
+      // What it said meanwhile (its reading) is said now; the trip's `left`
+      // will cover the shipping too.
+      say_facts(self, fw, r.getFacts());
+      std::string definition = r.getMissing().size() ? std::string{r.getMissing()[0]} : "";
+      const slice_member* m = nullptr;
+      for (auto& x : st.members)
+        if (x.definition == definition)
+          m = &x;
+      if (!m)
+        throw std::runtime_error("it asked for a library this slice does not use");
+      ++t.ships;
+      std::string code = read_file(m->library);
+      self->request(t.session, caf::infinite, ship_atom::value, definition, std::move(code))
+        .then([self, id](shipped_atom) { send_trip(self, id); },
+              [self, id, lib = m->library](caf::error& e) {
+                auto& st = self->state;
+                auto j = st.trips.find(id);
+                if (j == st.trips.end())
+                  return;
+                auto t = std::move(j->second);
+                st.trips.erase(j);
+                auto& ctx = e.context();
+                auto text = ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
+                                                              : self->system().render(e);
+                end_broken(self, *t.forward, st.members.front().name,
+                           worker_name(st, &t) + " did not take the node library " + lib + ": "
+                             + text);
+              });
+      return;
+    }
+    say_facts(self, fw, r.getFacts());
+    fw.emit(left_fact(st.host, t.began_us, took), self->context());
+    auto trip_done = std::move(t);
+    st.trips.erase(i);
+    std::string node = r.getNode();
+    std::string error = r.getError();
+    switch (refusal) {
+      case schema::Refusal::NONE: {
+        auto out = r.getOutput();
+        try {
+          st.exit(std::string_view{reinterpret_cast<const char*>(out.begin()), out.size()},
+                  std::move(trip_done.forward), self);
+        } catch (const std::exception& e) {
+          end_broken(self, fw, st.members.back().name,
+                     "its output from " + worker + " did not decode: " + e.what());
+        }
+        return;
+      }
+      case schema::Refusal::NODE_FAILED:
+        end_broken(self, fw, node, error);
+        return;
+      default:
+        end_broken(self, fw, node.empty() ? first : node,
+                   worker + " refused node " + (node.empty() ? first : node) + ": " + error);
+        return;
+    }
+  } catch (const kj::Exception& e) {
+    st.trips.erase(id);
+    end_broken(self, fw, first,
+               worker + " answered with bytes that did not decode: " + e.getDescription().cStr());
+  } catch (const std::exception& e) {
+    st.trips.erase(id);
+    end_broken(self, fw, first, worker + ": " + e.what());
+  }
+}
+
+// Ends every trip that went to `session`: its worker is gone.
+void lost(slice_actor* self, const caf::actor_addr& session, const std::string& why) {
+  auto& st = self->state;
+  std::vector<trip> gone;
+  for (auto i = st.trips.begin(); i != st.trips.end();) {
+    if (i->second.session.address() == session) {
+      gone.push_back(std::move(i->second));
+      i = st.trips.erase(i);
+    } else {
+      ++i;
+    }
+  }
+  for (auto& t : gone) {
+    if (t.link)
+      t.link->lost(why);
+    end_broken(self, *t.forward, st.members.front().name,
+               worker_name(st, &t) + " was lost mid-forward: " + why);
+  }
+}
+
+void send_trip(slice_actor* self, std::uint64_t id) {
+  auto& st = self->state;
+  auto& t = st.trips.at(id);
+  self->request(t.session, caf::infinite, slice_atom::value, t.slice)
+    .then([self, id](std::string& result) { answered(self, id, result); },
+          [self, id](caf::error& e) {
+            auto& st = self->state;
+            auto i = st.trips.find(id);
+            if (i == st.trips.end())
+              return;
+            lost(self, i->second.session.address(), self->system().render(e));
+          });
+}
+
+} // namespace
+
+void slice_setup(slice_actor* self, std::string host, std::vector<slice_member> members,
+                 slice_exit exit) {
+  auto& st = self->state;
+  st.host = std::move(host);
+  st.members = std::move(members);
+  st.exit = std::move(exit);
+  self->set_down_handler([self](caf::down_msg& dm) {
+    self->state.watched.erase(dm.source);
+    lost(self, dm.source, "the connection closed (" + caf::to_string(dm.reason) + ")");
+  });
+}
+
+void slice_broke(slice_actor* self, forward_state& fw, const std::string& error) {
+  end_broken(self, fw, self->state.members.front().name, error);
+}
+
+void slice_send(slice_actor* self, forward_ptr fw, std::string input) {
+  auto& st = self->state;
+  auto& first = st.members.front().name;
+  auto* b = fw->broker();
+  if (!b) {
+    end_broken(self, *fw, first,
+               "node " + first + " runs at " + st.host
+                 + ", but the forward was given no broker: forward(x, {.broker = b}) with "
+                   "soma::broker::embedded({{\"" + st.host + "\", worker}})");
+    return;
+  }
+  auto link = b->find(st.host);
+  if (!link) {
+    std::string known;
+    for (auto& h : b->hosts())
+      known += (known.empty() ? "" : ", ") + h;
+    end_broken(self, *fw, first,
+               "node " + first + " runs at " + st.host + ", but the forward's broker has no worker "
+                 "called " + st.host + " (it knows: " + (known.empty() ? "none" : known) + ")");
+    return;
+  }
+  std::string why;
+  auto session = link->session(why);
+  if (!session) {
+    end_broken(self, *fw, first,
+               "worker " + st.host + " (" + link->where().str() + ") cannot be used: " + why);
+    return;
+  }
+  if (st.watched.insert(session.address()).second)
+    self->monitor(session);
+  auto id = st.next_trip++;
+  trip t;
+  t.sent = clock::now();
+  t.began_us = fw->since_began_us(t.sent);
+  t.slice = encode_slice(st.members, input);
+  t.session = std::move(session);
+  t.link = std::move(link);
+  t.forward = std::move(fw);
+  st.trips.emplace(id, std::move(t));
+  send_trip(self, id);
+}
+
+} // namespace soma::detail

@@ -1,0 +1,377 @@
+#include "soma/detail/worker_link.hpp"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
+#include <caf/to_string.hpp>
+
+#include "soma/broker.hpp"
+#include "soma/detail/remote_protocol.hpp"
+
+extern char** environ;
+
+namespace soma::detail {
+
+namespace {
+
+using namespace std::chrono;
+
+// The text a worker put in an error, else CAF's rendering of it.
+std::string said(caf::actor_system& sys, const caf::error& e) {
+  auto& ctx = e.context();
+  if (ctx.match_elements<std::string>())
+    return ctx.get_as<std::string>(0);
+  return sys.render(e);
+}
+
+// Checks that something accepts TCP connections at `where` within `within`:
+// CAF's own connect blocks for as long as the kernel tries.
+void reachable(const soma::address& where, milliseconds within) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  auto port = std::to_string(where.port);
+  if (int rc = getaddrinfo(where.host.c_str(), port.c_str(), &hints, &found); rc != 0)
+    throw worker_error("cannot reach a worker at " + where.str() + ": " + gai_strerror(rc));
+  std::string why = "no address";
+  bool ok = false;
+  for (auto* a = found; a && !ok; a = a->ai_next) {
+    int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0)
+      continue;
+    if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+      ok = true;
+    } else if (errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      int rc = poll(&p, 1, static_cast<int>(within.count()));
+      int err = 0;
+      socklen_t len = sizeof err;
+      if (rc == 0)
+        why = "no answer within " + std::to_string(within.count()) + " ms";
+      else if (rc > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0)
+        ok = true;
+      else
+        why = std::strerror(err ? err : errno);
+    } else {
+      why = std::strerror(errno);
+    }
+    close(fd);
+  }
+  freeaddrinfo(found);
+  if (!ok)
+    throw worker_error("cannot reach a worker at " + where.str() + ": " + why);
+}
+
+// The actor a worker monitors for this client: it lives as long as the link
+// and tells the link when its session goes.
+caf::behavior guard(caf::event_based_actor* self, std::weak_ptr<worker_link> link,
+                    caf::actor session) {
+  self->monitor(session);
+  self->set_down_handler([self, link](caf::down_msg& dm) {
+    if (auto l = link.lock())
+      l->lost("the connection to it was lost (" + caf::to_string(dm.reason) + ")");
+    self->quit();
+  });
+  return {[](const std::string&) {}};
+}
+
+} // namespace
+
+// How a child process ended, as "was killed by signal 9".
+std::string exit_text(int status) {
+  if (WIFSIGNALED(status))
+    return "was killed by signal " + std::to_string(WTERMSIG(status));
+  return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+worker_link::worker_link(caf::actor_system& sys, soma::address where, soma::mode how,
+                         std::optional<soma::tls> tls, milliseconds within, pid_t child)
+  : sys_(sys), where_(std::move(where)), how_(how), tls_(std::move(tls)), within_(within),
+    child_(child) {}
+
+worker_link::~worker_link() {
+  if (guard_)
+    caf::anon_send_exit(guard_, caf::exit_reason::user_shutdown);
+  if (child_ > 0 && !child_status_) {
+    kill(child_, SIGTERM);
+    int status = 0;
+    for (int i = 0; i < 200; ++i) {
+      if (waitpid(child_, &status, WNOHANG) == child_)
+        return;
+      std::this_thread::sleep_for(10ms);
+    }
+    kill(child_, SIGKILL);
+    waitpid(child_, &status, 0);
+  }
+}
+
+void worker_link::open() {
+  reachable(where_, within_);
+  caf::io::middleman_actor mm;
+  if (tls_) {
+    auto& cfg = sys_.config();
+    if (!sys_.has_openssl_manager())
+      throw worker_error("cannot reach " + where_.str() + " over TLS: this actor system has no "
+                         "TLS; make it from a soma::system_config given use_tls(...) with the "
+                         "same files");
+    if (cfg.openssl_certificate != tls_->cert || cfg.openssl_key != tls_->key
+        || cfg.openssl_cafile != tls_->ca)
+      throw worker_error("cannot reach " + where_.str() + " over TLS: this actor system was "
+                         "configured with other TLS files than the ones given to connect()");
+    mm = sys_.openssl_manager().actor_handle();
+  } else {
+    mm = sys_.middleman().actor_handle();
+  }
+  caf::scoped_actor self{sys_};
+  caf::actor front;
+  std::string failure;
+  self->request(mm, within_, caf::connect_atom::value, where_.host, where_.port)
+    .receive(
+      [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+        front = caf::actor_cast<caf::actor>(std::move(ptr));
+      },
+      [&](caf::error& e) { failure = said(sys_, e); });
+  if (!front)
+    throw worker_error("cannot connect to the worker at " + where_.str() + ": "
+                       + (failure.empty() ? "it published no actor" : failure)
+                       + (tls_ ? " (with TLS: do both sides trust the same CA?)" : ""));
+  // The guard is told its session once there is one.
+  auto me = weak_from_this();
+  caf::actor session;
+  auto g = sys_.spawn([me](caf::event_based_actor* s) -> caf::behavior {
+    return {[s, me](caf::actor& session) {
+      s->become(guard(s, me, std::move(session)));
+    }};
+  });
+  self->request(front, within_, open_atom::value, g,
+                std::string{how_ == soma::mode::network ? network_mode : project_mode})
+    .receive([&](caf::actor& x) { session = std::move(x); },
+             [&](caf::error& e) { failure = said(sys_, e); });
+  if (!session) {
+    caf::anon_send_exit(g, caf::exit_reason::user_shutdown);
+    throw worker_error("the worker at " + where_.str() + " refused the session: "
+                       + (failure.empty() ? "no answer" : failure));
+  }
+  caf::anon_send(g, session);
+  std::lock_guard guard_lock{lock_};
+  if (guard_)
+    caf::anon_send_exit(guard_, caf::exit_reason::user_shutdown);
+  guard_ = std::move(g);
+  session_ = std::move(session);
+  lost_why_.clear();
+}
+
+caf::actor worker_link::session(std::string& why) {
+  std::lock_guard guard_lock{lock_};
+  if (!session_)
+    why = lost_why_;
+  return session_;
+}
+
+void worker_link::lost(std::string why) {
+  std::lock_guard guard_lock{lock_};
+  session_ = nullptr;
+  lost_why_ = std::move(why);
+}
+
+bool worker_link::child_exited(std::string& why) {
+  if (child_ <= 0)
+    return false;
+  if (!child_status_) {
+    int status = 0;
+    if (waitpid(child_, &status, WNOHANG) == child_)
+      child_status_ = status;
+  }
+  if (child_status_)
+    why = "its process " + std::to_string(child_) + " " + exit_text(*child_status_)
+          + "; give the broker another with broker::put";
+  return child_status_.has_value();
+}
+
+void worker_link::ensure() {
+  {
+    std::lock_guard guard_lock{lock_};
+    if (session_)
+      return;
+    std::string why;
+    if (child_exited(why)) {
+      lost_why_ = why;
+      return;
+    }
+  }
+  try {
+    open();
+  } catch (const worker_error& e) {
+    std::lock_guard guard_lock{lock_};
+    lost_why_ = e.what();
+  }
+}
+
+std::shared_ptr<worker_link> broker_state::find(const std::string& host) const {
+  std::lock_guard guard{lock_};
+  auto i = links_.find(host);
+  return i == links_.end() ? nullptr : i->second;
+}
+
+void broker_state::put(std::string host, std::shared_ptr<worker_link> link) {
+  std::lock_guard guard{lock_};
+  links_[std::move(host)] = std::move(link);
+}
+
+std::vector<std::string> broker_state::hosts() const {
+  std::lock_guard guard{lock_};
+  std::vector<std::string> out;
+  for (auto& [h, l] : links_)
+    out.push_back(h);
+  return out;
+}
+
+void broker_state::ready(const std::vector<std::string>& hosts) const {
+  for (auto& h : hosts)
+    if (auto l = find(h))
+      l->ensure();
+}
+
+} // namespace soma::detail
+
+namespace soma {
+
+namespace {
+
+// Starts `command` with its stdout on a pipe; returns (pid, read end).
+std::pair<pid_t, int> start(const std::vector<std::string>& command) {
+  if (command.empty())
+    throw worker_error("worker::spawn needs a command, e.g. {\"soma-node\"}");
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0)
+    throw worker_error(std::string{"cannot make a pipe for the worker: "} + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  std::vector<char*> argv;
+  for (auto& a : command)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  if (rc != 0) {
+    close(out[0]);
+    throw worker_error("cannot start '" + command[0] + "': " + std::strerror(rc));
+  }
+  return {pid, out[0]};
+}
+
+// Reads the port the worker prints as its first line.
+std::uint16_t first_line_port(pid_t pid, int fd, const std::string& program,
+                              std::chrono::milliseconds within) {
+  auto deadline = std::chrono::steady_clock::now() + within;
+  std::string line;
+  char c = 0;
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+    pollfd p{fd, POLLIN, 0};
+    if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) == 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+      throw worker_error("'" + program + "' printed no port within "
+                         + std::to_string(within.count()) + " ms; it was stopped");
+    }
+    auto n = read(fd, &c, 1);
+    if (n <= 0) {
+      int status = 0;
+      waitpid(pid, &status, 0);
+      throw worker_error("'" + program + "' " + detail::exit_text(status)
+                         + " before it printed its port; its stderr says why");
+    }
+    if (c == '\n')
+      break;
+    line.push_back(c);
+  }
+  try {
+    auto a = parse_address("127.0.0.1:" + line, "the worker's first line");
+    return a.port;
+  } catch (const std::exception&) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    throw worker_error("'" + program + "' printed '" + line
+                       + "' where a worker prints its port; is it soma-node?");
+  }
+}
+
+} // namespace
+
+worker worker::spawn(caf::actor_system& sys, std::vector<std::string> command, soma::mode how,
+                     std::optional<soma::tls> tls, std::chrono::milliseconds within) {
+  std::string host = "127.0.0.1";
+  for (std::size_t i = 0; i + 1 < command.size(); ++i)
+    if (command[i] == "--listen")
+      host = parse_address(command[i + 1], "--listen").host;
+  auto [pid, fd] = start(command);
+  std::uint16_t port = 0;
+  try {
+    port = first_line_port(pid, fd, command[0], within);
+  } catch (...) {
+    close(fd);
+    throw;
+  }
+  close(fd);
+  auto link = std::make_shared<detail::worker_link>(sys, soma::address{host, port}, how,
+                                                    std::move(tls), within, pid);
+  link->open(); // on failure the link's destructor stops the child
+  return worker{std::move(link)};
+}
+
+worker worker::connect(caf::actor_system& sys, std::string_view address, soma::mode how,
+                       std::optional<soma::tls> tls, std::chrono::milliseconds within) {
+  soma::address where;
+  try {
+    where = parse_address(address, "worker::connect");
+  } catch (const std::invalid_argument& e) {
+    throw worker_error(e.what());
+  }
+  auto link = std::make_shared<detail::worker_link>(sys, std::move(where), how, std::move(tls),
+                                                    within, 0);
+  link->open();
+  return worker{std::move(link)};
+}
+
+std::string worker::address() const { return link_->where().str(); }
+
+pid_t worker::pid() const noexcept { return link_->child(); }
+
+soma::mode worker::how() const noexcept { return link_->how(); }
+
+broker::broker() : state_(std::make_shared<detail::broker_state>()) {}
+
+broker broker::embedded(std::initializer_list<std::pair<std::string, worker>> workers) {
+  broker b;
+  for (auto& [host, w] : workers)
+    b.put(host, w);
+  return b;
+}
+
+void broker::put(std::string host, worker w) { state_->put(std::move(host), w.link()); }
+
+std::vector<std::string> broker::hosts() const { return state_->hosts(); }
+
+} // namespace soma

@@ -1,0 +1,87 @@
+#pragma once
+
+/// @file
+/// The client's end of one worker connection, shared by every handle and
+/// forward that uses it.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "soma/address.hpp"
+#include "soma/worker.hpp"
+
+namespace soma::detail {
+
+class worker_link : public std::enable_shared_from_this<worker_link> {
+public:
+  worker_link(caf::actor_system& sys, soma::address where, soma::mode how,
+              std::optional<soma::tls> tls, std::chrono::milliseconds within, pid_t child);
+  ~worker_link();
+
+  worker_link(const worker_link&) = delete;
+  worker_link& operator=(const worker_link&) = delete;
+
+  /// Connects and opens a session; throws worker_error saying why not.
+  void open();
+
+  /// The session actor, or nothing with `why` set when the link is lost.
+  caf::actor session(std::string& why);
+
+  /// Reconnects a lost link that can be reconnected (blocking, bounded);
+  /// says nothing when it cannot: session() then says why.
+  void ensure();
+
+  /// Called when the session went away.
+  void lost(std::string why);
+
+  [[nodiscard]] const soma::address& where() const noexcept { return where_; }
+  [[nodiscard]] soma::mode how() const noexcept { return how_; }
+  [[nodiscard]] pid_t child() const noexcept { return child_; }
+  [[nodiscard]] caf::actor_system& system() const noexcept { return sys_; }
+
+private:
+  // Whether the spawned child has exited; says how in `why`.
+  bool child_exited(std::string& why);
+
+  caf::actor_system& sys_;
+  soma::address where_;
+  soma::mode how_;
+  std::optional<soma::tls> tls_;
+  std::chrono::milliseconds within_;
+  pid_t child_;
+  std::optional<int> child_status_;
+  std::mutex lock_;
+  caf::actor session_;
+  caf::actor guard_;
+  std::string lost_why_ = "it is not connected";
+};
+
+/// What a broker holds.
+class broker_state {
+public:
+  /// The link called `host`, or nullptr.
+  std::shared_ptr<worker_link> find(const std::string& host) const;
+
+  void put(std::string host, std::shared_ptr<worker_link> link);
+
+  std::vector<std::string> hosts() const;
+
+  /// Reconnects the lost links of these hosts where it can (blocking).
+  void ready(const std::vector<std::string>& hosts) const;
+
+private:
+  mutable std::mutex lock_;
+  std::map<std::string, std::shared_ptr<worker_link>> links_;
+};
+
+} // namespace soma::detail

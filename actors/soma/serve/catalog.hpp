@@ -1,0 +1,95 @@
+#pragma once
+
+/// @file
+/// What a worker can run: the node libraries it was started with, those
+/// clients shipped to it, and each session's own catalog binding node types
+/// to definitions.
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "soma/detail/libraries.hpp"
+#include "soma/machine.hpp"
+
+namespace soma::serve {
+
+/// Everything a worker process shares between its sessions. Thread-safe.
+class worker_state {
+public:
+  /// `libraries`: the node libraries given with --nodes, loaded.
+  /// `accept_code`: whether sessions may open in network mode.
+  /// `code_dir`: where shipped libraries are written before loading.
+  worker_state(std::vector<std::shared_ptr<const detail::node_library>> libraries,
+               bool accept_code, std::string code_dir);
+
+  [[nodiscard]] bool accept_code() const noexcept { return accept_code_; }
+
+  [[nodiscard]] const std::vector<std::shared_ptr<const detail::node_library>>& libraries() const noexcept {
+    return libraries_;
+  }
+
+  /// A library shipped earlier with this definition, or nullptr.
+  std::shared_ptr<const detail::node_library> shipped(const std::string& definition) const;
+
+  /// Checks `bytes` against `definition`, writes and loads them. Throws
+  /// std::runtime_error saying why not (no --accept-code, hash mismatch,
+  /// not a node library).
+  std::shared_ptr<const detail::node_library> ship(const std::string& definition,
+                                                   const std::string& bytes);
+
+  /// Counts one slice served; returns the new count.
+  std::uint64_t served_one() noexcept { return served_.fetch_add(1) + 1; }
+
+  [[nodiscard]] std::uint64_t served() const noexcept { return served_.load(); }
+
+  machine_sampler& sampler() noexcept { return sampler_; }
+
+  /// The next session's number.
+  std::uint64_t next_session() noexcept { return sessions_.fetch_add(1) + 1; }
+
+private:
+  std::vector<std::shared_ptr<const detail::node_library>> libraries_;
+  bool accept_code_;
+  std::string code_dir_;
+  mutable std::mutex lock_;
+  std::map<std::string, std::shared_ptr<const detail::node_library>> shipped_;
+  std::atomic<std::uint64_t> served_{0};
+  std::atomic<std::uint64_t> sessions_{0};
+  machine_sampler sampler_;
+};
+
+/// One session's catalog: which definition each node type is bound to, and
+/// the node instances made from them. Used by one session actor at a time.
+class session_catalog {
+public:
+  session_catalog(worker_state& worker, bool network) : worker_(worker), network_(network) {}
+
+  /// Why a node cannot run here, when it cannot.
+  struct refusal {
+    enum kind { none, unknown, needs_code, conflict } what = none;
+    std::string error;
+  };
+
+  /// Binds `type` to `definition` for this session, or says why not.
+  refusal bind(const std::string& type, const std::string& definition,
+               const std::string& client_library);
+
+  /// Adds a shipped library to what this session may bind.
+  void add(std::shared_ptr<const detail::node_library> lib);
+
+  /// The instance running graph node `name` of `type` (bound first).
+  detail::remote_node& instance(const std::string& type, const std::string& name);
+
+private:
+  worker_state& worker_;
+  bool network_;
+  std::vector<std::shared_ptr<const detail::node_library>> shipped_;
+  std::map<std::string, std::shared_ptr<const detail::node_library>> bound_; // type -> library
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<detail::remote_node>> instances_;
+};
+
+} // namespace soma::serve

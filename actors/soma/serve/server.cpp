@@ -1,0 +1,107 @@
+#include "soma/serve/server.hpp"
+
+#include <chrono>
+#include <optional>
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/to_string.hpp>
+
+#include "soma/atoms.hpp"
+#include "soma/detail/remote_protocol.hpp"
+#include "soma/serve/slice_runner.hpp"
+
+namespace soma::serve {
+
+namespace {
+
+using detail::network_mode;
+using detail::open_atom;
+using detail::project_mode;
+using detail::ship_atom;
+using detail::shipped_atom;
+using detail::slice_atom;
+
+// A new machine reading goes with the first slice of a session, then with
+// the first slice after this long.
+constexpr auto reading_every = std::chrono::seconds(1);
+
+struct session_state {
+  std::optional<session_catalog> catalog;
+  std::uint64_t number = 0;
+  std::optional<std::chrono::steady_clock::time_point> last_reading;
+  static inline const char* name = "soma.session";
+};
+
+caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* worker,
+                      caf::actor client, bool network, std::uint64_t number, log_line log) {
+  self->state.catalog.emplace(*worker, network);
+  self->state.number = number;
+  self->set_default_handler(caf::drop);
+  self->monitor(client);
+  // The client went: the session ends normally, whatever the client's
+  // reason, so that the front actor it is linked to (and every other
+  // session) lives on.
+  auto why = std::make_shared<std::string>("the worker stops");
+  self->set_down_handler([self, why](caf::down_msg& dm) {
+    *why = "its client went: " + caf::to_string(dm.reason);
+    self->quit();
+  });
+  self->attach_functor([log, number, why](const caf::error&) {
+    log("session " + std::to_string(number) + " closed (" + *why + ")");
+  });
+  return {
+    [self, worker](slice_atom, const std::string& bytes) -> std::string {
+      auto& st = self->state;
+      auto served = worker->served_one(); // this one counts, as the seed's first reading says 1
+      std::optional<fact> reading;
+      auto now = std::chrono::steady_clock::now();
+      if (!st.last_reading || now - *st.last_reading >= reading_every) {
+        st.last_reading = now;
+        reading = worker->sampler().read(served).to_fact();
+      }
+      return run_slice(*st.catalog, bytes, std::move(reading));
+    },
+    [self, worker](ship_atom, const std::string& definition,
+                   const std::string& bytes) -> caf::result<shipped_atom> {
+      try {
+        self->state.catalog->add(worker->ship(definition, bytes));
+        return shipped_atom::value;
+      } catch (const std::exception& e) {
+        return caf::make_error(caf::sec::runtime_error, std::string{e.what()});
+      }
+    },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line log) {
+  return sys.spawn([&worker, log](caf::event_based_actor* self) -> caf::behavior {
+    self->set_default_handler(caf::drop);
+    return {
+      [self, &worker, log](open_atom, const caf::actor& client,
+                           const std::string& mode) -> caf::result<caf::actor> {
+        bool network = mode == network_mode;
+        if (!client || (!network && mode != project_mode))
+          return caf::make_error(caf::sec::invalid_argument,
+                                 std::string{"a session opens with a client actor and the mode "
+                                             "'project' or 'network'"});
+        if (network && !worker.accept_code())
+          return caf::make_error(
+            caf::sec::runtime_error,
+            std::string{"this worker does not run shipped code (soma::mode::network): it was not "
+                        "started with --accept-code; start it with --accept-code, or connect with "
+                        "soma::mode::project and give it the node library with --nodes"});
+        auto number = worker.next_session();
+        log("session " + std::to_string(number) + " opened (mode " + mode + ", client "
+            + caf::to_string(client.node()) + ")");
+        // Linked: a worker told to stop closes its sessions with it.
+        return self->spawn<caf::linked>(session, &worker, client, network, number, log);
+      },
+    };
+  });
+}
+
+} // namespace soma::serve

@@ -1,0 +1,43 @@
+# What a client and a soma-node worker say to each other (docs/remote.md).
+# CAF's middleman carries these bytes as std::string payloads; every field is
+# documented in docs/formats.md. Fields are only ever added.
+@0xb1f4c2d9e7a03c55;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("soma::schema");
+
+using Soma = import "soma.capnp";
+
+# One node of a slice: what it is called, what defines it.
+struct SliceNode {
+  type @0 :Text;        # its C++ type, the name a node library lists it under
+  name @1 :Text;        # the graph's name for it: what its facts say
+  definition @2 :Text;  # SHA-256 (hex) of the node library that defines the type
+  library @3 :Text;     # that library's file name, said in errors
+}
+
+# Consecutive nodes of one graph at one host, and the value they start from.
+struct Slice {
+  nodes @0 :List(SliceNode);
+  input @1 :Data;       # the first node's In, encoded with the value codec
+}
+
+# Why a slice did not give a value.
+enum Refusal {
+  none @0;
+  nodeFailed @1;        # a node threw: its failed fact is in facts
+  unknownNode @2;       # the worker has no definition of a type (mode project)
+  needsCode @3;         # the worker has no definition yet: ship it (mode network)
+  conflict @4;          # the worker knows the type under another definition
+  badSlice @5;          # the bytes were not a slice, or a value did not decode
+}
+
+# What a worker answers to a slice.
+struct SliceResult {
+  facts @0 :List(Soma.Fact);  # everything that happened over there, in order
+  output @1 :Data;            # the last node's Out, encoded (refusal = none)
+  refusal @2 :Refusal;
+  node @3 :Text;              # the graph's name of the node concerned
+  error @4 :Text;             # what went wrong, in words
+  missing @5 :List(Text);     # needsCode: the definitions (hashes) to ship
+}

@@ -1,0 +1,166 @@
+// Remote failures: a node that throws over there, a worker killed
+// mid-forward, addresses nobody answers, a forward without a broker.
+
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+
+#include "remote_fixture.hpp"
+
+using namespace soma_test;
+using clock_type = std::chrono::steady_clock;
+
+BOOST_FIXTURE_TEST_SUITE(remote_failure, system_fixture)
+
+BOOST_AUTO_TEST_CASE(a_remote_node_that_throws_says_failed_with_its_host_then_broke) {
+  auto w1 = serving(sys);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Inc{}.named("a") >> Picky{}.named("picky").at("w1"));
+  seen s;
+  try {
+    (void)g.forward(-5, {.watching = s.watcher(), .broker = broker});
+    BOOST_FAIL("a throwing remote node gave a value");
+  } catch (const soma::forward_error& e) {
+    BOOST_TEST(e.node() == "picky");
+    BOOST_TEST(e.error() == "no negatives: -4");
+  }
+  BOOST_TEST(names(s.facts) == (std::vector<std::string>{"ran", "machine", "failed", "left", "broke"}), said(s.facts));
+  BOOST_TEST(s.facts[2]["host"] == "w1");
+  BOOST_TEST(s.facts[2]["node"] == "picky");
+  BOOST_TEST(s.facts[2]["error"] == "no negatives: -4");
+  BOOST_TEST(s.facts[4]["node"] == "picky");
+  BOOST_TEST(s.facts[4]["host"] == "w1");
+  // The graph and the session stay usable.
+  BOOST_TEST(g.forward(5, {.broker = broker}) == 6);
+}
+
+BOOST_AUTO_TEST_CASE(a_worker_killed_mid_forward_fails_it_promptly_and_a_replacement_serves) {
+  auto w1 = serving(sys);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Sleepy{}.named("sleepy").at("w1") >> Inc{}.named("c"));
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  seen s;
+  auto began = clock_type::now();
+  auto pending = std::async(std::launch::async, [&] {
+    return g.forward(3000, {.watching = s.watcher(), .broker = broker});
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  BOOST_REQUIRE(kill(w1.pid(), SIGKILL) == 0);
+  BOOST_REQUIRE(pending.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  auto took = clock_type::now() - began;
+  BOOST_TEST((took < std::chrono::milliseconds(2500)), "the forward waited for the dead node");
+  try {
+    (void)pending.get();
+    BOOST_FAIL("a forward whose worker died gave a value");
+  } catch (const soma::forward_error& e) {
+    std::string what = e.what();
+    BOOST_TEST(e.node() == "sleepy");
+    BOOST_TEST(what.find("worker w1") != std::string::npos, what);
+    BOOST_TEST(what.find("lost") != std::string::npos, what);
+  }
+  BOOST_TEST(names(s.facts).back() == "broke");
+  BOOST_TEST(s.facts.back()["host"] == "w1");
+
+  // Until it is replaced, the dead worker is an error that says so.
+  try {
+    (void)g.forward(1, {.broker = broker});
+    BOOST_FAIL("a dead worker served");
+  } catch (const soma::forward_error& e) {
+    std::string what = e.what();
+    BOOST_TEST(what.find("killed by signal 9") != std::string::npos, what);
+    BOOST_TEST(what.find("broker::put") != std::string::npos, what);
+  }
+  broker.put("w1", serving(sys));
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+}
+
+BOOST_AUTO_TEST_CASE(a_connected_worker_that_comes_back_is_reconnected) {
+  // A worker on a fixed port, killed and started again there.
+  auto first = serving(sys);
+  auto port = soma::parse_address(first.address(), "test").port;
+  auto again = [&] {
+    return serving(sys, {"--listen", "127.0.0.1:" + std::to_string(port)});
+  };
+  auto held = std::optional<soma::worker>{};
+  auto w = soma::worker::connect(sys, first.address());
+  auto broker = soma::broker::embedded({{"w1", w}});
+  auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1"));
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  kill(first.pid(), SIGKILL);
+  waitpid(first.pid(), nullptr, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  BOOST_CHECK_THROW((void)g.forward(1, {.broker = broker}), soma::forward_error);
+  held = again();
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+}
+
+BOOST_AUTO_TEST_CASE(an_address_nobody_answers_is_a_clear_error_within_the_connect_time) {
+  auto began = clock_type::now();
+  try {
+    (void)soma::worker::connect(sys, "127.0.0.1:1", soma::mode::project, {},
+                                std::chrono::milliseconds(2000));
+    BOOST_FAIL("connected to a closed port");
+  } catch (const soma::worker_error& e) {
+    std::string what = e.what();
+    BOOST_TEST(what.find("cannot reach a worker at 127.0.0.1:1") != std::string::npos, what);
+  }
+  BOOST_TEST((clock_type::now() - began < std::chrono::seconds(3)));
+  BOOST_CHECK_EXCEPTION((void)soma::worker::connect(sys, "no-port-here"), soma::worker_error,
+                        [](const soma::worker_error& e) {
+                          return std::string{e.what()}.find("not HOST:PORT") != std::string::npos;
+                        });
+}
+
+BOOST_AUTO_TEST_CASE(a_program_that_is_not_a_worker_is_an_error_saying_so) {
+  BOOST_CHECK_EXCEPTION((void)soma::worker::spawn(sys, {"false"}), soma::worker_error,
+                        [](const soma::worker_error& e) {
+                          std::string what = e.what();
+                          return what.find("'false' exited with status 1 before it printed its port")
+                                 != std::string::npos;
+                        });
+  BOOST_CHECK_EXCEPTION((void)soma::worker::spawn(sys, {"/no/such/soma-node"}), soma::worker_error,
+                        [](const soma::worker_error& e) {
+                          return std::string{e.what()}.find("cannot start '/no/such/soma-node'")
+                                 != std::string::npos;
+                        });
+}
+
+BOOST_AUTO_TEST_CASE(a_forward_without_a_broker_or_with_an_unknown_host_says_what_to_give) {
+  auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w9"));
+  BOOST_CHECK_EXCEPTION((void)g.forward(1), soma::forward_error, [](const soma::forward_error& e) {
+    return std::string{e.what()}.find("given no broker") != std::string::npos;
+  });
+  auto w1 = serving(sys);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  BOOST_CHECK_EXCEPTION((void)g.forward(1, {.broker = broker}), soma::forward_error,
+                        [](const soma::forward_error& e) {
+                          std::string what = e.what();
+                          return what.find("no worker called w9 (it knows: w1)") != std::string::npos;
+                        });
+}
+
+BOOST_AUTO_TEST_CASE(the_worker_logs_one_line_per_session_opened_and_closed) {
+  auto log = std::filesystem::temp_directory_path() / ("soma-node-log-" + std::to_string(getpid()));
+  {
+    auto w = soma::worker::spawn(
+      sys, {"sh", "-c", "exec '" + node_program + "' --nodes '" + test_nodes + "' 2>'" + log.string() + "'"});
+    auto broker = soma::broker::embedded({{"w1", w}});
+    auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1"));
+    BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  } // the last handle stops the worker with SIGTERM
+  std::ifstream in{log};
+  std::stringstream text;
+  text << in.rdbuf();
+  auto s = text.str();
+  BOOST_TEST(s.find("listening on 127.0.0.1:") != std::string::npos, s);
+  BOOST_TEST(s.find("session 1 opened (mode project") != std::string::npos, s);
+  BOOST_TEST(s.find("session 1 closed") != std::string::npos, s);
+  BOOST_TEST(s.find("stopping (SIGTERM)") != std::string::npos, s);
+  std::filesystem::remove(log);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,66 @@
+#pragma once
+
+// What the remote tests share: an actor system, workers started from the
+// built soma-node, and the facts of one forward.
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <string>
+#include <vector>
+
+#include "../actors/fixture.hpp"
+#include "soma/broker.hpp"
+#include "soma/worker.hpp"
+#include "test_nodes.hpp"
+
+namespace soma_test {
+
+inline const std::string node_program = SOMA_NODE_PROGRAM;
+inline const std::string test_nodes = SOMA_TEST_NODES;
+inline const std::string test_nodes_v2 = SOMA_TEST_NODES_V2;
+
+/// A worker serving the test node library, in mode project.
+inline soma::worker serving(caf::actor_system& sys, std::vector<std::string> more = {}) {
+  std::vector<std::string> command{node_program, "--nodes", test_nodes};
+  command.insert(command.end(), more.begin(), more.end());
+  return soma::worker::spawn(sys, command, soma::mode::project);
+}
+
+/// The facts of one forward, collected as a callable watcher.
+struct seen {
+  std::vector<soma::fact> facts;
+  auto watcher() {
+    return [this](const soma::fact& f) { facts.push_back(f); };
+  }
+  /// The facts named `name`.
+  std::vector<soma::fact> named(const std::string& name) const {
+    std::vector<soma::fact> out;
+    for (auto& f : facts)
+      if (f.name == name)
+        out.push_back(f);
+    return out;
+  }
+};
+
+/// Whether `f` has a field `key`.
+inline bool has(const soma::fact& f, std::string_view key) {
+  for (auto& x : f.fields)
+    if (x.key == key)
+      return true;
+  return false;
+}
+
+} // namespace soma_test
+
+namespace soma_test {
+
+/// Every fact as one JSON line, for a failing check's message.
+inline std::string said(const std::vector<soma::fact>& facts) {
+  std::string out;
+  for (auto& f : facts)
+    out += "\n  " + soma::to_json(f);
+  return out;
+}
+
+} // namespace soma_test

@@ -1,0 +1,179 @@
+// Remote nodes on real soma-node processes over loopback: the seed's graph
+// with one node on a worker, two workers, slices, and shipping code.
+
+#include <boost/test/unit_test.hpp>
+
+#include "remote_fixture.hpp"
+#include "soma/detail/libraries.hpp"
+
+using namespace soma_test;
+
+BOOST_FIXTURE_TEST_SUITE(remote, system_fixture)
+
+BOOST_AUTO_TEST_CASE(the_seeds_graph_with_embed_on_a_worker_says_the_seeds_facts) {
+  auto w1 = serving(sys);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Tokenize{}.named("tokenize") >> Embed{}.named("embed").at("w1")
+                                        >> Score{}.named("score"));
+  seen s;
+  auto value = g.forward("the quick brown fox", {.watching = s.watcher(), .broker = broker});
+  BOOST_TEST(value == 2.0);
+  BOOST_TEST(names(s.facts) == (std::vector<std::string>{"ran", "machine", "ran", "left", "ran", "finished"}), said(s.facts));
+  auto& machine = s.facts[1];
+  for (auto key : {"id", "busy", "memory", "cores", "up_us", "served", "host"})
+    BOOST_TEST(has(machine, key), "machine has " << key);
+  BOOST_TEST(machine["host"] == "w1");
+  BOOST_TEST(machine["served"] == "1");
+  BOOST_TEST(std::string{machine["id"]}.find("-" + std::to_string(w1.pid())) != std::string::npos);
+  BOOST_TEST(std::stod(std::string{machine["busy"]}) >= 0.0);
+  BOOST_TEST(std::stod(std::string{machine["memory"]}) > 0.0);
+  BOOST_TEST(std::stod(std::string{machine["memory"]}) < 1.0);
+  auto& remote = s.facts[2];
+  BOOST_TEST(remote["node"] == "embed");
+  BOOST_TEST(remote["host"] == "w1");
+  BOOST_TEST(!has(s.facts[0], "host"));
+  auto& left = s.facts[3];
+  BOOST_TEST(left["host"] == "w1");
+  BOOST_TEST(left.fields[0].key == "host");
+  BOOST_TEST(num(left, "took_us") >= num(remote, "took_us"));
+  BOOST_TEST(num(left, "began_us") >= num(s.facts[0], "began_us") + num(s.facts[0], "took_us"));
+  BOOST_TEST(num(s.facts[4], "began_us") >= num(left, "began_us") + num(left, "took_us"));
+
+  // The session is open: the next trips need no reading and no greeting.
+  for (int again = 0; again < 3; ++again) {
+    seen next;
+    auto v = g.forward("with the worker already up", {.watching = next.watcher(), .broker = broker});
+    BOOST_TEST(v == 2.2, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(names(next.facts) == (std::vector<std::string>{"ran", "ran", "left", "ran", "finished"}), said(next.facts));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(two_workers_each_run_their_own_node_and_each_trip_says_left) {
+  auto w1 = serving(sys);
+  auto w2 = serving(sys);
+  BOOST_TEST(w1.pid() != w2.pid());
+  auto broker = soma::broker::embedded({{"w1", w1}, {"w2", w2}});
+  auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1") >> Twice{}.named("b").at("w2")
+                                        >> Inc{}.named("c"));
+  seen s;
+  BOOST_TEST(g.forward(3, {.watching = s.watcher(), .broker = broker}) == 9);
+  BOOST_TEST(names(s.facts) == (std::vector<std::string>{"machine", "ran", "left", "machine", "doubled", "ran",
+                                          "left", "ran", "finished"}), said(s.facts));
+  BOOST_TEST(s.facts[0]["host"] == "w1");
+  BOOST_TEST(s.facts[3]["host"] == "w2");
+  BOOST_TEST(s.facts[0]["id"] != s.facts[3]["id"]);
+  BOOST_TEST(s.facts[4]["host"] == "w2"); // a node's own fact is stamped too
+  BOOST_TEST(s.facts[4]["from"] == "4");
+  BOOST_TEST(s.named("left")[0]["host"] == "w1");
+  BOOST_TEST(s.named("left")[1]["host"] == "w2");
+  BOOST_TEST(!has(s.facts[7], "host"));
+}
+
+BOOST_AUTO_TEST_CASE(consecutive_nodes_on_one_host_go_as_one_trip) {
+  auto w1 = serving(sys);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1") >> Twice{}.named("b").at("w1")
+                                        >> Inc{}.named("c").at("w1"));
+  seen s;
+  BOOST_TEST(g.forward(1, {.watching = s.watcher(), .broker = broker}) == 5);
+  BOOST_TEST(s.named("left").size() == 1u);
+  BOOST_TEST(names(s.facts) == (std::vector<std::string>{"machine", "ran", "doubled", "ran", "ran", "left",
+                                          "finished"}), said(s.facts));
+  BOOST_TEST(s.facts[1]["node"] == "a");
+  BOOST_TEST(s.facts[3]["node"] == "b");
+  BOOST_TEST(s.facts[4]["node"] == "c");
+}
+
+BOOST_AUTO_TEST_CASE(many_forwards_in_flight_through_one_worker_all_come_back_right) {
+  auto w1 = serving(sys);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Twice{}.named("b").at("w1") >> Inc{}.named("c"));
+  std::vector<std::thread> threads;
+  std::atomic<int> right{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i)
+        if (g.forward(t * 1000 + i, {.broker = broker}) == 2 * (t * 1000 + i) + 1)
+          ++right;
+    });
+  for (auto& t : threads)
+    t.join();
+  BOOST_TEST(right.load() == 200);
+}
+
+BOOST_AUTO_TEST_CASE(mode_network_ships_the_library_to_a_worker_that_accepts_code) {
+  auto w1 = soma::worker::spawn(sys, {node_program, "--accept-code"}, soma::mode::network);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Tokenize{}.named("tokenize") >> Embed{}.named("embed").at("w1")
+                                        >> Score{}.named("score"));
+  seen s;
+  BOOST_TEST(g.forward("the quick brown fox", {.watching = s.watcher(), .broker = broker}) == 2.0);
+  BOOST_TEST(names(s.facts) == (std::vector<std::string>{"ran", "machine", "ran", "left", "ran", "finished"}), said(s.facts));
+  seen again;
+  BOOST_TEST(g.forward("the quick brown fox", {.watching = again.watcher(), .broker = broker}) == 2.0);
+  BOOST_TEST(again.named("left").size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(mode_network_is_refused_by_a_worker_without_accept_code) {
+  try {
+    auto w = soma::worker::spawn(sys, {node_program}, soma::mode::network);
+    BOOST_FAIL("a worker without --accept-code took a network session");
+  } catch (const soma::worker_error& e) {
+    std::string what = e.what();
+    BOOST_TEST(what.find("--accept-code") != std::string::npos, what);
+    BOOST_TEST(what.find("refused the session") != std::string::npos, what);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_node_the_worker_does_not_have_is_an_error_naming_worker_and_node) {
+  auto w1 = soma::worker::spawn(sys, {node_program}, soma::mode::project);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1"));
+  seen s;
+  try {
+    (void)g.forward(1, {.watching = s.watcher(), .broker = broker});
+    BOOST_FAIL("a worker ran a node it does not have");
+  } catch (const soma::forward_error& e) {
+    std::string what = e.what();
+    BOOST_TEST(e.node() == "a");
+    BOOST_TEST(what.find("worker w1") != std::string::npos, what);
+    BOOST_TEST(what.find("no node type Inc") != std::string::npos, what);
+    BOOST_TEST(what.find("--nodes") != std::string::npos, what);
+  }
+  BOOST_TEST(names(s.facts) == (std::vector<std::string>{"machine", "left", "broke"}), said(s.facts));
+  BOOST_TEST(s.facts[2]["host"] == "w1");
+}
+
+BOOST_AUTO_TEST_CASE(a_worker_with_another_build_of_the_library_is_refused_naming_both_hashes) {
+  auto w1 = soma::worker::spawn(sys, {node_program, "--nodes", test_nodes_v2}, soma::mode::project);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1"));
+  auto ours = soma::detail::sha256_hex(soma::detail::read_file(test_nodes));
+  auto theirs = soma::detail::sha256_hex(soma::detail::read_file(test_nodes_v2));
+  BOOST_REQUIRE(ours != theirs);
+  try {
+    (void)g.forward(1, {.broker = broker});
+    BOOST_FAIL("a worker ran another definition of Inc");
+  } catch (const soma::forward_error& e) {
+    std::string what = e.what();
+    BOOST_TEST(what.find("worker w1") != std::string::npos, what);
+    BOOST_TEST(what.find("Inc") != std::string::npos, what);
+    BOOST_TEST(what.find(ours) != std::string::npos, what);
+    BOOST_TEST(what.find(theirs) != std::string::npos, what);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_remote_node_without_a_node_library_is_refused_when_the_graph_is_made) {
+  struct Local : soma::node<Local, int, int> {
+    Out forward(const In& x, soma::context&) override { return x; }
+  };
+  BOOST_CHECK_EXCEPTION(
+    (void)soma::graph::somatize(sys, Local{}.named("local").at("w1")), std::invalid_argument,
+    [](const std::invalid_argument& e) {
+      std::string what = e.what();
+      return what.find("node 'local' runs at w1") != std::string::npos
+             && what.find("soma_add_node_library") != std::string::npos;
+    });
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# soma-node's command line: help, version, bad options, the TLS rule beyond
+# loopback, the port on the first line, and a clean stop on SIGTERM.
+set -uo pipefail
+node=$1
+lib=$2
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; [ -n "${pid:-}" ] && kill -9 "$pid" 2>/dev/null' EXIT
+
+"$node" --version | grep -q '^soma-node [0-9]' || fail "--version"
+"$node" --help | grep -q -- '--accept-code' || fail "--help lists --accept-code"
+
+"$node" --bogus 2>"$tmp/err"; [ $? -eq 2 ] || fail "an unknown option exits 2"
+grep -q "soma-node --help" "$tmp/err" || fail "an unknown option points at --help"
+
+"$node" --listen nonsense 2>"$tmp/err"; [ $? -eq 2 ] || fail "a bad --listen exits 2"
+grep -q "'nonsense' is not HOST:PORT" "$tmp/err" || fail "a bad --listen is named: $(cat "$tmp/err")"
+
+"$node" --listen 0.0.0.0:0 2>"$tmp/err"; [ $? -eq 2 ] || fail "0.0.0.0 without TLS exits 2"
+grep -q "refusing to listen on 0.0.0.0 without mutual TLS" "$tmp/err" || fail "the TLS rule is said: $(cat "$tmp/err")"
+
+"$node" --tls-cert x 2>"$tmp/err"; [ $? -eq 2 ] || fail "half the TLS options exit 2"
+grep -q "needs all three" "$tmp/err" || fail "half the TLS options are explained"
+
+"$node" --nodes /etc/hostname 2>"$tmp/err"; [ $? -eq 2 ] || fail "a file that is no library exits 2"
+grep -q "cannot load node library '/etc/hostname'" "$tmp/err" || fail "a bad library is named: $(cat "$tmp/err")"
+
+"$node" --nodes "$lib" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 100); do [ -s "$tmp/out" ] && break; sleep 0.05; done
+port=$(head -1 "$tmp/out")
+[[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -gt 0 ] || fail "the first line is the port: '$port'"
+grep -q "listening on 127.0.0.1:$port, serving .*Inc" "$tmp/err" || fail "it says where and what: $(cat "$tmp/err")"
+kill -TERM "$pid"
+wait "$pid"; status=$?
+pid=
+[ $status -eq 0 ] || fail "SIGTERM stops it cleanly (status $status)"
+grep -q "stopping (SIGTERM)" "$tmp/err" || fail "it says it stops"
+echo "soma-node cli: all passed"

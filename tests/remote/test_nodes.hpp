@@ -1,0 +1,48 @@
+#pragma once
+
+// Nodes the remote tests send to workers, beside the seed's three
+// (seed_nodes.hpp). All are served by libremote_test_nodes.so.
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "soma/node.hpp"
+
+/// Adds one; built twice (SOMA_TEST_VARIANT) to make two different libraries.
+struct Inc : soma::node<Inc, int, int> {
+  Out forward(const In& x, soma::context&) override {
+#if SOMA_TEST_VARIANT == 2
+    return x + 2;
+#else
+    return x + 1;
+#endif
+  }
+};
+
+/// Doubles, and says so with a fact of its own.
+struct Twice : soma::node<Twice, int, int> {
+  Out forward(const In& x, soma::context& ctx) override {
+    ctx.tell(soma::fact{"doubled", {{"from", std::to_string(x)}}});
+    return 2 * x;
+  }
+};
+
+/// Throws on a negative input.
+struct Picky : soma::node<Picky, int, int> {
+  Out forward(const In& x, soma::context&) override {
+    if (x < 0)
+      throw std::domain_error("no negatives: " + std::to_string(x));
+    return x;
+  }
+};
+
+/// Takes its input in milliseconds to answer.
+struct Sleepy : soma::node<Sleepy, int, int> {
+  Out forward(const In& ms, soma::context&) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return ms;
+  }
+};

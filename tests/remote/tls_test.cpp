@@ -1,0 +1,167 @@
+// Mutual TLS: a worker that demands it, a client it trusts, clients it does
+// not; and a worker in its own network namespace reached through its own
+// address (as root, where namespaces can be made).
+
+#include <boost/test/unit_test.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "remote_fixture.hpp"
+#include "soma/address.hpp"
+
+using namespace soma_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string openssl = SOMA_OPENSSL;
+
+int sh(const std::string& command) {
+  return std::system((command + " >/dev/null 2>&1").c_str());
+}
+
+/// A private CA, a worker's and a client's certificates it signed, and a
+/// rogue CA's client certificate.
+struct certificates {
+  fs::path dir = fs::temp_directory_path() / ("soma-tls-" + std::to_string(getpid()));
+
+  certificates() {
+    fs::create_directories(dir);
+    auto d = dir.string();
+    auto key = [&](const std::string& name) {
+      return openssl + " req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout " + d
+             + "/" + name + ".key";
+    };
+    auto ca = [&](const std::string& name) {
+      BOOST_REQUIRE(sh(key(name) + " -x509 -days 2 -subj /CN=" + name + " -out " + d + "/" + name
+                       + ".pem")
+                    == 0);
+    };
+    auto signed_by = [&](const std::string& name, const std::string& by) {
+      BOOST_REQUIRE(sh(key(name) + " -subj /CN=" + name + " -out " + d + "/" + name + ".csr") == 0);
+      BOOST_REQUIRE(sh(openssl + " x509 -req -days 2 -in " + d + "/" + name + ".csr -CA " + d + "/"
+                       + by + ".pem -CAkey " + d + "/" + by + ".key -CAcreateserial -out " + d + "/"
+                       + name + ".pem")
+                    == 0);
+    };
+    ca("ca");
+    ca("rogue-ca");
+    signed_by("worker", "ca");
+    signed_by("client", "ca");
+    signed_by("rogue", "rogue-ca");
+  }
+
+  ~certificates() {
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+  }
+
+  std::string file(const std::string& name) const { return (dir / name).string(); }
+
+  soma::tls as(const std::string& who, const std::string& ca = "ca") const {
+    return {file(who + ".pem"), file(who + ".key"), file(ca + ".pem")};
+  }
+
+  std::vector<std::string> worker_args() const {
+    return {"--tls-cert", file("worker.pem"), "--tls-key", file("worker.key"), "--tls-ca",
+            file("ca.pem")};
+  }
+};
+
+// The worker serves only clients that CA signed.
+struct tls_system {
+  soma::system_config cfg;
+  caf::actor_system sys;
+  explicit tls_system(const soma::tls& files) : sys{cfg.use_tls(files)} {}
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(remote_tls)
+
+BOOST_AUTO_TEST_CASE(a_trusted_client_runs_nodes_and_others_are_refused_before_any_runs) {
+  BOOST_REQUIRE_MESSAGE(!openssl.empty(), "the openssl program is needed to make certificates");
+  certificates certs;
+  tls_system client{certs.as("client")};
+  auto command = std::vector<std::string>{node_program, "--nodes", test_nodes};
+  auto args = certs.worker_args();
+  command.insert(command.end(), args.begin(), args.end());
+  auto w1 = soma::worker::spawn(client.sys, command, soma::mode::project, certs.as("client"));
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(client.sys, Twice{}.named("b").at("w1"));
+  BOOST_TEST(g.forward(21, {.broker = broker}) == 42);
+
+  // Other client processes (a process holds one CAF node id, so each
+  // client is its own process, as on a cluster).
+  auto client_run = [&](const std::string& args) {
+    return sh(std::string{SOMA_REMOTE_CLIENT} + " " + w1.address() + " " + args);
+  };
+  BOOST_TEST(WEXITSTATUS(client_run(certs.file("client.pem") + " " + certs.file("client.key") + " "
+                                    + certs.file("ca.pem")))
+             == 0);
+  // Signed by another CA: refused at the connection, before any node runs.
+  BOOST_TEST(WEXITSTATUS(client_run(certs.file("rogue.pem") + " " + certs.file("rogue.key") + " "
+                                    + certs.file("ca.pem")))
+             == 3);
+  // No certificate at all: refused too.
+  BOOST_TEST(WEXITSTATUS(client_run("")) == 3);
+  // The trusted client still works after the refusals. CAF 0.17's TLS layer
+  // drops a worker's open TLS connections when another client connects
+  // (docs/remote.md, "Known limits"): a forward on the dropped connection
+  // fails saying so, and the next one reconnects.
+  try {
+    BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  } catch (const soma::forward_error& e) {
+    BOOST_TEST(std::string{e.what()}.find("was lost mid-forward") != std::string::npos, e.what());
+    BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_worker_in_another_network_namespace_is_reached_over_mutual_tls) {
+  auto tag = std::to_string(getpid() % 100000);
+  auto ns = "soma-t" + tag;
+  auto subnet = "10.77." + std::to_string(getpid() % 250) + ".";
+  if (getuid() != 0 || sh("ip netns add " + ns) != 0) {
+    BOOST_TEST_MESSAGE("SKIPPED: network namespaces are unavailable here (needs root and ip netns)");
+    return;
+  }
+  struct teardown {
+    std::string ns, veth;
+    ~teardown() {
+      sh("ip link del " + veth);
+      sh("ip netns del " + ns);
+    }
+  } cleanup{ns, "vs" + tag};
+  BOOST_REQUIRE(sh("ip link add vs" + tag + " type veth peer name vn" + tag) == 0);
+  BOOST_REQUIRE(sh("ip link set vn" + tag + " netns " + ns) == 0);
+  BOOST_REQUIRE(sh("ip addr add " + subnet + "1/24 dev vs" + tag) == 0);
+  BOOST_REQUIRE(sh("ip link set vs" + tag + " up") == 0);
+  BOOST_REQUIRE(sh("ip netns exec " + ns + " ip addr add " + subnet + "2/24 dev vn" + tag) == 0);
+  BOOST_REQUIRE(sh("ip netns exec " + ns + " ip link set vn" + tag + " up") == 0);
+  BOOST_REQUIRE(sh("ip netns exec " + ns + " ip link set lo up") == 0);
+
+  certificates certs;
+  // Beyond loopback a worker refuses to start without TLS.
+  BOOST_TEST(sh("ip netns exec " + ns + " " + node_program + " --listen " + subnet + "2:0") != 0);
+
+  tls_system client{certs.as("client")};
+  auto command = std::vector<std::string>{"ip", "netns", "exec", ns, node_program, "--listen",
+                                          subnet + "2:0", "--nodes", test_nodes};
+  auto args = certs.worker_args();
+  command.insert(command.end(), args.begin(), args.end());
+  auto w1 = soma::worker::spawn(client.sys, command, soma::mode::project, certs.as("client"));
+  BOOST_TEST(soma::parse_address(w1.address(), "test").host == subnet + "2");
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(client.sys, Tokenize{}.named("tokenize")
+                                               >> Embed{}.named("embed").at("w1")
+                                               >> Score{}.named("score"));
+  seen s;
+  BOOST_TEST(g.forward("the quick brown fox", {.watching = s.watcher(), .broker = broker}) == 2.0);
+  BOOST_TEST(names(s.facts) == (std::vector<std::string>{"ran", "machine", "ran", "left", "ran", "finished"}), said(s.facts));
+  // Another namespace, the same machine: the machine's id is its hostname-pid.
+  BOOST_TEST(std::string{s.facts[1]["id"]}.find("-" + std::to_string(w1.pid())) != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
