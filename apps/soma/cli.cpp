@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <cctype>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -17,7 +18,9 @@ namespace soma::cli {
 namespace {
 
 constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | facts RUN N | "
-                                 "nodes RUN [--last N] | cache ls|clear [--node NAME]";
+                                 "nodes RUN [--last N] | cache ls|clear [--node NAME] | "
+                                 "plot progress|spent|machines RUN -o FILE | "
+                                 "plot graph -o FILE PROGRAM | live --run RUN";
 
 // What each reader costs, on the help page: the seed's price list, since a
 // reader that is quietly a thousand times slower is worse than one that says so.
@@ -29,6 +32,9 @@ constexpr const char* price_list = R"(What each command costs:
   facts      one fetch
   nodes      a fetch per forward read (--last N reads only the last N)
   cache ls   one scan of the cache
+  plot       what the reader it draws costs: progress as curve, spent as
+             nodes, machines a fetch per forward; graph runs PROGRAM
+  live       forwards, curve and nodes --last 100, every --interval ms
 
 The store is only ever opened read-only, reading never creates or changes it;
 `soma cache clear` alone writes, and only to a store that exists.
@@ -67,6 +73,17 @@ std::string describe(const CLI::ParseError& e, const CLI::App& app) {
       return std::string{"say what to read: "} + synopsis + " (" + help_hint(app) + ")";
   }
   return what + "; " + help_hint(app);
+}
+
+// -o FILE must say its format by its extension.
+void check_output(const std::string& file, const CLI::App& app) {
+  auto dot = file.find_last_of('.');
+  std::string ext = dot == std::string::npos ? "" : file.substr(dot);
+  for (auto& c : ext)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext != ".svg" && ext != ".png")
+    throw usage_error("-o " + file + ": the file must end in .svg or .png, which says the format; "
+                      + help_hint(app));
 }
 
 } // namespace
@@ -119,6 +136,46 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     given_stores.push_back(common_options(*sub, inv));
   }
 
+  auto* plot = app.add_subcommand("plot", "draw a figure of RUN, or a graph's declaration, to a file");
+  plot->require_subcommand(1);
+  std::string window_text, interval_text;
+  auto* plot_progress = plot->add_subcommand(
+    "progress", "NAME over RUN, raw and thin, with a bold centred rolling mean");
+  plot_progress->add_option("--fact", inv.fact, "the series: a fact (its \"value\") or fact.field")
+    ->option_text("NAME");
+  auto* window = plot_progress->add_option("--window", window_text,
+                                           "the rolling mean's window, an odd number of values")
+                   ->option_text("N");
+  auto* plot_spent = plot->add_subcommand("spent", "time per node over RUN, added up");
+  auto* plot_last = plot_spent->add_option("--last", last_text, "only the last N forwards")
+                      ->option_text("N");
+  auto* plot_machines =
+    plot->add_subcommand("machines", "per host, time working there against time waiting");
+  for (auto* sub : {plot_progress, plot_spent, plot_machines})
+    sub->add_option("RUN", inv.run, "the run")->required();
+  auto* plot_graph = plot->add_subcommand(
+    "graph", "run PROGRAM with $SOMA_DRAW_GRAPH set; it draws its graph's declaration");
+  plot_graph->add_option("PROGRAM", inv.program,
+                         "a program that calls soma::draw::draw_if_asked(g.declaration()), "
+                         "and its arguments (after -- when they start with -)")
+    ->required();
+  for (auto* sub : {plot_progress, plot_spent, plot_machines, plot_graph}) {
+    sub->add_option("-o,--output", inv.output, "the file: .svg or .png")
+      ->option_text("FILE")
+      ->required();
+    given_stores.push_back(common_options(*sub, inv));
+  }
+
+  auto* live = app.add_subcommand(
+    "live", "a view of RUN in the terminal, redrawn as another process records; q quits");
+  live->add_option("RUN,--run", inv.run, "the run")->required();
+  live->add_option("--fact", inv.fact, "the series to show (default loss)")->option_text("NAME");
+  auto* interval = live->add_option("--interval", interval_text,
+                                    "how often to read the store, in ms (default 200)")
+                     ->option_text("MS");
+  live->add_flag("--once", inv.once, "print one frame and exit");
+  given_stores.push_back(common_options(*live, inv));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) { // --help, --version
@@ -144,6 +201,21 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     for (auto* given : given_nodes)
       if (given->count() > 0)
         inv.node = node_name;
+  } else if (plot_progress->parsed() || plot_spent->parsed() || plot_machines->parsed()
+             || plot_graph->parsed()) {
+    inv.what = plot_progress->parsed() ? command::plot_progress
+               : plot_spent->parsed()  ? command::plot_spent
+               : plot_machines->parsed() ? command::plot_machines
+                                         : command::plot_graph;
+    check_output(inv.output, app);
+    if (window->count() > 0)
+      inv.window = parse_count(window_text, "N of `soma plot progress --window N`");
+    if (plot_last->count() > 0)
+      inv.last = parse_count(last_text, "N of `soma plot spent --last N`");
+  } else if (live->parsed()) {
+    inv.what = command::live;
+    if (interval->count() > 0)
+      inv.interval_ms = parse_count(interval_text, "MS of `soma live --interval MS`");
   } else if (facts->parsed()) {
     inv.what = command::facts;
     inv.forward = parse_count(forward_text, "N of `soma facts RUN N` (a forward number)");

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "json_out.hpp"
+#include "live_view.hpp"
+#include "plot.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/store.hpp"
@@ -159,6 +161,8 @@ void clear_cache(const invocation& inv, std::ostream& out) {
 void run(const invocation& inv, std::ostream& out, std::ostream& err) {
   if (inv.what == command::cache_clear)
     return clear_cache(inv, out);
+  if (inv.what == command::plot_graph)
+    return plot_graph(inv, out);
   // Read-only: a reader must never create a store where a typo pointed it,
   // nor change one it reads.
   store s{inv.store, store_options{.read_only = true}};
@@ -169,7 +173,12 @@ void run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::facts: return show_facts(s, inv, out);
     case command::nodes: return show_nodes(s, inv, out);
     case command::cache_ls: return show_cache(s, inv, out);
-    case command::cache_clear: return;
+    case command::plot_progress:
+    case command::plot_spent:
+    case command::plot_machines: return plot(s, inv, out);
+    case command::live: return watch(s, inv, out);
+    case command::cache_clear:
+    case command::plot_graph: return;
   }
 }
 

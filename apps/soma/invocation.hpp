@@ -8,11 +8,16 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace soma::cli {
 
-/// The subcommands: one per reader of soma/store/readers.hpp, and the cache's.
-enum class command { runs, forwards, curve, facts, nodes, cache_ls, cache_clear };
+/// The subcommands: one per reader of soma/store/readers.hpp, the cache's,
+/// the figures (`plot`) and the terminal view (`live`).
+enum class command {
+  runs, forwards, curve, facts, nodes, cache_ls, cache_clear,
+  plot_progress, plot_spent, plot_machines, plot_graph, live
+};
 
 /// A parsed, checked command line.
 struct invocation {
@@ -24,6 +29,12 @@ struct invocation {
   std::uint64_t forward = 0;      ///< N, for `facts`
   std::optional<std::size_t> last; ///< --last N, for `nodes`
   std::optional<std::string> node; ///< --node NAME, for `cache ls|clear`
+  std::string output;              ///< -o FILE (.svg or .png), for `plot`
+  std::string fact = "loss";       ///< --fact NAME, for `plot progress` and `live`
+  std::optional<std::size_t> window; ///< --window N, for `plot progress`
+  std::vector<std::string> program; ///< PROGRAM [ARGS...], for `plot graph`
+  std::uint64_t interval_ms = 200; ///< --interval MS, for `live`
+  bool once = false;               ///< --once: `live` prints one frame and exits
 };
 
 } // namespace soma::cli

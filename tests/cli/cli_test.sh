@@ -15,24 +15,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/soma-cli-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-fail() {
-  {
-    echo "FAIL [$case_]: $*"
-    if [ -f "$T/out" ]; then echo "--- stdout:"; cat "$T/out"; fi
-    if [ -f "$T/err" ]; then echo "--- stderr:"; cat "$T/err"; fi
-  } >&2
-  exit 1
-}
-
-# soma RC ARGS...: runs soma with stdout in $T/out and stderr in $T/err;
-# fails unless it exits with RC.
-soma() {
-  local want=$1
-  shift
-  "$SOMA" "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  [ "$rc" -eq "$want" ] || fail "\`soma $*\` exited with $rc, expected $want"
-}
+# fail, soma
+. "$HERE/helpers.sh"
 
 # expect_out TEXT / expect_err TEXT: the whole stream is TEXT and a newline.
 expect_out() { diff -u <(printf '%s\n' "$1") "$T/out" >&2 || fail "stdout differs"; }
@@ -396,7 +380,7 @@ bad_numbers)
   ;;
 
 unknown_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME]'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN'
   expect_usage_error "unknown command 'frobnicate'; the commands are: $commands (\`soma --help\` lists the commands)" \
     frobnicate
   expect_usage_error "unknown command 'run'; the commands are: $commands (\`soma --help\` lists the commands)" \
@@ -407,7 +391,7 @@ unknown_command)
   ;;
 
 no_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME]'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN'
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)"
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)" --json --store "$STORE"
   ;;

@@ -1,0 +1,36 @@
+#pragma once
+
+/// @file
+/// soma::draw::graph: a graph's declaration drawn having never run: its
+/// nodes in order, where each runs, which are frozen or cached.
+
+#include <string_view>
+#include <vector>
+
+#include "soma/draw/figure.hpp"
+
+namespace soma {
+struct node_declaration; // soma/graph.hpp; declared here so drawing needs no CAF header
+} // namespace soma
+
+namespace soma::draw {
+
+/// The declaration `nodes` (what `g.declaration()` returns) as boxes joined
+/// by arrows in the order a forward visits them, five to a row: each box
+/// says the node's name, its C++ type, the host it runs on ("here", or
+/// "at w1" for `.at("w1")`, shaded apart), and "frozen <version>" and
+/// "cached" when it is. Throws std::invalid_argument for an empty
+/// declaration.
+[[nodiscard]] figure graph(const std::vector<node_declaration>& nodes,
+                           std::string_view title = "graph");
+
+/// The environment variable `soma plot graph` sets to the file it wants.
+inline constexpr const char* draw_graph_variable = "SOMA_DRAW_GRAPH";
+
+/// When $SOMA_DRAW_GRAPH names a file, saves graph(nodes, title) there and
+/// returns true (a program then usually stops: `soma plot graph PROGRAM`
+/// asked it only for the picture); else returns false and does nothing.
+/// Throws what figure::save throws.
+bool draw_if_asked(const std::vector<node_declaration>& nodes, std::string_view title = "graph");
+
+} // namespace soma::draw

@@ -1,0 +1,38 @@
+#include "soma/draw/machines.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "soma/draw/bars.hpp"
+#include "soma/draw/chart.hpp"
+
+namespace soma::draw {
+
+figure machines(const std::vector<host_row>& rows, std::string_view run) {
+  if (rows.empty())
+    throw std::invalid_argument("nothing to draw: nothing ran in run '" + std::string{run} + "'");
+  std::vector<bar_row> bars;
+  for (auto& r : rows) {
+    auto work = static_cast<double>(r.took_us), wait = static_cast<double>(r.waiting_us);
+    std::string note = "working " + duration(work);
+    if (r.host != "here")
+      note += ", waiting " + duration(wait) + ", " + std::to_string(r.slices)
+              + (r.slices == 1 ? " slice" : " slices");
+    bars.push_back({r.host, {work, wait}, note});
+  }
+  return time_bars("working vs waiting per machine, run " + std::string{run},
+                   "waiting: each trip's round trip (left) minus the work done over there: "
+                   "the wire, the queue and the codec",
+                   {{"working", palette::work}, {"waiting", palette::wait}}, bars, "time");
+}
+
+figure machines(const store& s, std::string_view run) {
+  auto rows = hosts(s, run);
+  if (rows.empty())
+    throw store_error("nothing ran in run '" + std::string{run}
+                      + "': no ran, failed or left fact; `soma facts " + std::string{run}
+                      + " 0` shows what a forward told");
+  return machines(rows, run);
+}
+
+} // namespace soma::draw

@@ -1,0 +1,25 @@
+#pragma once
+
+/// @file
+/// soma::draw::machines: per host, the time working there against the time
+/// waiting on the wire, so whether sending work there was worth it shows at
+/// a glance.
+
+#include <string_view>
+#include <vector>
+
+#include "soma/draw/figure.hpp"
+#include "soma/store/hosts.hpp"
+
+namespace soma::draw {
+
+/// One stacked bar per host of `rows` (soma::hosts): working (teal) then
+/// waiting (orange), with the slices sent there. Throws
+/// std::invalid_argument when there is no host.
+[[nodiscard]] figure machines(const std::vector<host_row>& rows, std::string_view run);
+
+/// The figure of soma::hosts(s, run) (a fetch per forward). Throws
+/// store_error for an unknown run or one where nothing ran.
+[[nodiscard]] figure machines(const store& s, std::string_view run);
+
+} // namespace soma::draw

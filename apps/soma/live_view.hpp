@@ -1,0 +1,48 @@
+#pragma once
+
+/// @file
+/// `soma live`: what a terminal view of a run shows (read from the store as
+/// another process records), drawn as lines of text, and the loop that
+/// redraws it in place.
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "invocation.hpp"
+#include "soma/store/readers.hpp"
+#include "soma/store/store.hpp"
+
+namespace soma::cli {
+
+/// One moment of a run, as the view shows it.
+struct view {
+  std::string run;
+  std::string fact;
+  bool found = false;             ///< whether the run is in the store yet
+  std::uint64_t forwards = 0;
+  std::uint64_t ok = 0, broke = 0, open = 0;
+  std::vector<double> values;     ///< the fact's latest values, oldest first
+  std::uint64_t told = 0;         ///< how many forwards told the fact
+  std::vector<node_row> slowest;  ///< nodes by mean time, slowest first (last 100 forwards)
+};
+
+/// Reads the view of `run` from `s`: forwards (one scan), the fact's values
+/// (from the records when summarised, else the last `points` forwards'
+/// facts) and nodes of the last 100 forwards. A run not there yet is
+/// `found = false`, not an error. Throws store_error for damaged records.
+[[nodiscard]] view read_view(const store& s, const std::string& run, const std::string& fact,
+                             std::size_t points);
+
+/// The view as lines at most `width` columns wide: the run, the counts, the
+/// last value, a sparkline of the values, the slowest nodes.
+[[nodiscard]] std::vector<std::string> render(const view& v, std::size_t width);
+
+/// `soma live`: redraws the view of inv.run every inv.interval_ms until q
+/// or Ctrl-C (or prints one frame with --once), restoring the terminal as
+/// it found it. Reads only.
+void watch(const store& s, const invocation& inv, std::ostream& out);
+
+} // namespace soma::cli

@@ -1,0 +1,125 @@
+// soma live's loop: the terminal in raw mode, a frame redrawn in place on
+// every interval, q or Ctrl-C to quit, and the terminal as it was after.
+
+#include <csignal>
+#include <ostream>
+#include <string>
+
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "live_view.hpp"
+
+namespace soma::cli {
+
+namespace {
+
+volatile std::sig_atomic_t stop_signal = 0;
+
+extern "C" void on_signal(int sig) {
+  stop_signal = sig;
+}
+
+// The terminal in raw mode (no echo, keys one at a time, Ctrl-C a key) on
+// the alternate screen with the cursor hidden, for as long as it lives;
+// everything is put back when it goes, however the loop ends.
+class raw_terminal {
+public:
+  raw_terminal() {
+    if (!::isatty(STDIN_FILENO) || ::tcgetattr(STDIN_FILENO, &saved_) != 0)
+      return;
+    termios raw = saved_;
+    raw.c_lflag &= static_cast<tcflag_t>(~(ICANON | ECHO | ISIG | IEXTEN));
+    raw.c_iflag &= static_cast<tcflag_t>(~(IXON | ICRNL));
+    raw.c_cc[VMIN] = 0;
+    raw.c_cc[VTIME] = 0;
+    active_ = ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0;
+  }
+  ~raw_terminal() {
+    if (active_)
+      ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_);
+  }
+  raw_terminal(const raw_terminal&) = delete;
+  raw_terminal& operator=(const raw_terminal&) = delete;
+
+private:
+  termios saved_{};
+  bool active_ = false;
+};
+
+// Signals that end the view end it through the loop, so the terminal is
+// restored; the old handlers come back afterwards.
+class signal_guard {
+public:
+  signal_guard() {
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    for (std::size_t i = 0; i < 3; ++i)
+      ::sigaction(signals_[i], &sa, &old_[i]);
+  }
+  ~signal_guard() {
+    for (std::size_t i = 0; i < 3; ++i)
+      ::sigaction(signals_[i], &old_[i], nullptr);
+  }
+  signal_guard(const signal_guard&) = delete;
+  signal_guard& operator=(const signal_guard&) = delete;
+
+private:
+  int signals_[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction old_[3] {};
+};
+
+std::size_t terminal_width() {
+  winsize ws{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return ws.ws_col;
+  return 80;
+}
+
+// Whether a key asks to quit: q, Q, Ctrl-C (raw mode makes it a key), Ctrl-D.
+bool quit_key(char c) {
+  return c == 'q' || c == 'Q' || c == 3 || c == 4;
+}
+
+} // namespace
+
+void watch(const store& s, const invocation& inv, std::ostream& out) {
+  if (inv.once) {
+    for (auto& line : render(read_view(s, inv.run, inv.fact, terminal_width()), terminal_width()))
+      out << line << '\n';
+    return;
+  }
+  signal_guard signals;
+  raw_terminal raw;
+  // The alternate screen keeps what was on the terminal, and gets it back.
+  out << "\x1b[?1049h\x1b[?25l" << std::flush;
+  struct restore {
+    std::ostream& out;
+    ~restore() { out << "\x1b[?25h\x1b[?1049l" << std::flush; }
+  } restoring{out};
+  stop_signal = 0;
+  bool stdin_open = true;
+  while (stop_signal == 0) {
+    auto width = terminal_width();
+    std::string frame = "\x1b[H";
+    for (auto& line : render(read_view(s, inv.run, inv.fact, width), width))
+      frame += line + "\x1b[K\r\n";
+    frame += "\x1b[J";
+    out << frame << std::flush;
+    pollfd key{STDIN_FILENO, POLLIN, 0};
+    int ready = ::poll(&key, stdin_open ? 1 : 0, static_cast<int>(inv.interval_ms));
+    if (ready > 0 && (key.revents & (POLLIN | POLLHUP))) {
+      char buf[64];
+      auto n = ::read(STDIN_FILENO, buf, sizeof buf);
+      if (n == 0)
+        stdin_open = false; // a closed stdin cannot say q; signals still can
+      for (ssize_t i = 0; i < n; ++i)
+        if (quit_key(buf[i]))
+          return;
+    }
+  }
+}
+
+} // namespace soma::cli

@@ -1,0 +1,85 @@
+#include "soma/store/hosts.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <functional>
+#include <memory>
+
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/keys.hpp"
+#include "soma/store/record.hpp"
+
+namespace soma {
+
+namespace {
+
+std::int64_t micros(std::string_view text) {
+  std::int64_t x = 0;
+  std::from_chars(text.data(), text.data() + text.size(), x);
+  return x;
+}
+
+host_row& row_of(std::vector<host_row>& rows, std::string_view host) {
+  auto it = std::find_if(rows.begin(), rows.end(), [&](const host_row& r) { return r.host == host; });
+  if (it != rows.end())
+    return *it;
+  return rows.emplace_back(host_row{std::string{host}});
+}
+
+} // namespace
+
+std::vector<host_row> hosts(const store& s, std::string_view run) {
+  if (auto why = why_not_a_run_id(run))
+    throw store_error(*why);
+  std::vector<host_row> rows;
+  std::vector<std::int64_t> trips; // per row: the left facts' took_us, added
+  bool any = false;
+  auto& env = s.env();
+  env.read([&](MDB_txn* txn, const std::function<MDB_dbi(detail::db)>& dbi) {
+    auto blobs = dbi(detail::db::facts);
+    if (blobs == 0)
+      return;
+    MDB_cursor* cur = nullptr;
+    if (int rc = mdb_cursor_open(txn, blobs, &cur); rc != 0)
+      env.fail(rc, "opening a cursor");
+    std::unique_ptr<MDB_cursor, void (*)(MDB_cursor*)> closing{cur, mdb_cursor_close};
+    auto prefix = detail::run_prefix(run);
+    MDB_val k = detail::val(prefix), v{};
+    for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+         rc == 0 && detail::view(k).starts_with(prefix);
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+      std::string_view r;
+      std::uint64_t n = 0;
+      if (!detail::parse_record_key(detail::view(k), r, n) || r != run)
+        continue;
+      any = true;
+      auto told = detail::decode_facts(detail::view(v), detail::origin{"the fact blob", run, n});
+      for (auto& f : told) {
+        bool left = f.name == "left";
+        if (!left && f.name != "ran" && f.name != "failed")
+          continue;
+        auto host = f["host"];
+        auto& row = row_of(rows, host.empty() ? std::string_view{"here"} : host);
+        trips.resize(rows.size());
+        auto i = static_cast<std::size_t>(&row - rows.data());
+        if (left) {
+          row.slices += 1;
+          trips[i] += micros(f["took_us"]);
+        } else {
+          row.took_us += micros(f["took_us"]);
+        }
+      }
+    }
+  });
+  if (!any)
+    throw store_error("no run '" + std::string{run} + "' in the store '" + s.path()
+                      + "'; `soma runs` lists the runs it holds");
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].host != "here")
+      rows[i].waiting_us = std::max<std::int64_t>(0, trips[i] - rows[i].took_us);
+  // "here" first: the run's own process is the reference the others are read against.
+  std::stable_partition(rows.begin(), rows.end(), [](const host_row& r) { return r.host == "here"; });
+  return rows;
+}
+
+} // namespace soma

@@ -1,0 +1,32 @@
+#pragma once
+
+/// @file
+/// soma::hosts: per host, the time a run's nodes worked there and the time
+/// spent waiting on the wire to get them there and back.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "soma/store/store.hpp"
+
+namespace soma {
+
+/// One host's share of a run.
+struct host_row {
+  std::string host;            ///< "here" for this process, else the graph's name (`.at()`)
+  std::uint64_t slices = 0;    ///< trips there: its `left` facts
+  std::int64_t took_us = 0;    ///< work there: took_us of its `ran` and `failed` facts
+  std::int64_t waiting_us = 0; ///< its trips' took_us minus the work; 0 for "here"
+};
+
+/// Per host, in order of first appearance ("here" first when anything ran
+/// here): work counted from `ran` and `failed` facts (their `host` field,
+/// none meaning here), trips from `left` facts. `waiting_us` is the round
+/// trip as the client saw it minus what ran over there: the wire, the queue
+/// and the codec; never below 0. A fetch per forward, in one read
+/// transaction. Throws store_error for an unknown run or a damaged blob.
+[[nodiscard]] std::vector<host_row> hosts(const store& s, std::string_view run);
+
+} // namespace soma

@@ -1,0 +1,34 @@
+#pragma once
+
+// Writes forwards of a run straight into a store, the way a recorder does,
+// with the facts a test chooses (the recorder refuses engine words from
+// tell, so a test of remote facts writes them itself).
+
+#include <string>
+#include <vector>
+
+#include "soma/fact.hpp"
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/keys.hpp"
+#include "soma/store/record.hpp"
+#include "soma/store/store.hpp"
+
+namespace soma_test {
+
+/// Writes one forward per element of `told`, numbered from 0.
+inline void write_run(soma::store& s, const std::string& run,
+                      const std::vector<std::vector<soma::fact>>& told) {
+  s.env().write([&](MDB_txn* txn, auto& dbi) {
+    for (std::uint64_t i = 0; i < told.size(); ++i) {
+      soma::record r;
+      r.forward = i;
+      r.state = soma::outcome::ok;
+      r.when = 1000;
+      auto key = soma::detail::record_key(run, i);
+      s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r));
+      s.env().put(txn, dbi(soma::detail::db::facts), key, soma::detail::encode_facts(told[i]));
+    }
+  });
+}
+
+} // namespace soma_test
