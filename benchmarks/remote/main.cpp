@@ -1,0 +1,253 @@
+// bench_remote: what a trip to a worker costs, against what it cannot beat.
+//
+//   a  the cheap node in-process (a blocking forward of a 1-node graph)
+//   b  raw TCP ping-pong over loopback, TCP_NODELAY, of the trip's bytes (floor)
+//   c  the cheap node on a worker already up, one forward at a time (warm trip)
+//   d  the same with many forwards in flight through one worker
+//   e  c over mutual TLS
+//   f  cold start: worker::spawn, then the first result
+//
+// Medians over --reps runs of --n trips; ratios against b from the same run.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <caf/actor_system.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include "bench.hpp"
+#include "cheap_node.hpp"
+#include "soma/broker.hpp"
+#include "soma/graph.hpp"
+#include "soma/system_config.hpp"
+#include "soma/worker.hpp"
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+constexpr const char* driver = "bench_remote";
+constexpr const char* usage = "usage: bench_remote [--n TRIPS] [--reps R] [--inflight K] [--no-tls]\n";
+
+double micros(clock_type::duration d) {
+  return std::chrono::duration<double, std::micro>(d).count();
+}
+
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  return xs[xs.size() / 2];
+}
+
+// One row: median µs per trip over the reps, and per-rep spread.
+void print(const char* name, const std::vector<double>& us, double floor_us) {
+  auto m = median(us);
+  auto [lo, hi] = std::minmax_element(us.begin(), us.end());
+  std::printf("%-48s %10.1f µs  (%.1f-%.1f)", name, m, *lo, *hi);
+  if (floor_us > 0)
+    std::printf("  %5.2f× floor", m / floor_us);
+  std::printf("\n");
+}
+
+// (b) the floor: a thread echoing `bytes`-sized messages on loopback.
+double tcp_ping_pong(std::size_t bytes, std::size_t n) {
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  listen(listener, 1);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  auto exact = [](int fd, char* p, std::size_t k, bool writing) {
+    while (k > 0) {
+      auto r = writing ? write(fd, p, k) : read(fd, p, k);
+      if (r <= 0)
+        return false;
+      p += r;
+      k -= static_cast<std::size_t>(r);
+    }
+    return true;
+  };
+  std::thread echo([&] {
+    int fd = accept(listener, nullptr, nullptr);
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    std::vector<char> buf(bytes);
+    while (exact(fd, buf.data(), bytes, false) && exact(fd, buf.data(), bytes, true)) {
+    }
+    close(fd);
+  });
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  std::vector<char> buf(bytes, 'x');
+  for (int i = 0; i < 100; ++i)
+    exact(fd, buf.data(), bytes, true), exact(fd, buf.data(), bytes, false);
+  auto t0 = clock_type::now();
+  for (std::size_t i = 0; i < n; ++i) {
+    exact(fd, buf.data(), bytes, true);
+    exact(fd, buf.data(), bytes, false);
+  }
+  auto us = micros(clock_type::now() - t0) / static_cast<double>(n);
+  close(fd);
+  echo.join();
+  close(listener);
+  return us;
+}
+
+template <class G>
+double blocking_trips(const G& g, const soma::forward_options& opt, std::size_t n) {
+  std::int64_t sum = 0;
+  for (std::size_t i = 0; i < n / 10 + 1; ++i)
+    sum += g.forward(static_cast<std::int64_t>(i), opt);
+  auto t0 = clock_type::now();
+  for (std::size_t i = 0; i < n; ++i)
+    sum += g.forward(static_cast<std::int64_t>(i), opt);
+  auto us = micros(clock_type::now() - t0) / static_cast<double>(n);
+  if (sum == 42)
+    std::puts("");
+  return us;
+}
+
+// (d) K forwards in flight at any moment, asked by one actor.
+template <class G>
+double in_flight(caf::actor_system& sys, const G& g, const soma::broker& b, std::size_t n,
+                 std::size_t k) {
+  caf::scoped_actor self{sys};
+  soma::forward_options opt;
+  opt.broker = b;
+  std::size_t sent = 0, got = 0;
+  auto t0 = clock_type::now();
+  // Pipelined: keep k outstanding by sending k, then one more per answer.
+  for (std::size_t i = 0; i < std::min(k, n); ++i)
+    self->send(caf::actor_cast<caf::actor>(g.actor()), soma::forward_atom::value,
+               static_cast<std::int64_t>(sent++), opt);
+  while (got < n) {
+    self->receive([&](std::int64_t) {
+      ++got;
+      if (sent < n)
+        self->send(caf::actor_cast<caf::actor>(g.actor()), soma::forward_atom::value,
+                   static_cast<std::int64_t>(sent++), opt);
+    });
+  }
+  return micros(clock_type::now() - t0) / static_cast<double>(n);
+}
+
+std::string certificates(const std::string& dir) {
+  auto key = "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout " + dir;
+  auto run = [](const std::string& c) { return std::system((c + " >/dev/null 2>&1").c_str()) == 0; };
+  bool ok = run(key + "/ca.key -x509 -days 2 -subj /CN=ca -out " + dir + "/ca.pem");
+  for (auto who : {"w", "c"}) {
+    std::string w = who;
+    ok = ok && run(key + "/" + w + ".key -subj /CN=" + w + " -out " + dir + "/" + w + ".csr")
+         && run("openssl x509 -req -days 2 -in " + dir + "/" + w + ".csr -CA " + dir + "/ca.pem -CAkey "
+                + dir + "/ca.key -CAcreateserial -out " + dir + "/" + w + ".pem");
+  }
+  return ok ? dir : "";
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::size_t n = 2000, reps = 5, k = 64;
+  bool tls = true;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&] {
+      if (i + 1 >= argc)
+        bench::refuse(driver, usage, a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--n")
+      n = bench::positive(driver, usage, a, value());
+    else if (a == "--reps")
+      reps = bench::positive(driver, usage, a, value());
+    else if (a == "--inflight")
+      k = bench::positive(driver, usage, a, value());
+    else if (a == "--no-tls")
+      tls = false;
+    else
+      bench::refuse(driver, usage, "unknown option '" + a + "'");
+  }
+  const std::string node = SOMA_NODE_PROGRAM, lib = SOMA_BENCH_NODES;
+  std::printf("bench_remote: %zu trips × %zu reps, %zu in flight for d; µs per trip, median (min-max)\n\n",
+              n, reps, k);
+
+  soma::system_config cfg;
+  auto dir = std::filesystem::temp_directory_path() / ("bench-remote-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string certs = tls ? certificates(dir.string()) : "";
+  soma::tls client{certs + "/c.pem", certs + "/c.key", certs + "/ca.pem"};
+  if (!certs.empty())
+    cfg.use_tls(client);
+  caf::actor_system sys{cfg};
+
+  // f first, so the worker it measures starts on a quiet machine.
+  std::vector<double> cold;
+  for (std::size_t r = 0; r < reps; ++r) {
+    auto t0 = clock_type::now();
+    auto w = soma::worker::spawn(sys, {node, "--nodes", lib});
+    auto b = soma::broker::embedded({{"w1", w}});
+    auto g = soma::graph::somatize(sys, Cheap{}.named("cheap").at("w1"));
+    (void)g.forward(1, {.broker = b});
+    cold.push_back(micros(clock_type::now() - t0));
+  }
+
+  auto w = soma::worker::spawn(sys, {node, "--nodes", lib});
+  auto b = soma::broker::embedded({{"w1", w}});
+  auto remote = soma::graph::somatize(sys, Cheap{}.named("cheap").at("w1"));
+  auto local = soma::graph::somatize(sys, Cheap{}.named("cheap"));
+  soma::forward_options opt;
+  opt.broker = b;
+
+  std::vector<double> a, floor, c, d, e;
+  // The trip's bytes: a Slice of one node with an 8-byte input, and its answer.
+  const std::size_t trip_bytes = 256;
+  for (std::size_t r = 0; r < reps; ++r) {
+    a.push_back(blocking_trips(local, {}, n));
+    floor.push_back(tcp_ping_pong(trip_bytes, n));
+    c.push_back(blocking_trips(remote, opt, n));
+    d.push_back(in_flight(sys, remote, b, n * 5, k));
+  }
+  std::optional<soma::worker> tw;
+  if (!certs.empty()) {
+    tw = soma::worker::spawn(sys, {node, "--nodes", lib, "--tls-cert", certs + "/w.pem", "--tls-key",
+                                   certs + "/w.key", "--tls-ca", certs + "/ca.pem"},
+                             soma::mode::project, client);
+    auto tb = soma::broker::embedded({{"w1", *tw}});
+    soma::forward_options topt;
+    topt.broker = tb;
+    for (std::size_t r = 0; r < reps; ++r)
+      e.push_back(blocking_trips(remote, topt, n));
+  }
+  auto f = median(floor);
+  print("a  the node in-process (blocking forward)", a, 0);
+  print("b  raw TCP ping-pong, 256 B, loopback (floor)", floor, 0);
+  print("c  warm trip to a worker (blocking forward)", c, f);
+  print("d  many in flight through one worker, per trip", d, f);
+  std::printf("   = %.0f trips/s\n", 1e6 / median(d));
+  if (!e.empty())
+    print("e  warm trip over mutual TLS", e, f);
+  else
+    std::printf("e  warm trip over mutual TLS: skipped (%s)\n", tls ? "no openssl program" : "--no-tls");
+  std::printf("%-48s %10.2f ms  (%.2f-%.2f)\n", "f  cold start: spawn to first result", median(cold) / 1000,
+              *std::min_element(cold.begin(), cold.end()) / 1000,
+              *std::max_element(cold.begin(), cold.end()) / 1000);
+  std::printf("\ntargets: c ≤ 150 µs and ≤ 5× b; d ≥ 20,000 trips/s; f < 50 ms\n");
+  std::filesystem::remove_all(dir);
+  return 0;
+}
