@@ -47,3 +47,16 @@ struct RunMeta {
   summarising @0 :List(Text);  # fact names every record of the run holds in its summary:
                                # the first recorder sets them, later ones only narrow them
 }
+
+# A worker's reading of itself, written into the store on its clock
+# (soma-node --store S --reporting SECONDS) at readings/r/<id>/<BE64 whenUs>,
+# and the newest one again at readings/latest/<id>.
+struct Reading {
+  id @0 :Text;         # hostname-pid
+  busy @1 :Float64;    # the machine's CPU busy fraction since the last reading
+  memory @2 :Float64;  # fraction of the machine's memory in use
+  cores @3 :UInt32;
+  upUs @4 :Int64;      # microseconds since the worker started
+  served @5 :UInt64;   # slices served so far
+  whenUs @6 :Int64;    # the writer's own wall clock, unix microseconds
+}

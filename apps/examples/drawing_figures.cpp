@@ -13,7 +13,6 @@
 
 #include "seed_nodes.hpp"
 #include "soma/draw/graph.hpp"
-#include "soma/draw/machines.hpp"
 #include "soma/draw/progress.hpp"
 #include "soma/draw/spent.hpp"
 #include "soma/live.hpp"
@@ -62,12 +61,7 @@ int main(int argc, char** argv) {
               >> Score{}.named("score"));
   save(soma::draw::graph(declared.declaration(), "tokenize >> embed >> score"), dir, "graph");
 
-  // machines needs a run with remote workers; these rows are the seed's
-  // "cheap" and "costly" runs (soma::hosts reads them from a store).
-  save(soma::draw::machines({{"here", 0, 58, 0}, {"w1", 4, 86, 1270455}}, "cheap"), dir,
-       "machines-cheap");
-  save(soma::draw::machines({{"here", 0, 61, 0}, {"w2", 4, 801244, 5310}}, "costly"), dir,
-       "machines-costly");
+  // machines: apps/examples/a_fleet.cpp draws it from real runs with workers.
   std::printf("live and progress drew %s figure\n",
               live.figure() == soma::draw::progress(store, "tuesday") ? "the same" : "a different");
 }

@@ -1,7 +1,8 @@
-// libseed_nodes.so: the seed's three nodes, served to soma-node workers
-// (docs/remote.md).
+// libseed_nodes.so: the seeds' nodes, served to soma-node workers
+// (docs/remote.md, docs/fleet.md).
 #include "soma/node_library.hpp"
 
+#include "fleet_nodes.hpp"
 #include "seed_nodes.hpp"
 
-SOMA_NODE_LIBRARY(Tokenize, Embed, Score)
+SOMA_NODE_LIBRARY(Tokenize, Embed, Score, Cheap, Costly)

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 
 #include "soma/address.hpp"
 #include "soma/serve/catalog.hpp"
+#include "soma/serve/reporter.hpp"
 #include "soma/serve/server.hpp"
 #include "soma/system_config.hpp"
 #include "soma/version.hpp"
@@ -38,6 +40,8 @@ struct options {
   std::vector<std::string> nodes;
   bool accept_code = false;
   std::string tls_cert, tls_key, tls_ca;
+  std::string store;
+  std::optional<double> reporting;
 };
 
 int serve(const options& opt) {
@@ -68,6 +72,24 @@ int serve(const options& opt) {
       std::fprintf(stderr, "soma-node: cannot read the TLS file '%s'\n", f->c_str());
       return 2;
     }
+  if (opt.reporting && opt.store.empty()) {
+    std::fprintf(stderr, "soma-node: --reporting needs --store: readings are written into a store\n");
+    return 2;
+  }
+  if (opt.reporting && !(*opt.reporting > 0 && *opt.reporting <= 3600)) {
+    std::fprintf(stderr, "soma-node: --reporting takes seconds between readings, more than 0 and "
+                         "at most 3600, not %g\n", *opt.reporting);
+    return 2;
+  }
+  std::optional<soma::store> readings_store;
+  if (!opt.store.empty()) {
+    try {
+      readings_store.emplace(opt.store);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "soma-node: --store: %s\n", e.what());
+      return 2;
+    }
+  }
   std::vector<std::shared_ptr<const soma::detail::node_library>> libraries;
   for (auto& path : opt.nodes) {
     try {
@@ -99,12 +121,20 @@ int serve(const options& opt) {
     caf::actor_system sys{cfg};
     soma::serve::worker_state worker{std::move(libraries), opt.accept_code, code_dir};
     auto front = soma::serve::spawn_front(sys, worker, say);
+    caf::actor reporter;
+    if (readings_store) {
+      auto every = std::chrono::microseconds(
+        static_cast<std::int64_t>(opt.reporting.value_or(0.5) * 1e6));
+      reporter = soma::serve::spawn_reporter(sys, worker, *readings_store, every, say);
+    }
     auto port = tls ? caf::openssl::publish(front, where.port, where.host.c_str(), true)
                     : sys.middleman().publish(front, where.port, where.host.c_str(), true);
     if (!port) {
       std::fprintf(stderr, "soma-node: cannot listen on %s: %s\n", opt.listen.c_str(),
                    sys.render(port.error()).c_str());
       caf::anon_send_exit(front, caf::exit_reason::user_shutdown);
+      if (reporter)
+        caf::anon_send_exit(reporter, caf::exit_reason::user_shutdown);
       status = 1;
     } else {
       std::printf("%u\n", static_cast<unsigned>(*port));
@@ -115,11 +145,16 @@ int serve(const options& opt) {
           served += " " + e.type;
       say("listening on " + where.host + ":" + std::to_string(*port) + (tls ? " (mutual TLS)" : "")
           + (opt.accept_code ? ", accepting shipped code" : "")
-          + (served.empty() ? "" : ", serving" + served));
+          + (served.empty() ? "" : ", serving" + served)
+          + (readings_store ? ", reporting to " + readings_store->path() + " every "
+                                + std::to_string(opt.reporting.value_or(0.5)).substr(0, 5) + " s"
+                            : ""));
       int signal = 0;
       sigwait(&stop, &signal);
       say(std::string{"stopping ("} + (signal == SIGTERM ? "SIGTERM" : "SIGINT") + ")");
       caf::anon_send_exit(front, caf::exit_reason::user_shutdown);
+      if (reporter)
+        caf::anon_send_exit(reporter, caf::exit_reason::user_shutdown);
     }
   }
   std::error_code ignored;
@@ -144,6 +179,10 @@ int main(int argc, char** argv) {
     ->check(CLI::ExistingFile);
   app.add_flag("--accept-code", opt.accept_code,
                "run node libraries that clients ship (soma::mode::network)");
+  app.add_option("--store", opt.store,
+                 "a store to write this worker's readings of itself into (docs/fleet.md)");
+  app.add_option("--reporting", opt.reporting,
+                 "seconds between two readings (default 0.5 when --store is given)");
   app.add_option("--tls-cert", opt.tls_cert, "this worker's certificate (PEM)");
   app.add_option("--tls-key", opt.tls_key, "its private key (PEM)");
   app.add_option("--tls-ca", opt.tls_ca, "the CA a client's certificate must be signed by (PEM)");

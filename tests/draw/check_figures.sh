@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# check_figures.sh DRAWING_FIGURES DRAWING_A_GRAPH DIR: runs both examples
-# into DIR, then parses every SVG as XML and checks each holds its series
+# check_figures.sh DRAWING_FIGURES DRAWING_A_GRAPH A_FLEET DIR: runs the three
+# examples into DIR (a_fleet draws machines from runs on real workers), then parses every SVG as XML and checks each holds its series
 # and labels, and each PNG is a PNG of the figure's size.
 set -eu
-figures=$1 graph=$2 dir=$3
+figures=$1 graph=$2 fleet=$3 dir=$4
 rm -rf "$dir"
 mkdir -p "$dir"
 "$figures" "$dir" >"$dir/out.txt"
 grep -q "live and progress drew the same figure" "$dir/out.txt" || { cat "$dir/out.txt"; echo "FAIL: live and progress differ"; exit 1; }
 "$graph" "$dir/graph2.svg" >/dev/null
+"$fleet" "$dir" >"$dir/fleet.txt" 2>/dev/null || { cat "$dir/fleet.txt"; echo "FAIL: a_fleet"; exit 1; }
 python3 - "$dir" <<'PY'
 import struct, sys, xml.etree.ElementTree as ET
 d = sys.argv[1]

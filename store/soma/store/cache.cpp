@@ -1,4 +1,5 @@
 #include "soma/store/cache.hpp"
+#include "soma/store/keys.hpp"
 
 #include <chrono>
 #include <cstring>
@@ -23,12 +24,8 @@ std::int64_t unix_now() {
     .count();
 }
 
-std::string be64(std::uint64_t x) {
-  std::string out(8, '\0');
-  for (int i = 7; i >= 0; --i, x >>= 8)
-    out[static_cast<size_t>(i)] = static_cast<char>(x & 0xff);
-  return out;
-}
+using detail::be64;
+using detail::from_be64;
 
 /// An entry decoded; nullopt when its bytes are damaged.
 struct entry {
@@ -105,12 +102,6 @@ std::string age_key(std::uint64_t kept_ns, std::string_view key) {
   return be64(kept_ns) + std::string{key};
 }
 
-std::uint64_t from_be64(std::string_view b) {
-  std::uint64_t x = 0;
-  for (auto c : b)
-    x = (x << 8) | static_cast<unsigned char>(c);
-  return x;
-}
 
 // Every age-index key, oldest first, with its entry's size.
 std::vector<std::pair<std::string, std::uint64_t>> ages_of(const detail::environment& env,

@@ -29,9 +29,14 @@ host_row& row_of(std::vector<host_row>& rows, std::string_view host) {
 } // namespace
 
 std::vector<host_row> hosts(const store& s, std::string_view run) {
+  return detail::scan_hosts(s, run).rows;
+}
+
+detail::host_scan detail::scan_hosts(const store& s, std::string_view run) {
   if (auto why = why_not_a_run_id(run))
     throw store_error(*why);
-  std::vector<host_row> rows;
+  detail::host_scan scanned;
+  auto& rows = scanned.rows;
   std::vector<std::int64_t> trips; // per row: the left facts' took_us, added
   bool any = false;
   auto& env = s.env();
@@ -55,6 +60,10 @@ std::vector<host_row> hosts(const store& s, std::string_view run) {
       any = true;
       auto told = detail::decode_facts(detail::view(v), detail::origin{"the fact blob", run, n});
       for (auto& f : told) {
+        if (f.name == "machine" && !f["host"].empty()) {
+          scanned.machines.insert_or_assign(std::string{f["host"]}, f);
+          continue;
+        }
         bool left = f.name == "left";
         if (!left && f.name != "ran" && f.name != "failed")
           continue;
@@ -79,7 +88,7 @@ std::vector<host_row> hosts(const store& s, std::string_view run) {
       rows[i].waiting_us = std::max<std::int64_t>(0, trips[i] - rows[i].took_us);
   // "here" first: the run's own process is the reference the others are read against.
   std::stable_partition(rows.begin(), rows.end(), [](const host_row& r) { return r.host == "here"; });
-  return rows;
+  return scanned;
 }
 
 } // namespace soma

@@ -5,10 +5,12 @@
 /// spent waiting on the wire to get them there and back.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "soma/fact.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma {
@@ -28,5 +30,18 @@ struct host_row {
 /// and the codec; never below 0. A fetch per forward, in one read
 /// transaction. Throws store_error for an unknown run or a damaged blob.
 [[nodiscard]] std::vector<host_row> hosts(const store& s, std::string_view run);
+
+namespace detail {
+
+/// hosts() and, beside it, the last `machine` fact each graph host sent
+/// down a wire in the run: the only join between a graph's name for a
+/// worker and the worker's own id. One read, as hosts().
+struct host_scan {
+  std::vector<host_row> rows;
+  std::map<std::string, fact> machines; ///< graph host -> its last `machine` fact
+};
+[[nodiscard]] host_scan scan_hosts(const store& s, std::string_view run);
+
+} // namespace detail
 
 } // namespace soma

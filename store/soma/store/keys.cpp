@@ -49,6 +49,20 @@ std::string meta_key(std::string_view run) {
   return "run/" + std::string{run};
 }
 
+std::string be64(std::uint64_t x) {
+  std::string out(8, '\0');
+  for (int i = 7; i >= 0; --i, x >>= 8)
+    out[static_cast<std::size_t>(i)] = static_cast<char>(x & 0xff);
+  return out;
+}
+
+std::uint64_t from_be64(std::string_view bytes) {
+  std::uint64_t x = 0;
+  for (auto c : bytes)
+    x = (x << 8) | static_cast<unsigned char>(c);
+  return x;
+}
+
 } // namespace detail
 
 } // namespace soma

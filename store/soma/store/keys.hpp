@@ -35,6 +35,12 @@ namespace detail {
 /// `run/<id>`: where a run's metadata is kept.
 [[nodiscard]] std::string meta_key(std::string_view run);
 
+/// `x` as 8 big-endian bytes: keys holding it sort numerically.
+[[nodiscard]] std::string be64(std::uint64_t x);
+
+/// The number in 8 big-endian bytes (fewer read as the high bytes missing).
+[[nodiscard]] std::uint64_t from_be64(std::string_view bytes);
+
 } // namespace detail
 
 } // namespace soma

@@ -1,0 +1,64 @@
+#include "soma/store/fleet.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include "soma/store/hosts.hpp"
+#include "soma/store/readings.hpp"
+
+namespace soma {
+
+namespace {
+
+template <class T>
+std::optional<T> number(std::string_view text) {
+  T x{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (ec != std::errc{} || end != text.data() + text.size())
+    return std::nullopt;
+  return x;
+}
+
+} // namespace
+
+std::vector<fleet_row> fleet(const store& s, std::string_view run) {
+  auto scanned = detail::scan_hosts(s, run);
+  auto latest = standing(s);
+  std::int64_t newest = 0;
+  for (auto& [id, r] : latest)
+    newest = std::max(newest, r.when_us);
+  auto fill = [&](fleet_row& row, const std::string& id) {
+    row.machine = id;
+    if (auto i = latest.find(id); i != latest.end()) {
+      row.busy = i->second.busy;
+      row.served = i->second.served;
+      row.quiet_s = static_cast<double>(newest - i->second.when_us) / 1e6;
+    }
+  };
+  std::vector<fleet_row> rows;
+  std::set<std::string> joined;
+  for (auto& h : scanned.rows) {
+    fleet_row row{h.host, "", h.slices, h.took_us, h.waiting_us};
+    if (auto m = scanned.machines.find(h.host); m != scanned.machines.end()) {
+      std::string id{m->second["id"]};
+      joined.insert(id);
+      fill(row, id);
+      if (!row.busy)
+        row.busy = number<double>(m->second["busy"]);
+      if (!row.served)
+        row.served = number<std::uint64_t>(m->second["served"]);
+    }
+    rows.push_back(std::move(row));
+  }
+  for (auto& [id, r] : latest) {
+    if (joined.count(id))
+      continue;
+    fleet_row row{id};
+    fill(row, id);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+} // namespace soma

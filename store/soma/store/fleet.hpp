@@ -1,0 +1,46 @@
+#pragma once
+
+/// @file
+/// soma::fleet: one row per machine of a run, so that "what is each machine
+/// doing, and was sending it there worth it" is answered in one read.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "soma/store/store.hpp"
+
+namespace soma {
+
+/// One machine of a run.
+struct fleet_row {
+  std::string host;            ///< "here", a graph host name (w1...), or a machine id nobody named
+  std::string machine;         ///< the machine's id (hostname-pid) when known, else empty
+  std::uint64_t slices = 0;    ///< trips there in the run
+  std::int64_t took_us = 0;    ///< work done there (its ran and failed facts)
+  std::int64_t waiting_us = 0; ///< round trips minus that work: the wire, the queue, the codec
+  std::optional<double> busy;  ///< the machine's latest busy fraction
+  std::optional<std::uint64_t> served; ///< slices it served, by its latest reading
+  /// How far its latest reading is behind the newest reading of any machine
+  /// (writer against writer, never the reader's clock); none without readings.
+  std::optional<double> quiet_s;
+};
+
+/// The run's fleet: "here" (the client), each graph host in the order it
+/// first appears, then every machine with readings in the store that the
+/// run's `machine` facts did not join to a graph host (machines that served
+/// nothing here), by id.
+///
+/// A graph host is joined to a machine id only through a `machine` fact that
+/// came down its wire in this run. busy and served come from that machine's
+/// latest reading in the store, else from the last `machine` fact. A fleet
+/// in which every writer stopped shows nothing quiet: there is no newer
+/// writer to be behind.
+///
+/// Costs hosts()'s fetch per forward plus one scan of the latest readings.
+/// Throws store_error for an unknown run or damaged bytes.
+[[nodiscard]] std::vector<fleet_row> fleet(const store& s, std::string_view run);
+
+} // namespace soma

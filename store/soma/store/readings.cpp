@@ -1,0 +1,129 @@
+#include "soma/store/readings.hpp"
+
+#include <cstring>
+#include <functional>
+#include <memory>
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+
+#include "soma/schema/soma.capnp.h"
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/keys.hpp"
+
+namespace soma {
+
+namespace {
+
+using detail::db;
+
+const std::string latest_prefix = "latest/";
+const std::string history_prefix = "r/";
+
+std::string history_of(const std::string& id) { return history_prefix + id + "/"; }
+
+std::string encode(const reading& r) {
+  capnp::MallocMessageBuilder message;
+  auto x = message.initRoot<schema::Reading>();
+  x.setId(r.id);
+  x.setBusy(r.busy);
+  x.setMemory(r.memory);
+  x.setCores(r.cores);
+  x.setUpUs(r.up_us);
+  x.setServed(r.served);
+  x.setWhenUs(r.when_us);
+  auto words = capnp::messageToFlatArray(message);
+  auto b = words.asBytes();
+  return std::string(reinterpret_cast<const char*>(b.begin()), b.size());
+}
+
+reading decode(std::string_view bytes, const std::string& store_path) {
+  auto damaged = [&](const std::string& why) {
+    return store_error("a machine reading in the store '" + store_path + "' is damaged (" + why
+                       + "); the writer rewrites it with its next reading");
+  };
+  if (bytes.size() % sizeof(capnp::word) != 0 || bytes.empty())
+    throw damaged("its size is not a whole number of words");
+  auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
+  std::memcpy(words.begin(), bytes.data(), bytes.size());
+  try {
+    capnp::FlatArrayMessageReader reader{words};
+    auto x = reader.getRoot<schema::Reading>();
+    return {x.getId(), x.getBusy(), x.getMemory(), x.getCores(), x.getUpUs(), x.getServed(),
+            x.getWhenUs()};
+  } catch (const kj::Exception& e) {
+    throw damaged(e.getDescription().cStr());
+  }
+}
+
+// Calls f(key, value) for every entry under `prefix`, in key order.
+void scan(MDB_txn* txn, MDB_dbi dbi, const detail::environment& env, const std::string& prefix,
+          const std::function<void(std::string_view, std::string_view)>& f) {
+  if (dbi == 0)
+    return;
+  MDB_cursor* cur = nullptr;
+  if (int rc = mdb_cursor_open(txn, dbi, &cur); rc != 0)
+    env.fail(rc, "opening a cursor on the readings");
+  std::unique_ptr<MDB_cursor, void (*)(MDB_cursor*)> closing{cur, mdb_cursor_close};
+  MDB_val k = detail::val(prefix), v{};
+  for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+       rc == 0 && detail::view(k).starts_with(prefix); rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+    f(detail::view(k), detail::view(v));
+}
+
+} // namespace
+
+void put_reading(store& s, const reading& r) {
+  if (r.id.empty() || r.id.size() > 200 || r.id.find('/') != std::string::npos)
+    throw store_error("a machine id is 1 to 200 bytes without '/', not '" + r.id + "'");
+  auto bytes = encode(r);
+  auto& env = s.env();
+  env.write([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+    auto d = dbi(db::readings);
+    auto mine = history_of(r.id);
+    env.put(txn, d, mine + detail::be64(static_cast<std::uint64_t>(r.when_us)), bytes);
+    env.put(txn, d, latest_prefix + r.id, bytes);
+    // Keep the newest kept_per_machine of this machine.
+    std::vector<std::string> old;
+    scan(txn, d, env, mine, [&](std::string_view k, std::string_view) { old.emplace_back(k); });
+    for (std::size_t i = 0; i + kept_per_machine < old.size(); ++i)
+      env.del(txn, d, old[i]);
+    // Forget machines far behind this reading (a handful of entries: one per machine).
+    std::vector<std::string> gone;
+    scan(txn, d, env, latest_prefix, [&](std::string_view k, std::string_view v) {
+      if (decode(v, s.path()).when_us + forgotten_after_us < r.when_us)
+        gone.emplace_back(k.substr(latest_prefix.size()));
+    });
+    for (auto& id : gone) {
+      std::vector<std::string> keys;
+      scan(txn, d, env, history_of(id), [&](std::string_view k, std::string_view) { keys.emplace_back(k); });
+      for (auto& k : keys)
+        env.del(txn, d, k);
+      env.del(txn, d, latest_prefix + id);
+    }
+  });
+}
+
+std::map<std::string, reading> standing(const store& s) {
+  std::map<std::string, reading> out;
+  auto& env = s.env();
+  env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+    scan(txn, dbi(db::readings), env, latest_prefix, [&](std::string_view k, std::string_view v) {
+      out.emplace(std::string{k.substr(latest_prefix.size())}, decode(v, s.path()));
+    });
+  });
+  return out;
+}
+
+std::vector<reading> readings(const store& s, const std::string& id) {
+  std::vector<reading> out;
+  auto& env = s.env();
+  env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+    scan(txn, dbi(db::readings), env, history_of(id),
+         [&](std::string_view, std::string_view v) { out.push_back(decode(v, s.path())); });
+  });
+  return out;
+}
+
+} // namespace soma

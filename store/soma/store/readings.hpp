@@ -1,0 +1,56 @@
+#pragma once
+
+/// @file
+/// Machine readings: what a worker writes about itself into a store on its
+/// own clock (`soma-node --store S --reporting SECONDS`), and standing(),
+/// each machine's latest.
+///
+/// Readings go to the store and not down a connection: a client only reads
+/// its socket while a job is in flight, so an idle worker's connection is
+/// one nobody reads. The idle machine, the one most worth seeing, would
+/// otherwise not be there at all.
+///
+/// Retention: a store keeps the newest `kept_per_machine` readings of each
+/// machine. It drops a machine entirely once its newest reading is
+/// `forgotten_after_us` behind the newest reading written. Both rules are
+/// applied by the writer as it writes. 100 workers reporting every 0.5 s for
+/// a day hold at most 100 × 600 readings of about 150 bytes each (about 9 MB).
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "soma/store/store.hpp"
+
+namespace soma {
+
+/// One reading of one machine.
+struct reading {
+  std::string id;           ///< hostname-pid
+  double busy = 0;          ///< the machine's CPU busy fraction over the last interval
+  double memory = 0;        ///< fraction of the machine's memory in use
+  std::uint32_t cores = 0;
+  std::int64_t up_us = 0;   ///< since the worker started
+  std::uint64_t served = 0; ///< slices served so far
+  std::int64_t when_us = 0; ///< the writer's wall clock, unix microseconds
+};
+
+/// How many readings of one machine a store keeps (the newest).
+inline constexpr std::size_t kept_per_machine = 600;
+
+/// A machine whose newest reading is this far behind the newest reading
+/// written (24 h) is dropped with all its readings.
+inline constexpr std::int64_t forgotten_after_us = 24LL * 3600 * 1000 * 1000;
+
+/// Writes `r` durably and applies the retention rules. Throws store_error.
+void put_reading(store& s, const reading& r);
+
+/// Each machine's latest reading, keyed by its id. One scan of the latest
+/// readings (one entry per machine). Throws store_error for damaged bytes.
+[[nodiscard]] std::map<std::string, reading> standing(const store& s);
+
+/// Every reading kept of machine `id`, oldest first. One scan of its readings.
+[[nodiscard]] std::vector<reading> readings(const store& s, const std::string& id);
+
+} // namespace soma

@@ -1,0 +1,149 @@
+// The fleet: three real workers writing readings into one store, one never
+// used; a cheap run and a costly run; a stopped worker growing quiet.
+
+#include <boost/test/unit_test.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "../store/scratch.hpp"
+#include "remote_fixture.hpp"
+#include "soma/recorder.hpp"
+#include "soma/store/fleet.hpp"
+#include "soma/store/readings.hpp"
+
+using namespace soma_test;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// The machine id a worker calls itself: hostname-pid.
+std::string id_of(const soma::worker& w, const soma::store& s) {
+  auto suffix = "-" + std::to_string(w.pid());
+  for (auto& [id, r] : soma::standing(s))
+    if (id.size() > suffix.size() && id.ends_with(suffix))
+      return id;
+  return "";
+}
+
+const soma::fleet_row* row(const std::vector<soma::fleet_row>& rows, const std::string& host) {
+  for (auto& r : rows)
+    if (r.host == host)
+      return &r;
+  return nullptr;
+}
+
+/// Waits until `done()` or 10 s.
+template <class F>
+bool eventually(F done) {
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until)
+      return false;
+    std::this_thread::sleep_for(50ms);
+  }
+  return true;
+}
+
+} // namespace
+
+BOOST_FIXTURE_TEST_SUITE(fleet, system_fixture)
+
+BOOST_AUTO_TEST_CASE(three_workers_one_unused_a_cheap_run_a_costly_run_and_a_quiet_one) {
+  scratch dir;
+  auto kept = dir / "kept";
+  soma::store store{kept};
+  auto stood_up = [&] { return serving(sys, {"--store", kept, "--reporting", "0.2"}); };
+  auto busy = stood_up(), later = stood_up(), spare = stood_up();
+
+  // Before any work: all three stand, each having served nothing.
+  BOOST_REQUIRE(eventually([&] { return soma::standing(store).size() == 3; }));
+  for (auto* w : {&busy, &later, &spare}) {
+    auto id = id_of(*w, store);
+    BOOST_REQUIRE_MESSAGE(!id.empty(), "no reading from worker " << w->pid());
+    auto r = soma::standing(store).at(id);
+    BOOST_TEST(r.served == 0u);
+    BOOST_TEST(r.cores >= 1u);
+    BOOST_TEST((r.memory > 0.0 && r.memory < 1.0));
+    BOOST_TEST((r.busy >= 0.0 && r.busy <= 1.0));
+  }
+
+  // A cheap node sent away: the wire dominates.
+  {
+    auto cheap = soma::graph::somatize(sys, Inc{}.named("a") >> Inc{}.named("b").at("w1"));
+    auto b = soma::broker::embedded({{"w1", busy}});
+    soma::recorder watching{sys, store, {.run = "cheap"}};
+    for (int i = 0; i < 4; ++i)
+      BOOST_TEST(cheap.forward(0, {.watching = watching, .broker = b}) == 2);
+    watching.flush();
+  }
+  auto rows = soma::fleet(store, "cheap");
+  BOOST_REQUIRE(row(rows, "here"));
+  BOOST_REQUIRE(row(rows, "w1"));
+  auto* w1 = row(rows, "w1");
+  BOOST_TEST(w1->machine == id_of(busy, store));
+  BOOST_TEST(w1->slices == 4u);
+  BOOST_TEST(w1->waiting_us > w1->took_us);
+  BOOST_TEST(row(rows, "here")->slices == 0u);
+  BOOST_TEST(!row(rows, "here")->busy.has_value());
+  // The two machines this run never used are there under their own ids.
+  BOOST_TEST(row(rows, id_of(later, store)) != nullptr);
+  BOOST_TEST(row(rows, id_of(spare, store)) != nullptr);
+  BOOST_TEST(row(rows, id_of(spare, store))->slices == 0u);
+  BOOST_TEST(rows.size() == 4u);
+  // The served count reaches the store on the worker's next reading.
+  BOOST_REQUIRE(eventually([&] { return soma::standing(store).at(id_of(busy, store)).served == 4u; }));
+
+  // A slice that earns its trip: the bars flip.
+  {
+    auto costly = soma::graph::somatize(sys, Inc{}.named("a") >> Sleepy{}.named("b").at("w2"));
+    auto b = soma::broker::embedded({{"w2", later}});
+    soma::recorder watching{sys, store, {.run = "costly"}};
+    for (int i = 0; i < 4; ++i)
+      BOOST_TEST(costly.forward(49, {.watching = watching, .broker = b}) == 50);
+    watching.flush();
+  }
+  rows = soma::fleet(store, "costly");
+  auto* w2 = row(rows, "w2");
+  BOOST_REQUIRE(w2);
+  BOOST_TEST(w2->machine == id_of(later, store));
+  BOOST_TEST(w2->took_us >= 4 * 50'000);
+  BOOST_TEST(w2->took_us > w2->waiting_us);
+  BOOST_TEST(row(rows, id_of(busy, store)) != nullptr); // served nothing in this run
+
+  // A stopped worker falls behind the others, who keep writing.
+  auto spare_id = id_of(spare, store);
+  BOOST_REQUIRE(kill(spare.pid(), SIGSTOP) == 0);
+  std::this_thread::sleep_for(1200ms);
+  rows = soma::fleet(store, "costly");
+  BOOST_TEST(*row(rows, spare_id)->quiet_s > 0.8);
+  BOOST_TEST(*row(rows, "w2")->quiet_s < 0.6);
+  BOOST_REQUIRE(kill(spare.pid(), SIGCONT) == 0);
+  BOOST_TEST(eventually([&] {
+    return *row(soma::fleet(store, "costly"), spare_id)->quiet_s < 0.6;
+  }));
+}
+
+BOOST_AUTO_TEST_CASE(a_fleet_where_every_writer_stopped_shows_nothing_quiet) {
+  scratch dir;
+  soma::store store{dir / "kept"};
+  // Two machines that last wrote long ago, 3 s apart.
+  soma::put_reading(store, {"old-1", 0.5, 0.5, 2, 10, 0, 1'000'000'000'000});
+  soma::put_reading(store, {"old-2", 0.5, 0.5, 2, 10, 0, 1'000'003'000'000});
+  auto s = soma::standing(store);
+  BOOST_TEST(s.size() == 2u);
+  {
+    auto g = soma::graph::somatize(sys, Inc{}.named("a"));
+    soma::recorder watching{sys, store, {.run = "alone"}};
+    (void)g.forward(1, {.watching = watching});
+    watching.flush();
+  }
+  auto rows = soma::fleet(store, "alone");
+  // Writer against writer: old-1 is 3 s behind old-2, whatever the reader's clock says.
+  BOOST_TEST(*row(rows, "old-1")->quiet_s == 3.0);
+  BOOST_TEST(*row(rows, "old-2")->quiet_s == 0.0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
