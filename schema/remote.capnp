@@ -41,3 +41,34 @@ struct SliceResult {
   error @4 :Text;             # what went wrong, in words
   missing @5 :List(Text);     # needsCode: the definitions (hashes) to ship
 }
+
+# A store served by soma-node --serve-store, written through soma://host:port.
+
+# One forward a recorder holds until it is written.
+struct HeldForward {
+  id @0 :UInt64;          # the engine's forward id in the recorder's process
+  hasNumber @1 :Bool;
+  number @2 :UInt64;      # its n in the run, when already given
+  facts @3 :List(Soma.Fact);
+  state @4 :Soma.State;
+  tookUs @5 :Int64;
+  when @6 :Int64;
+}
+
+# A batch of one recorder's forwards, written by the server as if local.
+struct RecordWrite {
+  recorder @0 :UInt64;    # which recorder of the client: one writer each
+  run @1 :Text;
+  summarising @2 :List(Text);
+  overwrite @3 :Bool;
+  batch @4 :UInt32;
+  forwards @5 :List(HeldForward);
+}
+
+# What the write numbered, and why it stopped short when it did.
+struct RecordNumbers {
+  ids @0 :List(UInt64);
+  numbers @1 :List(UInt64);
+  error @2 :Text;
+  hasError @3 :Bool;
+}

@@ -42,6 +42,7 @@ struct options {
   std::string tls_cert, tls_key, tls_ca;
   std::string store;
   std::optional<double> reporting;
+  std::string serve_store;
 };
 
 int serve(const options& opt) {
@@ -81,10 +82,24 @@ int serve(const options& opt) {
                          "at most 3600, not %g\n", *opt.reporting);
     return 2;
   }
+  std::optional<soma::store> served_store;
+  if (!opt.serve_store.empty()) {
+    try {
+      served_store.emplace(opt.serve_store);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "soma-node: --serve-store: %s\n", e.what());
+      return 2;
+    }
+  }
   std::optional<soma::store> readings_store;
   if (!opt.store.empty()) {
     try {
-      readings_store.emplace(opt.store);
+      // A served store (soma://) is reached with this worker's own TLS files.
+      soma::store_options how;
+      how.tls_cert = opt.tls_cert;
+      how.tls_key = opt.tls_key;
+      how.tls_ca = opt.tls_ca;
+      readings_store.emplace(opt.store, how);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "soma-node: --store: %s\n", e.what());
       return 2;
@@ -120,6 +135,7 @@ int serve(const options& opt) {
   {
     caf::actor_system sys{cfg};
     soma::serve::worker_state worker{std::move(libraries), opt.accept_code, code_dir};
+    worker.served_store = served_store;
     auto front = soma::serve::spawn_front(sys, worker, say);
     caf::actor reporter;
     if (readings_store) {
@@ -146,6 +162,7 @@ int serve(const options& opt) {
       say("listening on " + where.host + ":" + std::to_string(*port) + (tls ? " (mutual TLS)" : "")
           + (opt.accept_code ? ", accepting shipped code" : "")
           + (served.empty() ? "" : ", serving" + served)
+          + (served_store ? ", serving the store " + served_store->path() : "")
           + (readings_store ? ", reporting to " + readings_store->path() + " every "
                                 + std::to_string(opt.reporting.value_or(0.5)).substr(0, 5) + " s"
                             : ""));
@@ -180,7 +197,10 @@ int main(int argc, char** argv) {
   app.add_flag("--accept-code", opt.accept_code,
                "run node libraries that clients ship (soma::mode::network)");
   app.add_option("--store", opt.store,
-                 "a store to write this worker's readings of itself into (docs/fleet.md)");
+                 "a store to write this worker's readings of itself into: a directory, or "
+                 "soma://HOST:PORT for a store another soma-node serves (docs/fleet.md)");
+  app.add_option("--serve-store", opt.serve_store,
+                 "serve the store in DIR to writers and readers elsewhere (soma://HOST:PORT)");
   app.add_option("--reporting", opt.reporting,
                  "seconds between two readings (default 0.5 when --store is given)");
   app.add_option("--tls-cert", opt.tls_cert, "this worker's certificate (PEM)");

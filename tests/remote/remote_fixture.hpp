@@ -64,3 +64,56 @@ inline std::string said(const std::vector<soma::fact>& facts) {
 }
 
 } // namespace soma_test
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace soma_test {
+
+/// A soma-node started by hand (not connected to): its pid and the port it
+/// printed. Killed with SIGTERM and reaped when it goes.
+struct node_process {
+  pid_t pid = -1;
+  std::uint16_t port = 0;
+
+  explicit node_process(const std::vector<std::string>& args) {
+    int out[2];
+    if (pipe(out) != 0 || (pid = fork()) < 0)
+      throw std::runtime_error("cannot start a soma-node");
+    if (pid == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      close(out[0]);
+      close(out[1]);
+      std::vector<char*> argv;
+      for (auto& a : args)
+        argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execvp(argv[0], argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    std::string line;
+    char c = 0;
+    while (read(out[0], &c, 1) == 1 && c != '\n')
+      line.push_back(c);
+    close(out[0]);
+    if (line.empty())
+      throw std::runtime_error("the soma-node printed no port");
+    port = static_cast<std::uint16_t>(std::stoi(line));
+  }
+
+  ~node_process() {
+    if (pid > 0) {
+      kill(pid, SIGTERM);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+
+  node_process(const node_process&) = delete;
+  node_process& operator=(const node_process&) = delete;
+};
+
+} // namespace soma_test

@@ -9,7 +9,11 @@
 #include <thread>
 
 #include "remote_fixture.hpp"
+#include "../store/scratch.hpp"
 #include "soma/address.hpp"
+#include "soma/recorder.hpp"
+#include "soma/store/readers.hpp"
+#include "soma/store/readings.hpp"
 
 using namespace soma_test;
 namespace fs = std::filesystem;
@@ -71,6 +75,33 @@ struct certificates {
 };
 
 // The worker serves only clients that CA signed.
+// A network namespace joined to this one by a veth pair: this side is
+// SUBNET.1, the namespace SUBNET.2. Torn down when it goes.
+struct network_namespace {
+  std::string tag = std::to_string(getpid() % 100000);
+  std::string ns = "soma-t" + tag;
+  std::string subnet = "10.77." + std::to_string(getpid() % 250) + ".";
+  bool made = false;
+
+  network_namespace() {
+    if (getuid() != 0 || sh("ip netns add " + ns) != 0)
+      return;
+    made = sh("ip link add vs" + tag + " type veth peer name vn" + tag) == 0
+           && sh("ip link set vn" + tag + " netns " + ns) == 0
+           && sh("ip addr add " + subnet + "1/24 dev vs" + tag) == 0
+           && sh("ip link set vs" + tag + " up") == 0
+           && sh("ip netns exec " + ns + " ip addr add " + subnet + "2/24 dev vn" + tag) == 0
+           && sh("ip netns exec " + ns + " ip link set vn" + tag + " up") == 0
+           && sh("ip netns exec " + ns + " ip link set lo up") == 0;
+    BOOST_REQUIRE_MESSAGE(made, "could not wire the network namespace " << ns);
+  }
+
+  ~network_namespace() {
+    sh("ip link del vs" + tag);
+    sh("ip netns del " + ns);
+  }
+};
+
 struct tls_system {
   soma::system_config cfg;
   caf::actor_system sys;
@@ -115,28 +146,13 @@ BOOST_AUTO_TEST_CASE(a_trusted_client_runs_nodes_and_others_are_refused_before_a
 }
 
 BOOST_AUTO_TEST_CASE(a_worker_in_another_network_namespace_is_reached_over_mutual_tls) {
-  auto tag = std::to_string(getpid() % 100000);
-  auto ns = "soma-t" + tag;
-  auto subnet = "10.77." + std::to_string(getpid() % 250) + ".";
-  if (getuid() != 0 || sh("ip netns add " + ns) != 0) {
+  network_namespace net;
+  if (!net.made) {
     BOOST_TEST_MESSAGE("SKIPPED: network namespaces are unavailable here (needs root and ip netns)");
     return;
   }
-  struct teardown {
-    std::string ns, veth;
-    ~teardown() {
-      sh("ip link del " + veth);
-      sh("ip netns del " + ns);
-    }
-  } cleanup{ns, "vs" + tag};
-  BOOST_REQUIRE(sh("ip link add vs" + tag + " type veth peer name vn" + tag) == 0);
-  BOOST_REQUIRE(sh("ip link set vn" + tag + " netns " + ns) == 0);
-  BOOST_REQUIRE(sh("ip addr add " + subnet + "1/24 dev vs" + tag) == 0);
-  BOOST_REQUIRE(sh("ip link set vs" + tag + " up") == 0);
-  BOOST_REQUIRE(sh("ip netns exec " + ns + " ip addr add " + subnet + "2/24 dev vn" + tag) == 0);
-  BOOST_REQUIRE(sh("ip netns exec " + ns + " ip link set vn" + tag + " up") == 0);
-  BOOST_REQUIRE(sh("ip netns exec " + ns + " ip link set lo up") == 0);
-
+  auto& ns = net.ns;
+  auto& subnet = net.subnet;
   certificates certs;
   // Beyond loopback a worker refuses to start without TLS.
   BOOST_TEST(sh("ip netns exec " + ns + " " + node_program + " --listen " + subnet + "2:0") != 0);
@@ -157,6 +173,47 @@ BOOST_AUTO_TEST_CASE(a_worker_in_another_network_namespace_is_reached_over_mutua
   BOOST_TEST(names(s.facts) == (std::vector<std::string>{"ran", "machine", "ran", "left", "ran", "finished"}), said(s.facts));
   // Another namespace, the same machine: the machine's id is its hostname-pid.
   BOOST_TEST(std::string{s.facts[1]["id"]}.find("-" + std::to_string(w1.pid())) != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_recorder_and_a_worker_write_through_soma_to_a_store_served_in_another_namespace) {
+  network_namespace net;
+  if (!net.made) {
+    BOOST_TEST_MESSAGE("SKIPPED: network namespaces are unavailable here (needs root and ip netns)");
+    return;
+  }
+  certificates certs;
+  auto args = certs.worker_args();
+  scratch dir;
+  auto served_dir = dir / "served";
+  std::vector<std::string> command{"ip", "netns", "exec", net.ns, node_program, "--listen",
+                                   net.subnet + "2:0", "--serve-store", served_dir};
+  command.insert(command.end(), args.begin(), args.end());
+  node_process server{command};
+  auto address = "soma://" + net.subnet + "2:" + std::to_string(server.port);
+
+  // Without TLS the server is not reached.
+  BOOST_CHECK_THROW(soma::store{address}, soma::store_error);
+
+  // A worker here, reporting over there, with its own certificate.
+  std::vector<std::string> reporting{node_program, "--store", address, "--reporting", "0.2"};
+  reporting.insert(reporting.end(), args.begin(), args.end());
+  node_process reporter{reporting};
+
+  auto client = certs.as("client");
+  soma::store through{address, {.tls_cert = client.cert, .tls_key = client.key, .tls_ca = client.ca}};
+  system_fixture here;
+  {
+    auto g = seed_graph(here.sys);
+    soma::recorder r{here.sys, through, {.run = "over-there"}};
+    for (int i = 0; i < 3; ++i)
+      (void)g.forward("the quick brown fox", {.watching = r});
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  soma::store landed{served_dir, {.read_only = true}};
+  BOOST_TEST(soma::forwards(landed, "over-there").size() == 3u);
+  auto st = soma::standing(landed);
+  BOOST_TEST(st.size() == 1u);
+  BOOST_TEST(st.begin()->first.ends_with("-" + std::to_string(reporter.pid)));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

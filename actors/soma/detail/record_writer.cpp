@@ -1,15 +1,18 @@
 #include "soma/detail/record_writer.hpp"
 
 #include <algorithm>
+#include <random>
 
 #include <kj/exception.h>
 
 #include <caf/actor_system.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include "soma/detail/record_wire.hpp"
 #include "soma/error.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
+#include "soma/store/remote.hpp"
 
 namespace soma::detail {
 
@@ -22,6 +25,7 @@ struct writer_state {
   bool meta_written = false;
   std::uint64_t next = 0;     ///< the least number a new forward gets
   std::vector<held_forward> unwritten; ///< kept from a failed write
+  std::uint64_t recorder = 0; ///< who this writer is, to a served store's server
   static inline const char* name = "soma.record_writer";
 };
 
@@ -136,9 +140,29 @@ void write_chunk(writer_state& st, std::size_t count, record_numbers& out) {
   out.numbered.insert(out.numbered.end(), numbered.begin(), numbered.end());
 }
 
+// A served store: the server's own writer for this recorder writes the batch
+// as if local and keeps what it could not write; what did not reach it stays
+// here, to go with the next batch.
+record_numbers write_remote(writer_state& st, remote_link& link) {
+  record_numbers out;
+  try {
+    auto answer = decode_record_numbers(
+      link.call("records", encode_record_write({st.recorder, st.options, st.unwritten})));
+    st.unwritten.clear();
+    out.numbered = std::move(answer.numbered);
+    if (answer.error)
+      out.error = "the served store " + link.address() + ": " + *answer.error;
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
 record_numbers write(writer_actor* self, record_batch& batch) {
   auto& st = self->state;
   merge(st.unwritten, std::move(batch.forwards));
+  if (auto* link = st.where->remote())
+    return write_remote(st, *link);
   record_numbers out;
   while (!st.unwritten.empty()) {
     try {
@@ -160,6 +184,7 @@ caf::behavior writing(writer_actor* self, store where, writer_options options) {
   self->state.where = std::move(where);
   self->state.options = std::move(options);
   self->state.options.batch = std::max<std::size_t>(1, self->state.options.batch);
+  self->state.recorder = std::random_device{}() * (std::uint64_t{1} << 32) ^ std::random_device{}();
   return {
     [self](write_atom, record_batch& batch) { return write(self, batch); },
   };

@@ -29,3 +29,12 @@ inline constexpr const char* project_mode = "project";
 inline constexpr const char* network_mode = "network";
 
 } // namespace soma::detail
+
+namespace soma::detail {
+
+/// To a served store's session: `(store_atom, op, payload)` answered with
+/// the op's bytes ("records": RecordWrite -> RecordNumbers; "reading":
+/// Reading -> nothing; "snapshot": nothing -> a compacted copy of data.mdb).
+using store_atom = caf::atom_constant<caf::atom("somastore")>;
+
+} // namespace soma::detail

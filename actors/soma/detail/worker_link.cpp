@@ -160,8 +160,9 @@ void worker_link::open() {
       s->become(guard(s, me, std::move(session)));
     }};
   });
-  self->request(front, within_, open_atom::value, g,
-                std::string{how_ == soma::mode::network ? network_mode : project_mode})
+  auto mode = !wire_mode_.empty() ? wire_mode_
+                                  : std::string{how_ == soma::mode::network ? network_mode : project_mode};
+  self->request(front, within_, open_atom::value, g, mode)
     .receive([&](caf::actor& x) { session = std::move(x); },
              [&](caf::error& e) { failure = said(sys_, e); });
   if (!session) {

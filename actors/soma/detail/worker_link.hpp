@@ -34,6 +34,9 @@ public:
   /// Connects and opens a session; throws worker_error saying why not.
   void open();
 
+  /// Opens sessions as a served store's client (mode "store") instead.
+  void serve_store() noexcept { wire_mode_ = "store"; }
+
   /// The session actor, or nothing with `why` set when the link is lost.
   caf::actor session(std::string& why);
 
@@ -64,6 +67,7 @@ private:
   caf::actor session_;
   caf::actor guard_;
   std::string lost_why_ = "it is not connected";
+  std::string wire_mode_;
 };
 
 /// What a broker holds.

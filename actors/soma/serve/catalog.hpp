@@ -9,11 +9,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "soma/detail/libraries.hpp"
 #include "soma/machine.hpp"
+#include "soma/store/store.hpp"
 
 namespace soma::serve {
 
@@ -25,6 +27,9 @@ public:
   /// `code_dir`: where shipped libraries are written before loading.
   worker_state(std::vector<std::shared_ptr<const detail::node_library>> libraries,
                bool accept_code, std::string code_dir);
+
+  /// The store this worker serves to soma:// clients (--serve-store), if any.
+  std::optional<store> served_store;
 
   [[nodiscard]] bool accept_code() const noexcept { return accept_code_; }
 

@@ -1,6 +1,9 @@
 #include "soma/serve/server.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
 #include <optional>
 
 #include <caf/actor_system.hpp>
@@ -10,7 +13,12 @@
 
 #include "soma/atoms.hpp"
 #include "soma/detail/remote_protocol.hpp"
+#include "soma/detail/libraries.hpp"
+#include "soma/detail/record_wire.hpp"
+#include "soma/detail/record_writer.hpp"
 #include "soma/serve/slice_runner.hpp"
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/readings.hpp"
 
 namespace soma::serve {
 
@@ -22,6 +30,7 @@ using detail::project_mode;
 using detail::ship_atom;
 using detail::shipped_atom;
 using detail::slice_atom;
+using detail::store_atom;
 
 // A new machine reading goes with the first slice of a session, then with
 // the first slice after this long.
@@ -75,6 +84,75 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
   };
 }
 
+struct store_session_state {
+  std::map<std::uint64_t, caf::actor> writers; ///< one per client recorder
+  static inline const char* name = "soma.store_session";
+};
+
+// A copy of the served store, compacted, as bytes.
+std::string snapshot(const store& served) {
+  char tmpl[] = "/tmp/soma-serve-copy-XXXXXX";
+  if (!::mkdtemp(tmpl))
+    throw std::runtime_error("cannot make a directory for a snapshot");
+  std::string dir = tmpl;
+  struct removing {
+    std::string dir;
+    ~removing() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  } cleanup{dir};
+  served.env().copy_to(dir);
+  return detail::read_file(dir + "/data.mdb");
+}
+
+// A session of a client writing to, or reading, the store this worker serves.
+caf::behavior store_session(caf::stateful_actor<store_session_state>* self, worker_state* worker,
+                            caf::actor client, std::uint64_t number, log_line log) {
+  self->set_default_handler(caf::drop);
+  self->monitor(client);
+  auto why = std::make_shared<std::string>("the worker stops");
+  self->set_down_handler([self, why](caf::down_msg& dm) {
+    *why = "its client went: " + caf::to_string(dm.reason);
+    self->quit();
+  });
+  self->attach_functor([self, log, number, why](const caf::error&) {
+    for (auto& [id, w] : self->state.writers)
+      caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+    log("store session " + std::to_string(number) + " closed (" + *why + ")");
+  });
+  return {
+    [self, worker](store_atom, const std::string& op,
+                   std::string& payload) -> caf::result<std::string> {
+      auto& served = *worker->served_store;
+      try {
+        if (op == "reading") {
+          put_reading(served, detail::decode_reading(payload, "a reading sent to " + served.path()));
+          return std::string{};
+        }
+        if (op == "snapshot")
+          return snapshot(served);
+        if (op == "records") {
+          auto w = detail::decode_record_write(payload);
+          auto& writer = self->state.writers[w.recorder];
+          if (!writer)
+            writer = detail::spawn_record_writer(self->system(), served, w.options);
+          auto rp = self->make_response_promise<std::string>();
+          self->request(writer, caf::infinite, detail::write_atom::value,
+                        detail::record_batch{std::move(w.forwards)})
+            .then([rp](detail::record_numbers& n) mutable { rp.deliver(detail::encode_record_numbers(n)); },
+                  [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+          return rp;
+        }
+        return caf::make_error(caf::sec::invalid_argument,
+                               "a served store does 'records', 'reading' and 'snapshot', not '" + op + "'");
+      } catch (const std::exception& e) {
+        return caf::make_error(caf::sec::runtime_error, std::string{e.what()});
+      }
+    },
+  };
+}
+
 } // namespace
 
 caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line log) {
@@ -83,6 +161,16 @@ caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line lo
     return {
       [self, &worker, log](open_atom, const caf::actor& client,
                            const std::string& mode) -> caf::result<caf::actor> {
+        if (mode == "store") {
+          if (!client || !worker.served_store)
+            return caf::make_error(caf::sec::runtime_error,
+                                   std::string{"this soma-node serves no store: start one with "
+                                               "--serve-store DIR"});
+          auto number = worker.next_session();
+          log("store session " + std::to_string(number) + " opened (client "
+              + caf::to_string(client.node()) + ")");
+          return self->spawn<caf::linked>(store_session, &worker, client, number, log);
+        }
         bool network = mode == network_mode;
         if (!client || (!network && mode != project_mode))
           return caf::make_error(caf::sec::invalid_argument,

@@ -11,6 +11,7 @@
 #include "soma/schema/soma.capnp.h"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
+#include "soma/store/remote.hpp"
 
 namespace soma {
 
@@ -74,10 +75,20 @@ void scan(MDB_txn* txn, MDB_dbi dbi, const detail::environment& env, const std::
 
 } // namespace
 
+std::string detail::encode_reading(const reading& r) { return encode(r); }
+
+reading detail::decode_reading(std::string_view bytes, const std::string& where) {
+  return decode(bytes, where);
+}
+
 void put_reading(store& s, const reading& r) {
   if (r.id.empty() || r.id.size() > 200 || r.id.find('/') != std::string::npos)
     throw store_error("a machine id is 1 to 200 bytes without '/', not '" + r.id + "'");
   auto bytes = encode(r);
+  if (auto* link = s.remote()) {
+    link->call("reading", std::move(bytes));
+    return;
+  }
   auto& env = s.env();
   env.write([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
     auto d = dbi(db::readings);

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "soma/store/store.hpp"
@@ -52,5 +53,16 @@ void put_reading(store& s, const reading& r);
 
 /// Every reading kept of machine `id`, oldest first. One scan of its readings.
 [[nodiscard]] std::vector<reading> readings(const store& s, const std::string& id);
+
+namespace detail {
+
+/// A reading's bytes (schema/soma.capnp Reading), as stored and as sent to a
+/// served store.
+[[nodiscard]] std::string encode_reading(const reading& r);
+
+/// Decodes a reading; throws store_error naming `where` when damaged.
+[[nodiscard]] reading decode_reading(std::string_view bytes, const std::string& where);
+
+} // namespace detail
 
 } // namespace soma

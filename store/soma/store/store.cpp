@@ -2,12 +2,14 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 
 #include "soma/error.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
+#include "soma/store/remote.hpp"
 
 namespace soma {
 
@@ -51,8 +53,81 @@ std::shared_ptr<detail::environment> environment_for(const std::string& dir,
 
 } // namespace
 
+namespace {
+
+detail::remote_opener& opener() {
+  static detail::remote_opener instance;
+  return instance;
+}
+
+// A snapshot of a served store, in a directory of its own that goes with it.
+std::shared_ptr<detail::environment> snapshot_of(detail::remote_link& link,
+                                                 const store_options& options) {
+  auto bytes = link.call("snapshot", "");
+  char tmpl[] = "/tmp/soma-snapshot-XXXXXX";
+  if (!::mkdtemp(tmpl))
+    throw store_error("cannot make a directory for a snapshot of " + link.address());
+  std::string dir = tmpl;
+  {
+    std::ofstream out{dir + "/data.mdb", std::ios::binary};
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out)
+      throw store_error("cannot write a snapshot of " + link.address() + " into " + dir);
+  }
+  auto read = options;
+  read.read_only = true;
+  auto* env = new detail::environment(dir, read);
+  return std::shared_ptr<detail::environment>(env, [dir](detail::environment* e) {
+    delete e;
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  });
+}
+
+} // namespace
+
+namespace detail {
+
+void set_remote_opener(remote_opener o) { opener() = std::move(o); }
+
+bool is_remote_address(std::string_view dir) noexcept { return dir.starts_with("soma://"); }
+
+} // namespace detail
+
+namespace {
+
+std::shared_ptr<detail::remote_link> link_to(const std::string& dir, const store_options& options) {
+  if (!opener())
+    throw store_error("cannot reach the served store " + dir
+                      + ": this program does not link soma_actors, which speaks to servers; "
+                        "link soma::soma");
+  return opener()(dir, options);
+}
+
+} // namespace
+
 store::store(const std::string& dir, store_options options)
-  : env_(environment_for(dir, options)), cache_limit_(options.cache_limit) {
+  : cache_limit_(options.cache_limit), read_only_(options.read_only) {
+  if (detail::is_remote_address(dir)) {
+    auto link = link_to(dir, options);
+    if (options.read_only)
+      env_ = snapshot_of(*link, options);
+    else
+      remote_ = std::move(link);
+    path_ = std::make_shared<const std::string>(dir);
+    return;
+  }
+  env_ = environment_for(dir, options);
+  read_only_ = env_->read_only();
+}
+
+detail::environment& store::env() const {
+  if (!env_)
+    throw store_error("the served store " + *path_
+                      + " is open for writing through its server, which takes recorders and "
+                        "machine readings; to read it, open it read-only "
+                        "(store_options{.read_only = true}): that reads a snapshot");
+  return *env_;
 }
 
 caf::expected<store> store::open(const std::string& dir, store_options options) {
@@ -70,22 +145,23 @@ std::string store::default_path() {
 }
 
 const std::string& store::path() const noexcept {
-  return env_->path();
+  return path_ ? *path_ : env_->path();
 }
 
 bool store::read_only() const noexcept {
-  return env_->read_only();
+  return read_only_;
 }
 
 std::vector<std::string> store::bound() const {
   std::vector<std::string> out;
-  env_->read([&](MDB_txn* txn, auto& dbi) {
+  auto& env = this->env();
+  env.read([&](MDB_txn* txn, auto& dbi) {
     auto records = dbi(detail::db::records);
     if (records == 0)
       return;
     MDB_cursor* cur = nullptr;
     if (int rc = mdb_cursor_open(txn, records, &cur); rc != 0)
-      env_->fail(rc, "opening a cursor");
+      env.fail(rc, "opening a cursor");
     MDB_val k, v;
     for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
          rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {

@@ -25,6 +25,7 @@ namespace soma {
 
 namespace detail {
 class environment;
+class remote_link;
 } // namespace detail
 
 /// How to open a store.
@@ -40,6 +41,10 @@ struct store_options {
   /// new one would exceed it, the oldest are evicted first. None: no limit.
   /// It belongs to this handle: forwards given this handle keep within it.
   std::optional<std::size_t> cache_limit;
+  /// For a served store (`soma://host:port`) beyond loopback: the client's
+  /// certificate, its key and the CA the server's is signed by (PEM).
+  /// Empty: a plain connection.
+  std::string tls_cert, tls_key, tls_ca;
 };
 
 /// A store could not be opened or read. what() names the store's directory,
@@ -54,6 +59,11 @@ public:
 class store {
 public:
   /// Opens the store in `dir`, creating it unless `options.read_only`.
+  ///
+  /// `dir` may be `soma://host:port`: a store served by `soma-node
+  /// --serve-store` on another host (docs/fleet.md). Written, it takes
+  /// recorders and machine readings as if local. Opened read-only, it is a
+  /// snapshot of the served store taken at open, which every reader reads.
   /// Throws store_error (a missing store when read-only, a directory that
   /// cannot be created, a file that is not an LMDB environment, ...).
   explicit store(const std::string& dir = default_path(), store_options options = {});
@@ -66,8 +76,11 @@ public:
   /// `$SOMA_STORE` if set and not empty, else `./soma-store`.
   [[nodiscard]] static std::string default_path();
 
-  /// The directory.
+  /// The directory, or `soma://host:port`.
   [[nodiscard]] const std::string& path() const noexcept;
+
+  /// The served store's connection when written through `soma://`, else nullptr.
+  [[nodiscard]] detail::remote_link* remote() const noexcept { return remote_.get(); }
 
   /// Whether this handle may only read.
   [[nodiscard]] bool read_only() const noexcept;
@@ -82,10 +95,13 @@ public:
   }
 
   /// For soma's own readers and writers.
-  [[nodiscard]] detail::environment& env() const noexcept { return *env_; }
+  [[nodiscard]] detail::environment& env() const;
 
 private:
   std::shared_ptr<detail::environment> env_;
+  std::shared_ptr<detail::remote_link> remote_;
+  std::shared_ptr<const std::string> path_;
+  bool read_only_ = false;
   std::optional<std::size_t> cache_limit_;
 };
 

@@ -293,4 +293,9 @@ void environment::write(
   }
 }
 
+void environment::copy_to(const std::string& dir) const {
+  if (int rc = mdb_env_copy2(env_, dir.c_str(), MDB_CP_COMPACT); rc != 0)
+    fail(rc, "copying the store into '" + dir + "'");
+}
+
 } // namespace soma::detail

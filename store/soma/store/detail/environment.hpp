@@ -49,6 +49,11 @@ public:
   /// safe to replay. Throws store_error (and for a read-only store).
   void write(const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f);
 
+  /// Writes a compacted copy of the environment into the empty directory
+  /// `dir` (mdb_env_copy2): one consistent moment, as a read transaction
+  /// sees it. Throws store_error.
+  void copy_to(const std::string& dir) const;
+
   /// Throws store_error for LMDB code `rc` while doing `what`.
   [[noreturn]] void fail(int rc, std::string_view what) const;
 

@@ -1,0 +1,131 @@
+#include "soma/detail/record_wire.hpp"
+
+#include <cstring>
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+
+#include "soma/schema/remote.capnp.h"
+
+namespace soma::detail {
+
+namespace {
+
+std::string flat(capnp::MessageBuilder& message) {
+  auto words = capnp::messageToFlatArray(message);
+  auto b = words.asBytes();
+  return std::string(reinterpret_cast<const char*>(b.begin()), b.size());
+}
+
+// Reads root T of `bytes`, handing it to `f`; throws store_error naming `what`.
+template <class T, class F>
+auto read(std::string_view bytes, const char* what, F&& f) {
+  if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
+    throw store_error(std::string{what} + " did not decode: its size is not a whole number of words");
+  auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
+  std::memcpy(words.begin(), bytes.data(), bytes.size());
+  try {
+    capnp::FlatArrayMessageReader reader{words};
+    return f(reader.getRoot<T>());
+  } catch (const kj::Exception& e) {
+    throw store_error(std::string{what} + " did not decode: " + e.getDescription().cStr());
+  }
+}
+
+} // namespace
+
+std::string encode_record_write(const record_write& w) {
+  capnp::MallocMessageBuilder message;
+  auto root = message.initRoot<schema::RecordWrite>();
+  root.setRecorder(w.recorder);
+  root.setRun(w.options.run);
+  auto names = root.initSummarising(static_cast<unsigned>(w.options.summarising.size()));
+  for (unsigned i = 0; i < names.size(); ++i)
+    names.set(i, w.options.summarising[i]);
+  root.setOverwrite(w.options.overwrite);
+  root.setBatch(static_cast<std::uint32_t>(w.options.batch));
+  auto fs = root.initForwards(static_cast<unsigned>(w.forwards.size()));
+  for (unsigned i = 0; i < fs.size(); ++i) {
+    auto& f = w.forwards[i];
+    fs[i].setId(f.id);
+    fs[i].setHasNumber(f.number.has_value());
+    fs[i].setNumber(f.number.value_or(0));
+    fs[i].setState(f.state == outcome::ok      ? schema::State::OK
+                   : f.state == outcome::broke ? schema::State::BROKE
+                                               : schema::State::OPEN);
+    fs[i].setTookUs(f.took_us);
+    fs[i].setWhen(f.when);
+    auto facts = fs[i].initFacts(static_cast<unsigned>(f.facts.size()));
+    for (unsigned j = 0; j < facts.size(); ++j) {
+      facts[j].setName(f.facts[j].name);
+      auto fields = facts[j].initFields(static_cast<unsigned>(f.facts[j].fields.size()));
+      for (unsigned k = 0; k < fields.size(); ++k) {
+        fields[k].setKey(f.facts[j].fields[k].key);
+        fields[k].setValue(f.facts[j].fields[k].value);
+      }
+    }
+  }
+  return flat(message);
+}
+
+record_write decode_record_write(std::string_view bytes) {
+  return read<schema::RecordWrite>(bytes, "a recorder's batch", [](schema::RecordWrite::Reader r) {
+    record_write w;
+    w.recorder = r.getRecorder();
+    w.options.run = r.getRun();
+    for (auto n : r.getSummarising())
+      w.options.summarising.emplace_back(n);
+    w.options.overwrite = r.getOverwrite();
+    w.options.batch = r.getBatch();
+    for (auto f : r.getForwards()) {
+      held_forward h;
+      h.id = f.getId();
+      if (f.getHasNumber())
+        h.number = f.getNumber();
+      h.state = f.getState() == schema::State::OK      ? outcome::ok
+                : f.getState() == schema::State::BROKE ? outcome::broke
+                                                       : outcome::open;
+      h.took_us = f.getTookUs();
+      h.when = f.getWhen();
+      for (auto x : f.getFacts()) {
+        fact one;
+        one.name = x.getName();
+        for (auto kv : x.getFields())
+          one.fields.emplace_back(kv.getKey(), kv.getValue());
+        h.facts.push_back(std::move(one));
+      }
+      w.forwards.push_back(std::move(h));
+    }
+    return w;
+  });
+}
+
+std::string encode_record_numbers(const record_numbers& n) {
+  capnp::MallocMessageBuilder message;
+  auto root = message.initRoot<schema::RecordNumbers>();
+  auto ids = root.initIds(static_cast<unsigned>(n.numbered.size()));
+  auto numbers = root.initNumbers(static_cast<unsigned>(n.numbered.size()));
+  for (unsigned i = 0; i < ids.size(); ++i) {
+    ids.set(i, n.numbered[i].first);
+    numbers.set(i, n.numbered[i].second);
+  }
+  root.setHasError(n.error.has_value());
+  root.setError(n.error.value_or(""));
+  return flat(message);
+}
+
+record_numbers decode_record_numbers(std::string_view bytes) {
+  return read<schema::RecordNumbers>(bytes, "a served store's answer", [](schema::RecordNumbers::Reader r) {
+    record_numbers n;
+    auto ids = r.getIds();
+    auto numbers = r.getNumbers();
+    for (unsigned i = 0; i < ids.size() && i < numbers.size(); ++i)
+      n.numbered.emplace_back(ids[i], numbers[i]);
+    if (r.getHasError())
+      n.error = r.getError();
+    return n;
+  });
+}
+
+} // namespace soma::detail

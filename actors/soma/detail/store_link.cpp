@@ -1,0 +1,98 @@
+// The client side of a served store (soma://host:port): a connection of its
+// own, in an actor system of its own, since soma::store is made without one.
+// Registered with the store layer when soma_actors is loaded.
+
+#include <memory>
+#include <string>
+
+#include <caf/actor_system.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include "soma/address.hpp"
+#include "soma/atoms.hpp"
+#include "soma/detail/remote_protocol.hpp"
+#include "soma/detail/worker_link.hpp"
+#include "soma/store/remote.hpp"
+#include "soma/system_config.hpp"
+
+namespace soma::detail {
+
+namespace {
+
+// How long one call to the server may take: a snapshot of a large store is
+// the longest.
+constexpr auto call_within = std::chrono::seconds(60);
+
+class store_link final : public remote_link {
+public:
+  store_link(std::string address, const store_options& options) : address_(std::move(address)) {
+    soma::address where;
+    try {
+      where = parse_address(address_.substr(std::string_view{"soma://"}.size()), "a served store");
+    } catch (const std::invalid_argument& e) {
+      throw store_error(std::string{e.what()} + " (a served store is soma://HOST:PORT)");
+    }
+    std::optional<soma::tls> tls;
+    if (!options.tls_cert.empty() || !options.tls_key.empty() || !options.tls_ca.empty()) {
+      tls = soma::tls{options.tls_cert, options.tls_key, options.tls_ca};
+      cfg_.use_tls(*tls);
+    }
+    sys_ = std::make_unique<caf::actor_system>(cfg_);
+    link_ = std::make_shared<worker_link>(*sys_, where, soma::mode::project, tls,
+                                          std::chrono::seconds(5), 0);
+    link_->serve_store();
+    try {
+      link_->open();
+    } catch (const std::exception& e) {
+      throw store_error("cannot reach the served store " + address_ + ": " + e.what());
+    }
+  }
+
+  ~store_link() override {
+    link_.reset();
+    sys_.reset();
+  }
+
+  std::string call(const std::string& op, std::string payload) override {
+    std::string why;
+    auto session = link_->session(why);
+    if (!session) {
+      link_->ensure(); // reconnect once, bounded
+      session = link_->session(why);
+      if (!session)
+        throw store_error("the served store " + address_ + " cannot be reached: " + why);
+    }
+    caf::scoped_actor self{*sys_};
+    std::string answer;
+    std::optional<std::string> failure;
+    self->request(session, call_within, store_atom::value, op, std::move(payload))
+      .receive([&](std::string& x) { answer = std::move(x); },
+               [&](caf::error& e) {
+                 auto& ctx = e.context();
+                 failure = ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
+                                                             : sys_->render(e);
+               });
+    if (failure)
+      throw store_error("the served store " + address_ + " did not " + op + ": " + *failure);
+    return answer;
+  }
+
+  const std::string& address() const noexcept override { return address_; }
+
+private:
+  std::string address_;
+  soma::system_config cfg_;
+  std::unique_ptr<caf::actor_system> sys_;
+  std::shared_ptr<worker_link> link_;
+};
+
+const bool registered = [] {
+  set_remote_opener([](const std::string& address, const store_options& options) {
+    return std::make_shared<store_link>(address, options);
+  });
+  return true;
+}();
+
+} // namespace
+
+} // namespace soma::detail

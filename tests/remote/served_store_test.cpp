@@ -1,0 +1,95 @@
+// A store served by a soma-node (--serve-store) and written through
+// soma://host:port by a recorder and by a worker's readings, as if local.
+
+#include <boost/test/unit_test.hpp>
+
+#include <thread>
+
+#include "../store/scratch.hpp"
+#include "remote_fixture.hpp"
+#include "soma/recorder.hpp"
+#include "soma/store/readers.hpp"
+#include "soma/store/readings.hpp"
+
+using namespace soma_test;
+using namespace std::chrono_literals;
+
+BOOST_FIXTURE_TEST_SUITE(served_store, system_fixture)
+
+BOOST_AUTO_TEST_CASE(a_recorder_and_a_worker_write_through_soma_and_land_in_the_served_store) {
+  scratch dir;
+  auto served_dir = dir / "served";
+  node_process server{{node_program, "--serve-store", served_dir}};
+  auto address = "soma://127.0.0.1:" + std::to_string(server.port);
+
+  // A worker reporting into it from elsewhere.
+  node_process reporter{{node_program, "--store", address, "--reporting", "0.2"}};
+
+  soma::store through{address};
+  BOOST_TEST(through.path() == address);
+  BOOST_TEST(through.remote() != nullptr);
+  {
+    auto g = seed_graph(sys);
+    soma::recorder r{sys, through, {.run = "far", .summarising = {"loss"}}};
+    for (int i = 0; i < 5; ++i) {
+      (void)g.forward("the quick brown fox", {.watching = r});
+      r.tell(soma::fact{"loss", {{"value", std::to_string(1.0 / (i + 1))}}});
+    }
+    r.flush();
+  }
+  std::this_thread::sleep_for(500ms);
+
+  // Read where it landed, on the server's disk.
+  soma::store local{served_dir, {.read_only = true}};
+  auto rows = soma::forwards(local, "far");
+  BOOST_TEST(rows.size() == 5u);
+  auto curve = soma::curve(local, "far", "loss");
+  BOOST_REQUIRE(curve.size() == 5u);
+  BOOST_TEST(curve[4].second == 0.2);
+  auto told = soma::facts(local, "far", 0);
+  BOOST_TEST(names(told) == (std::vector<std::string>{"ran", "ran", "ran", "finished", "loss"}));
+  auto st = soma::standing(local);
+  BOOST_TEST(st.size() == 1u);
+  BOOST_TEST(st.begin()->first.ends_with("-" + std::to_string(reporter.pid)));
+
+  // A second recorder through soma:// continues the numbering.
+  {
+    auto g = seed_graph(sys);
+    soma::recorder r{sys, through, {.run = "far"}};
+    (void)g.forward("again", {.watching = r});
+  }
+  BOOST_TEST(soma::forwards(soma::store{served_dir, {.read_only = true}}, "far").size() == 6u);
+
+  // Read through soma:// as well: a snapshot taken at open.
+  soma::store snapshot{address, {.read_only = true}};
+  BOOST_TEST(soma::forwards(snapshot, "far").size() == 6u);
+  BOOST_TEST(soma::standing(snapshot).size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_served_store_says_what_is_wrong) {
+  // Nobody there.
+  BOOST_CHECK_EXCEPTION(soma::store{"soma://127.0.0.1:1"}, soma::store_error,
+                        [](const soma::store_error& e) {
+                          return std::string{e.what()}.find("cannot reach the served store soma://127.0.0.1:1")
+                                 != std::string::npos;
+                        });
+  BOOST_CHECK_EXCEPTION(soma::store{"soma://nonsense"}, soma::store_error,
+                        [](const soma::store_error& e) {
+                          return std::string{e.what()}.find("soma://HOST:PORT") != std::string::npos;
+                        });
+  // A soma-node that serves no store.
+  node_process plain{{node_program}};
+  BOOST_CHECK_EXCEPTION(soma::store{"soma://127.0.0.1:" + std::to_string(plain.port)},
+                        soma::store_error, [](const soma::store_error& e) {
+                          return std::string{e.what()}.find("serves no store") != std::string::npos;
+                        });
+  // Written through soma://, a store is not read directly: it says how to.
+  scratch dir;
+  node_process server{{node_program, "--serve-store", dir / "served"}};
+  soma::store through{"soma://127.0.0.1:" + std::to_string(server.port)};
+  BOOST_CHECK_EXCEPTION((void)soma::runs(through), soma::store_error, [](const soma::store_error& e) {
+    return std::string{e.what()}.find("open it read-only") != std::string::npos;
+  });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
