@@ -24,6 +24,7 @@
 #include "soma/detail/libraries.hpp"
 #include "soma/detail/node_actor.hpp"
 #include "soma/detail/slice_actor.hpp"
+#include "soma/draw/graph.hpp"
 #include "soma/watching.hpp"
 
 namespace soma {
@@ -101,6 +102,13 @@ public:
   /// The nodes in order, as declared.
   [[nodiscard]] const std::vector<node_declaration>& declaration() const noexcept {
     return shared_->declaration;
+  }
+
+  /// The declaration drawn, having never run: the nodes in order, where
+  /// each runs, which are frozen or cached (soma::draw::graph; save it with
+  /// `.save("graph.svg")` or `.png`).
+  [[nodiscard]] soma::draw::figure draw(std::string_view title = "graph") const {
+    return soma::draw::graph(shared_->declaration, title);
   }
 
   /// Made by soma::graph::somatize.

@@ -9,7 +9,20 @@
 #include <future>
 #include <sstream>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <caf/io/middleman.hpp>
+#include <caf/scoped_actor.hpp>
+
 #include "remote_fixture.hpp"
+#include "soma/address.hpp"
+#include "soma/detail/remote_protocol.hpp"
+#include "soma/schema/remote.capnp.h"
+
+#include <capnp/serialize.h>
+#include <cstring>
 
 using namespace soma_test;
 using clock_type = std::chrono::steady_clock;
@@ -161,6 +174,64 @@ BOOST_AUTO_TEST_CASE(the_worker_logs_one_line_per_session_opened_and_closed) {
   BOOST_TEST(s.find("session 1 closed") != std::string::npos, s);
   BOOST_TEST(s.find("stopping (SIGTERM)") != std::string::npos, s);
   std::filesystem::remove(log);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_and_hostile_messages_never_crash_a_worker) {
+  auto w1 = serving(sys);
+  auto port = soma::parse_address(w1.address(), "test").port;
+  // Raw bytes that are no CAF handshake at all.
+  {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    std::string junk(4096, '\x7f');
+    for (std::size_t i = 0; i < junk.size(); ++i)
+      junk[i] = static_cast<char>(i * 131 + 7);
+    (void)!write(fd, junk.data(), junk.size());
+    close(fd);
+  }
+  // CAF messages a worker does not expect, and slices that are not slices.
+  auto front = sys.middleman().remote_actor("127.0.0.1", port);
+  BOOST_REQUIRE(front);
+  caf::scoped_actor self{sys};
+  caf::anon_send(*front, 42, std::string{"not a soma message"});
+  std::string refused;
+  self->request(*front, std::chrono::seconds(5), soma::detail::open_atom::value,
+                caf::actor_cast<caf::actor>(self), std::string{"bogus"})
+    .receive([](caf::actor&) {}, [&](caf::error& e) { refused = sys.render(e); });
+  BOOST_TEST(refused.find("'project' or 'network'") != std::string::npos, refused);
+  caf::actor session;
+  self->request(*front, std::chrono::seconds(5), soma::detail::open_atom::value,
+                caf::actor_cast<caf::actor>(self), std::string{"project"})
+    .receive([&](caf::actor& x) { session = x; }, [&](caf::error&) {});
+  BOOST_REQUIRE(session);
+  for (std::string bad : {std::string{"not words"}, std::string(64, '\0'), std::string(16, '\xff')}) {
+    std::string answer;
+    self->request(session, std::chrono::seconds(5), soma::detail::slice_atom::value, bad)
+      .receive([&](std::string& x) { answer = x; }, [&](caf::error& e) { answer = sys.render(e); });
+    BOOST_REQUIRE(answer.size() % 8 == 0);
+    BOOST_REQUIRE(!answer.empty());
+    auto words = kj::heapArray<capnp::word>(answer.size() / 8);
+    std::memcpy(words.begin(), answer.data(), answer.size());
+    capnp::FlatArrayMessageReader reader{words};
+    auto result = reader.getRoot<soma::schema::SliceResult>();
+    BOOST_TEST((result.getRefusal() == soma::schema::Refusal::BAD_SLICE));
+    BOOST_TEST(std::string{result.getError().cStr()}.find("the slice did not decode") == 0u);
+  }
+  std::string shipped;
+  self->request(session, std::chrono::seconds(5), soma::detail::ship_atom::value,
+                std::string{"0000"}, std::string{"\x7f" "ELF junk"})
+    .receive([&](soma::detail::shipped_atom) { shipped = "taken"; },
+             [&](caf::error& e) { shipped = sys.render(e); });
+  BOOST_TEST(shipped.find("--accept-code") != std::string::npos, shipped);
+  // The worker is still there and still serves.
+  BOOST_TEST(kill(w1.pid(), 0) == 0);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1"));
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -163,6 +163,16 @@ BOOST_AUTO_TEST_CASE(a_worker_with_another_build_of_the_library_is_refused_namin
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_graph_draws_where_its_nodes_run_having_never_run) {
+  auto g = soma::graph::somatize(sys, Tokenize{}.named("tokenize") >> Embed{}.named("embed").at("w1")
+                                        >> Score{}.named("score"));
+  auto svg = g.draw("seed").svg();
+  BOOST_TEST(svg == soma::draw::graph(g.declaration(), "seed").svg());
+  BOOST_TEST(svg.find("at w1") != std::string::npos);
+  BOOST_TEST(svg.find("tokenize") < svg.find("embed"));
+  BOOST_TEST(svg.find("embed") < svg.find("score"));
+}
+
 BOOST_AUTO_TEST_CASE(a_remote_node_without_a_node_library_is_refused_when_the_graph_is_made) {
   struct Local : soma::node<Local, int, int> {
     Out forward(const In& x, soma::context&) override { return x; }
