@@ -11,4 +11,10 @@ function(soma_add_node_library name)
   # A client may reference nothing of the library (nodes defined inline in a
   # header): keep it linked anyway, or the client could not find it.
   target_link_options(${name} INTERFACE "LINKER:--no-as-needed")
+  # Everything but the catalog stays inside the library: two builds of one
+  # library loaded into one worker (another client's, shipped) must never
+  # share a symbol, or one could run the other's code.
+  set_target_properties(${name} PROPERTIES CXX_VISIBILITY_PRESET hidden
+                                           VISIBILITY_INLINES_HIDDEN ON)
+  target_compile_options(${name} PRIVATE -fno-gnu-unique)
 endfunction()

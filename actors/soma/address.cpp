@@ -1,5 +1,8 @@
 #include "soma/address.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <charconv>
 #include <stdexcept>
 
@@ -32,7 +35,14 @@ address parse_address(std::string_view text, std::string_view what) {
 }
 
 bool is_loopback(std::string_view host) {
-  return host == "localhost" || host == "::1" || host.substr(0, 4) == "127.";
+  if (host == "localhost")
+    return true;
+  std::string h{host};
+  in_addr v4{};
+  if (inet_pton(AF_INET, h.c_str(), &v4) == 1)
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  return inet_pton(AF_INET6, h.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 } // namespace soma

@@ -292,7 +292,7 @@ private:
       members.push_back({declaration[k].type, declaration[k].name, lib.definition, lib.path});
     }
     if constexpr (soma::encodable<NIn>) {
-      auto a = sys.spawn(detail::slice_behavior<NIn>, *d.host, std::move(members), exits[j]);
+      auto a = sys.template spawn<caf::detached>(detail::slice_behavior<NIn>, *d.host, std::move(members), exits[j]);
       actors.push_back(a);
       return caf::actor_cast<detail::sink<NIn>>(a);
     } else {

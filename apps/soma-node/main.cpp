@@ -129,13 +129,24 @@ int serve(const options& opt) {
     cfg.openssl_key = opt.tls_key;
     cfg.openssl_cafile = opt.tls_ca;
   }
-  auto code_dir = std::filesystem::temp_directory_path().string() + "/soma-node-"
-                  + std::to_string(getpid());
+  // Shipped libraries go into a directory only this user can enter, made
+  // fresh: nobody else can put or swap a file there before it is loaded.
+  auto code_template = std::filesystem::temp_directory_path().string() + "/soma-node-XXXXXX";
+  std::vector<char> code_path(code_template.begin(), code_template.end());
+  code_path.push_back('\0');
+  if (!::mkdtemp(code_path.data())) {
+    std::fprintf(stderr, "soma-node: cannot make a private directory in %s\n",
+                 std::filesystem::temp_directory_path().c_str());
+    return 1;
+  }
+  std::string code_dir = code_path.data();
   int status = 0;
   {
-    caf::actor_system sys{cfg};
+    // The worker's state outlives the actor system, whose destructor waits
+    // for the sessions and the reporter that use it.
     soma::serve::worker_state worker{std::move(libraries), opt.accept_code, code_dir};
     worker.served_store = served_store;
+    caf::actor_system sys{cfg};
     auto front = soma::serve::spawn_front(sys, worker, say);
     caf::actor reporter;
     if (readings_store) {

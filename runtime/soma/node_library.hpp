@@ -105,17 +105,21 @@ library_entry entry_of() {
 }
 
 template <class... Ns>
-const std::vector<library_entry>& catalog_of() {
-  static const std::vector<library_entry> entries{entry_of<Ns>()...};
-  return entries;
+std::vector<library_entry> entries_of() {
+  return {entry_of<Ns>()...};
 }
 
 } // namespace soma::detail
 
 /// Declares the nodes this shared library serves (once per library, in one
-/// source file, at namespace scope).
+/// source file, at namespace scope). The list lives in the exported function
+/// itself, never in a template: a template's static would be one object for
+/// the whole process (GCC's "unique" symbols), and two builds of a library
+/// loaded side by side would then share one list.
 #define SOMA_NODE_LIBRARY(...)                                                                     \
   extern "C" __attribute__((visibility("default"))) const std::vector<soma::detail::library_entry>& \
   soma_node_library_v1() {                                                                         \
-    return soma::detail::catalog_of<__VA_ARGS__>();                                                \
+    static const std::vector<soma::detail::library_entry> entries =                                \
+      soma::detail::entries_of<__VA_ARGS__>();                                                     \
+    return entries;                                                                                \
   }

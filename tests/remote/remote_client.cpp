@@ -1,6 +1,8 @@
 // Another client process for the TLS test: connects to the worker at
 // argv[1] (with TLS when given cert, key and CA), runs Twice there on 21.
 // Prints the value, or the error; exits 0 on 42, 3 when refused, 1 otherwise.
+// With SOMA_CLIENT_INC set it runs Inc on 1 instead and prints what it gave
+// (built twice: remote_client_v2 links the other build of the library).
 
 #include <cstdlib>
 #include <iostream>
@@ -24,6 +26,11 @@ int main(int argc, char** argv) {
     auto w = soma::worker::connect(sys, argv[1], soma::mode::project, tls,
                                    std::chrono::milliseconds(3000));
     auto broker = soma::broker::embedded({{"w1", w}});
+    if (std::getenv("SOMA_CLIENT_INC")) { // Inc as this client's library builds it, on 1
+      auto inc = soma::graph::somatize(sys, Inc{}.named("a").at("w1"));
+      std::cout << inc.forward(1, {.broker = broker}) << "\n";
+      return 0;
+    }
     auto g = soma::graph::somatize(sys, Twice{}.named("b").at("w1"));
     auto v = g.forward(21, {.broker = broker});
     if (auto* hold = std::getenv("SOMA_CLIENT_HOLD_MS")) { // keeps the session open a while

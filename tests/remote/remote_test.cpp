@@ -173,6 +173,22 @@ BOOST_AUTO_TEST_CASE(a_graph_draws_where_its_nodes_run_having_never_run) {
   BOOST_TEST(svg.find("embed") < svg.find("score"));
 }
 
+BOOST_AUTO_TEST_CASE(two_builds_of_one_library_in_one_worker_each_run_their_own_code) {
+  // The worker holds both builds; each client gets the one it was built with.
+  auto w1 = soma::worker::spawn(sys, {node_program, "--nodes", test_nodes_v2, "--nodes", test_nodes});
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1"));
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2); // v1: x + 1
+  auto command = std::string{"SOMA_CLIENT_INC=1 "} + SOMA_REMOTE_CLIENT_V2 + " " + w1.address();
+  auto* out = popen(command.c_str(), "r");
+  BOOST_REQUIRE(out);
+  char line[64] = {};
+  BOOST_REQUIRE(std::fgets(line, sizeof line, out));
+  pclose(out);
+  BOOST_TEST(std::string{line} == "3\n"); // v2: x + 2, not v1's code under v2's name
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+}
+
 BOOST_AUTO_TEST_CASE(a_remote_node_without_a_node_library_is_refused_when_the_graph_is_made) {
   struct Local : soma::node<Local, int, int> {
     Out forward(const In& x, soma::context&) override { return x; }

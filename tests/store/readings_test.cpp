@@ -49,17 +49,31 @@ BOOST_AUTO_TEST_CASE(a_machine_keeps_its_newest_readings_up_to_the_bound) {
   BOOST_TEST(kept.back().when_us == 1'000'000 + static_cast<std::int64_t>(n - 1) * 500'000);
 }
 
-BOOST_AUTO_TEST_CASE(a_machine_a_day_behind_the_newest_writer_is_forgotten) {
+BOOST_AUTO_TEST_CASE(a_machine_a_day_behind_the_fleet_is_forgotten) {
   scratch dir;
   soma::store s{dir / "s"};
-  soma::put_reading(s, at("gone-1", 1'000'000));
-  soma::put_reading(s, at("here-2", 1'000'000 + soma::forgotten_after_us - 1));
-  BOOST_TEST(soma::standing(s).size() == 2u); // not quite a day
-  soma::put_reading(s, at("here-2", 1'000'000 + soma::forgotten_after_us + 1));
+  const std::int64_t t0 = 1'000'000;
+  soma::put_reading(s, at("gone-1", t0));
+  soma::put_reading(s, at("here-2", t0 + soma::forgotten_after_us - 1));
+  soma::put_reading(s, at("here-3", t0 + soma::forgotten_after_us - 1));
+  BOOST_TEST(soma::standing(s).size() == 3u); // not quite a day
+  soma::put_reading(s, at("here-2", t0 + soma::forgotten_after_us + 1));
+  soma::put_reading(s, at("here-3", t0 + soma::forgotten_after_us + 1));
   auto st = soma::standing(s);
-  BOOST_TEST(st.size() == 1u);
-  BOOST_TEST(st.count("here-2") == 1u);
+  BOOST_TEST(st.size() == 2u);
+  BOOST_TEST(st.count("gone-1") == 0u);
   BOOST_TEST(soma::readings(s, "gone-1").empty());
+}
+
+BOOST_AUTO_TEST_CASE(one_clock_a_day_fast_forgets_nobody) {
+  scratch dir;
+  soma::store s{dir / "s"};
+  const std::int64_t t0 = 1'000'000;
+  soma::put_reading(s, at("a-1", t0));
+  soma::put_reading(s, at("b-2", t0));
+  soma::put_reading(s, at("fast-3", t0 + 2 * soma::forgotten_after_us));
+  BOOST_TEST(soma::standing(s).size() == 3u);
+  BOOST_TEST(soma::readings(s, "a-1").size() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(a_machine_id_with_a_slash_or_none_is_refused) {

@@ -149,6 +149,9 @@ record_numbers write_remote(writer_state& st, remote_link& link) {
     auto answer = decode_record_numbers(
       link.call("records", encode_record_write({st.recorder, st.options, st.unwritten})));
     st.unwritten.clear();
+    // Cleared once: a later session of this recorder (after a reconnect)
+    // must not clear what this one wrote.
+    st.options.overwrite = false;
     out.numbered = std::move(answer.numbered);
     if (answer.error)
       out.error = "the served store " + link.address() + ": " + *answer.error;

@@ -177,7 +177,7 @@ void lost(slice_actor* self, const caf::actor_addr& session, const std::string& 
   }
   for (auto& t : gone) {
     if (t.link)
-      t.link->lost(why);
+      t.link->lost(session, why);
     end_broken(self, *t.forward, st.members.front().name,
                worker_name(st, &t) + " was lost mid-forward: " + why);
   }
@@ -185,7 +185,10 @@ void lost(slice_actor* self, const caf::actor_addr& session, const std::string& 
 
 void send_trip(slice_actor* self, std::uint64_t id) {
   auto& st = self->state;
-  auto& t = st.trips.at(id);
+  auto found = st.trips.find(id);
+  if (found == st.trips.end())
+    return; // ended meanwhile: its worker was lost while code was shipped
+  auto& t = found->second;
   self->request(t.session, caf::infinite, slice_atom::value, t.slice)
     .then([self, id](std::string& result) { answered(self, id, result); },
           [self, id](caf::error& e) {

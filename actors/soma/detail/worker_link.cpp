@@ -86,7 +86,7 @@ caf::behavior guard(caf::event_based_actor* self, std::weak_ptr<worker_link> lin
   self->monitor(session);
   self->set_down_handler([self, link](caf::down_msg& dm) {
     if (auto l = link.lock())
-      l->lost("the connection to it was lost (" + caf::to_string(dm.reason) + ")");
+      l->lost(dm.source, "the connection to it was lost (" + caf::to_string(dm.reason) + ")");
     self->quit();
   });
   return {[](const std::string&) {}};
@@ -186,8 +186,10 @@ caf::actor worker_link::session(std::string& why) {
   return session_;
 }
 
-void worker_link::lost(std::string why) {
+void worker_link::lost(const caf::actor_addr& session, std::string why) {
   std::lock_guard guard_lock{lock_};
+  if (!session_ || session_.address() != session)
+    return; // an older session: the current one is fine
   session_ = nullptr;
   lost_why_ = std::move(why);
 }
@@ -207,6 +209,8 @@ bool worker_link::child_exited(std::string& why) {
 }
 
 void worker_link::ensure() {
+  // One reconnect at a time: a second caller waits and then finds it done.
+  std::lock_guard one_at_a_time{connecting_};
   {
     std::lock_guard guard_lock{lock_};
     if (session_)
@@ -221,7 +225,16 @@ void worker_link::ensure() {
     open();
   } catch (const worker_error& e) {
     std::lock_guard guard_lock{lock_};
-    lost_why_ = e.what();
+    // A child killed a moment ago may still be dying (its sockets close
+    // before it can be reaped): how it ended says more than the failed
+    // connection, so give it a moment to finish.
+    std::string why;
+    bool exited = child_exited(why);
+    for (int i = 0; !exited && child_ > 0 && i < 100; ++i) {
+      std::this_thread::sleep_for(10ms);
+      exited = child_exited(why);
+    }
+    lost_why_ = exited ? why : e.what();
   }
 }
 

@@ -44,8 +44,8 @@ public:
   /// says nothing when it cannot: session() then says why.
   void ensure();
 
-  /// Called when the session went away.
-  void lost(std::string why);
+  /// Called when `session` went away; a newer session is left alone.
+  void lost(const caf::actor_addr& session, std::string why);
 
   [[nodiscard]] const soma::address& where() const noexcept { return where_; }
   [[nodiscard]] soma::mode how() const noexcept { return how_; }
@@ -64,6 +64,7 @@ private:
   pid_t child_;
   std::optional<int> child_status_;
   std::mutex lock_;
+  std::mutex connecting_; ///< one reconnect at a time
   caf::actor session_;
   caf::actor guard_;
   std::string lost_why_ = "it is not connected";

@@ -1,7 +1,11 @@
 #include "soma/serve/catalog.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 namespace soma::serve {
@@ -36,14 +40,23 @@ std::shared_ptr<const detail::node_library> worker_state::ship(const std::string
   std::lock_guard guard{lock_};
   if (auto i = shipped_.find(definition); i != shipped_.end())
     return i->second;
-  std::filesystem::create_directories(code_dir_);
+  // The name is the hash, checked above to be 64 hex digits' worth of SHA-256
+  // of these very bytes: it cannot climb out of the private directory.
   auto path = code_dir_ + "/" + definition + ".so";
-  {
-    std::ofstream out{path, std::ios::binary | std::ios::trunc};
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out)
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0500);
+  if (fd < 0)
+    throw std::runtime_error("cannot write the shipped library to '" + path + "': "
+                             + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    auto n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) {
+      ::close(fd);
       throw std::runtime_error("cannot write the shipped library to '" + path + "'");
+    }
+    done += static_cast<std::size_t>(n);
   }
+  ::close(fd);
   auto lib = detail::load_node_library(path);
   if (lib->definition != definition)
     throw std::runtime_error("the shipped library changed on disk before it was loaded");

@@ -51,6 +51,9 @@ public:
 
   [[nodiscard]] std::uint64_t served() const noexcept { return served_.load(); }
 
+  /// Takes back one served_one(): the slice was not served after all.
+  void served_back() noexcept { served_.fetch_sub(1); }
+
   machine_sampler& sampler() noexcept { return sampler_; }
 
   /// The next session's number.

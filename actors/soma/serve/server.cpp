@@ -18,6 +18,7 @@
 #include "soma/detail/record_writer.hpp"
 #include "soma/serve/slice_runner.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 
 namespace soma::serve {
@@ -63,14 +64,20 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
   return {
     [self, worker](slice_atom, const std::string& bytes) -> std::string {
       auto& st = self->state;
-      auto served = worker->served_one(); // this one counts, as the seed's first reading says 1
+      // This slice counts, as the seed's first reading says 1; one refused
+      // for lack of code (shipped, then sent again) is given back below.
+      auto served = worker->served_one();
       std::optional<fact> reading;
       auto now = std::chrono::steady_clock::now();
       if (!st.last_reading || now - *st.last_reading >= reading_every) {
         st.last_reading = now;
         reading = worker->sampler().read(served).to_fact();
       }
-      return run_slice(*st.catalog, bytes, std::move(reading));
+      bool ran = true;
+      auto answer = run_slice(*st.catalog, bytes, std::move(reading), &ran);
+      if (!ran)
+        worker->served_back();
+      return answer;
     },
     [self, worker](ship_atom, const std::string& definition,
                    const std::string& bytes) -> caf::result<shipped_atom> {
@@ -85,7 +92,10 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
 }
 
 struct store_session_state {
-  std::map<std::uint64_t, caf::actor> writers; ///< one per client recorder
+  /// One writer per client recorder. Shared with the functor that stops
+  /// them: CAF destroys an actor's state before its attached functors run.
+  std::shared_ptr<std::map<std::uint64_t, caf::actor>> writers =
+    std::make_shared<std::map<std::uint64_t, caf::actor>>();
   static inline const char* name = "soma.store_session";
 };
 
@@ -116,8 +126,8 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
     *why = "its client went: " + caf::to_string(dm.reason);
     self->quit();
   });
-  self->attach_functor([self, log, number, why](const caf::error&) {
-    for (auto& [id, w] : self->state.writers)
+  self->attach_functor([writers = self->state.writers, log, number, why](const caf::error&) {
+    for (auto& [id, w] : *writers)
       caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
     log("store session " + std::to_string(number) + " closed (" + *why + ")");
   });
@@ -134,7 +144,9 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
           return snapshot(served);
         if (op == "records") {
           auto w = detail::decode_record_write(payload);
-          auto& writer = self->state.writers[w.recorder];
+          if (auto bad = why_not_a_run_id(w.options.run))
+            return caf::make_error(caf::sec::invalid_argument, "cannot record: " + *bad);
+          auto& writer = (*self->state.writers)[w.recorder];
           if (!writer)
             writer = detail::spawn_record_writer(self->system(), served, w.options);
           auto rp = self->make_response_promise<std::string>();
@@ -186,7 +198,7 @@ caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line lo
         log("session " + std::to_string(number) + " opened (mode " + mode + ", client "
             + caf::to_string(client.node()) + ")");
         // Linked: a worker told to stop closes its sessions with it.
-        return self->spawn<caf::linked>(session, &worker, client, network, number, log);
+        return self->spawn<caf::linked + caf::detached>(session, &worker, client, network, number, log);
       },
     };
   });

@@ -80,7 +80,8 @@ struct slice_node {
 
 } // namespace
 
-std::string run_slice(session_catalog& catalog, std::string_view bytes, std::optional<fact> first) {
+std::string run_slice(session_catalog& catalog, std::string_view bytes, std::optional<fact> first,
+                      bool* ran) {
   answer a;
   if (first)
     a.facts.push_back(std::move(*first));
@@ -117,6 +118,8 @@ std::string run_slice(session_catalog& catalog, std::string_view bytes, std::opt
     a.error = why.error;
     if (why.what == session_catalog::refusal::needs_code) {
       a.refusal = schema::Refusal::NEEDS_CODE;
+      if (ran)
+        *ran = false;
       for (auto& m : nodes)
         if (m.type == n.type || catalog.bind(m.type, m.definition, m.library).what
                                   == session_catalog::refusal::needs_code)

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -103,7 +104,13 @@ const node_library& library_defining(const std::string& type) {
       "listed in its SOMA_NODE_LIBRARY(...) (docs/remote.md)");
 }
 
-std::shared_ptr<const node_library> load_node_library(const std::string& path) {
+std::shared_ptr<const node_library> load_node_library(const std::string& given) {
+  // An absolute path, so dlopen loads the very file hashed here rather than
+  // searching its library path for a name.
+  std::error_code ec;
+  auto path = std::filesystem::canonical(given, ec).string();
+  if (ec)
+    throw std::runtime_error("cannot load node library '" + given + "': " + ec.message());
   auto bytes = read_file(path);
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -111,9 +118,12 @@ std::shared_ptr<const node_library> load_node_library(const std::string& path) {
     throw std::runtime_error("cannot load node library '" + path + "': " + (why ? why : "dlopen failed"));
   }
   auto fn = reinterpret_cast<library_catalog_fn>(dlsym(handle, library_symbol));
-  if (!fn)
-    throw std::runtime_error("'" + path + "' is not a soma node library: it has no "
-                             "SOMA_NODE_LIBRARY(...) (docs/remote.md)");
+  Dl_info where{};
+  // dlsym also searches the library's dependencies: only its own catalog counts.
+  if (!fn || !dladdr(reinterpret_cast<void*>(fn), &where) || !where.dli_fname
+      || std::filesystem::canonical(where.dli_fname, ec).string() != path)
+    throw std::runtime_error("cannot load node library '" + given + "': it is not a soma node "
+                             "library, it has no SOMA_NODE_LIBRARY(...) of its own (docs/remote.md)");
   auto lib = std::make_shared<node_library>();
   lib->path = path;
   lib->definition = sha256_hex(bytes);

@@ -1,5 +1,6 @@
 #include "soma/store/readings.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -100,12 +101,28 @@ void put_reading(store& s, const reading& r) {
     scan(txn, d, env, mine, [&](std::string_view k, std::string_view) { old.emplace_back(k); });
     for (std::size_t i = 0; i + kept_per_machine < old.size(); ++i)
       env.del(txn, d, old[i]);
-    // Forget machines far behind this reading (a handful of entries: one per machine).
-    std::vector<std::string> gone;
+    // Forget machines far behind the fleet: against the lower median of
+    // every machine's newest reading, so that no single clock, however
+    // wrong, can make the others look a day old.
+    std::vector<std::pair<std::string, std::int64_t>> newest;
     scan(txn, d, env, latest_prefix, [&](std::string_view k, std::string_view v) {
-      if (decode(v, s.path()).when_us + forgotten_after_us < r.when_us)
-        gone.emplace_back(k.substr(latest_prefix.size()));
+      try {
+        newest.emplace_back(std::string{k.substr(latest_prefix.size())}, decode(v, s.path()).when_us);
+      } catch (const store_error&) {
+        // A damaged entry is left for its writer to rewrite; it stops nobody.
+      }
     });
+    std::vector<std::int64_t> whens;
+    for (auto& [id, when] : newest)
+      whens.push_back(when);
+    std::vector<std::string> gone;
+    if (!whens.empty()) {
+      std::sort(whens.begin(), whens.end());
+      auto median = whens[(whens.size() - 1) / 2];
+      for (auto& [id, when] : newest)
+        if (when + forgotten_after_us < median)
+          gone.push_back(id);
+    }
     for (auto& id : gone) {
       std::vector<std::string> keys;
       scan(txn, d, env, history_of(id), [&](std::string_view k, std::string_view) { keys.emplace_back(k); });

@@ -12,8 +12,9 @@
 ///
 /// Retention: a store keeps the newest `kept_per_machine` readings of each
 /// machine. It drops a machine entirely once its newest reading is
-/// `forgotten_after_us` behind the newest reading written. Both rules are
-/// applied by the writer as it writes. 100 workers reporting every 0.5 s for
+/// `forgotten_after_us` behind the lower median of all machines' newest
+/// readings (so one machine with a clock a day fast cannot make the others
+/// look dead). Both rules are applied by the writer as it writes. 100 workers reporting every 0.5 s for
 /// a day hold at most 100 × 600 readings of about 150 bytes each (about 9 MB).
 
 #include <cstdint>
@@ -40,8 +41,8 @@ struct reading {
 /// How many readings of one machine a store keeps (the newest).
 inline constexpr std::size_t kept_per_machine = 600;
 
-/// A machine whose newest reading is this far behind the newest reading
-/// written (24 h) is dropped with all its readings.
+/// A machine whose newest reading is this far (24 h) behind the lower median
+/// of all machines' newest readings is dropped with all its readings.
 inline constexpr std::int64_t forgotten_after_us = 24LL * 3600 * 1000 * 1000;
 
 /// Writes `r` durably and applies the retention rules. Throws store_error.
