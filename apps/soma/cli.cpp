@@ -19,6 +19,7 @@ namespace {
 
 constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | facts RUN N | "
                                  "nodes RUN [--last N] | cache ls|clear [--node NAME] | "
+                                 "standing | fleet RUN | "
                                  "plot progress|spent|machines RUN -o FILE | "
                                  "plot graph -o FILE PROGRAM | live --run RUN";
 
@@ -32,6 +33,8 @@ constexpr const char* price_list = R"(What each command costs:
   facts      one fetch
   nodes      a fetch per forward read (--last N reads only the last N)
   cache ls   one scan of the cache
+  standing   one scan of the machines' latest readings (one entry a machine)
+  fleet      a fetch per forward of RUN, plus what standing costs
   plot       what the reader it draws costs: progress as curve, spent as
              nodes, machines a fetch per forward; graph runs PROGRAM
   live       forwards, curve and nodes --last 100, every --interval ms
@@ -136,6 +139,16 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     given_stores.push_back(common_options(*sub, inv));
   }
 
+  auto* standing = app.add_subcommand(
+    "standing", "each machine's latest reading: what every worker writing here is doing");
+  given_stores.push_back(common_options(*standing, inv));
+
+  auto* fleet = app.add_subcommand(
+    "fleet", "one row per machine of RUN: work done there, time waiting on the wire, "
+             "its latest reading");
+  fleet->add_option("RUN", inv.run, "the run")->required();
+  given_stores.push_back(common_options(*fleet, inv));
+
   auto* plot = app.add_subcommand("plot", "draw a figure of RUN, or a graph's declaration, to a file");
   plot->require_subcommand(1);
   std::string window_text, interval_text;
@@ -196,6 +209,10 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     inv.what = command::forwards;
   } else if (curve->parsed()) {
     inv.what = command::curve;
+  } else if (standing->parsed()) {
+    inv.what = command::standing;
+  } else if (fleet->parsed()) {
+    inv.what = command::fleet;
   } else if (cache_ls->parsed() || cache_clear->parsed()) {
     inv.what = cache_ls->parsed() ? command::cache_ls : command::cache_clear;
     for (auto* given : given_nodes)

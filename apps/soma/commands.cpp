@@ -1,7 +1,10 @@
 #include "commands.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <ctime>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -10,7 +13,9 @@
 #include "live_view.hpp"
 #include "plot.hpp"
 #include "soma/store/cache.hpp"
+#include "soma/store/fleet.hpp"
 #include "soma/store/readers.hpp"
+#include "soma/store/readings.hpp"
 #include "soma/store/store.hpp"
 #include "table.hpp"
 
@@ -18,10 +23,35 @@ namespace soma::cli {
 
 namespace {
 
-std::string decimal(double x) {
+std::string decimal(double x, int digits = 1) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", x);
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
   return buf;
+}
+
+// A value a row may not have: "-" when it has none.
+template <class T, class Show>
+std::string or_dash(const std::optional<T>& x, Show show) {
+  return x ? show(*x) : "-";
+}
+
+// Unix microseconds as UTC to the millisecond, e.g. 2027-01-15T08:00:10.000Z:
+// a reading is stamped by its writer's clock, which says nothing of this
+// terminal's time zone.
+std::string utc(std::int64_t us) {
+  auto seconds = us / 1000000, micros = us % 1000000;
+  if (micros < 0) {
+    micros += 1000000;
+    seconds -= 1;
+  }
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm parts{};
+  char day[32] = "?";
+  if (gmtime_r(&t, &parts))
+    std::strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &parts);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03dZ", day, static_cast<int>(micros / 1000));
+  return out;
 }
 
 std::string list(const std::vector<std::string>& xs) {
@@ -143,6 +173,63 @@ void show_cache(const store& s, const invocation& inv, std::ostream& out) {
   t.print(out);
 }
 
+void show_standing(const store& s, const invocation& inv, std::ostream& out) {
+  auto latest = standing(s);
+  // Writer against writer: how far behind the newest reading, never against
+  // this reader's clock (two machines' clocks drift; a writer's against
+  // another's cancels it).
+  std::int64_t newest = 0;
+  for (auto& [id, r] : latest)
+    newest = std::max(newest, r.when_us);
+  auto quiet_s = [&](const reading& r) { return static_cast<double>(newest - r.when_us) / 1e6; };
+  if (inv.json) {
+    auto array = json::array();
+    for (auto& [id, r] : latest) {
+      auto one = json_of(r);
+      one["quiet_s"] = quiet_s(r);
+      array.push_back(std::move(one));
+    }
+    return print_json_array(out, array);
+  }
+  table t{{{"id"},
+           {"busy", align::right},
+           {"memory", align::right},
+           {"cores", align::right},
+           {"up_s", align::right},
+           {"served", align::right},
+           {"when"},
+           {"quiet_s", align::right}}};
+  for (auto& [id, r] : latest)
+    t.add({id, decimal(r.busy, 2), decimal(r.memory, 2), std::to_string(r.cores),
+           decimal(static_cast<double>(r.up_us) / 1e6), std::to_string(r.served), utc(r.when_us),
+           decimal(quiet_s(r))});
+  t.print(out, true);
+  if (t.empty())
+    out << "no machine has written readings into this store; a worker started with "
+           "`soma-node --store DIR --reporting SECONDS` writes one on that clock\n";
+}
+
+void show_fleet(const store& s, const invocation& inv, std::ostream& out) {
+  auto rows = fleet(s, inv.run);
+  if (inv.json)
+    return print_json(out, rows);
+  table t{{{"host"},
+           {"machine"},
+           {"slices", align::right},
+           {"took_us", align::right},
+           {"waiting_us", align::right},
+           {"busy", align::right},
+           {"served", align::right},
+           {"quiet_s", align::right}}};
+  for (auto& r : rows)
+    t.add({r.host, r.machine.empty() ? "-" : r.machine, std::to_string(r.slices),
+           std::to_string(r.took_us), std::to_string(r.waiting_us),
+           or_dash(r.busy, [](double x) { return decimal(x, 2); }),
+           or_dash(r.served, [](std::uint64_t x) { return std::to_string(x); }),
+           or_dash(r.quiet_s, [](double x) { return decimal(x); })});
+  t.print(out);
+}
+
 void clear_cache(const invocation& inv, std::ostream& out) {
   // Writes, but only to a store that is there: opening it read-only first
   // says so without creating one where a typo pointed.
@@ -173,6 +260,8 @@ void run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::facts: return show_facts(s, inv, out);
     case command::nodes: return show_nodes(s, inv, out);
     case command::cache_ls: return show_cache(s, inv, out);
+    case command::standing: return show_standing(s, inv, out);
+    case command::fleet: return show_fleet(s, inv, out);
     case command::plot_progress:
     case command::plot_spent:
     case command::plot_machines: return plot(s, inv, out);

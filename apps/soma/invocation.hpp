@@ -13,9 +13,10 @@
 namespace soma::cli {
 
 /// The subcommands: one per reader of soma/store/readers.hpp, the cache's,
-/// the figures (`plot`) and the terminal view (`live`).
+/// the fleet's (soma/store/readings.hpp, fleet.hpp), the figures (`plot`)
+/// and the terminal view (`live`).
 enum class command {
-  runs, forwards, curve, facts, nodes, cache_ls, cache_clear,
+  runs, forwards, curve, facts, nodes, cache_ls, cache_clear, standing, fleet,
   plot_progress, plot_spent, plot_machines, plot_graph, live
 };
 
@@ -24,7 +25,7 @@ struct invocation {
   command what = command::runs;
   std::string store;              ///< --store DIR (default: soma::store::default_path())
   bool json = false;              ///< --json: one JSON array instead of a table
-  std::string run;                ///< RUN, for all but `runs`
+  std::string run;                ///< RUN, for all but `runs`, `cache` and `standing`
   std::string name;               ///< NAME, for `curve`
   std::uint64_t forward = 0;      ///< N, for `facts`
   std::optional<std::size_t> last; ///< --last N, for `nodes`

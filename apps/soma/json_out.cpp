@@ -1,5 +1,6 @@
 #include "json_out.hpp"
 
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -46,6 +47,32 @@ json json_of(const node_row& x) {
   return json{{"node", x.node},       {"ran", x.ran},     {"recalled", x.recalled},
               {"failed", x.failed},   {"took_us", x.took_us}, {"hosts", x.hosts},
               {"devices", x.devices}, {"mean_us", x.mean_us}};
+}
+
+json json_of(const reading& x) {
+  return json{{"id", x.id},       {"busy", x.busy},     {"memory", x.memory},
+              {"cores", x.cores}, {"up_us", x.up_us},   {"served", x.served},
+              {"when_us", x.when_us}};
+}
+
+namespace {
+
+template <class T>
+json or_null(const std::optional<T>& x) {
+  return x ? json(*x) : json(nullptr);
+}
+
+} // namespace
+
+json json_of(const fleet_row& x) {
+  return json{{"host", x.host},
+              {"machine", x.machine.empty() ? json(nullptr) : json(x.machine)},
+              {"slices", x.slices},
+              {"took_us", x.took_us},
+              {"waiting_us", x.waiting_us},
+              {"busy", or_null(x.busy)},
+              {"served", or_null(x.served)},
+              {"quiet_s", or_null(x.quiet_s)}};
 }
 
 void print_json_array(std::ostream& out, const json& array) {

@@ -14,7 +14,9 @@
 
 #include "soma/fact.hpp"
 #include "soma/store/cache.hpp"
+#include "soma/store/fleet.hpp"
 #include "soma/store/readers.hpp"
+#include "soma/store/readings.hpp"
 
 namespace soma::cli {
 
@@ -38,6 +40,14 @@ using json = nlohmann::ordered_json;
 
 /// {"node", "type", "version", "bytes", "kept_at"}.
 [[nodiscard]] json json_of(const cache_row& x);
+
+/// {"id", "busy", "memory", "cores", "up_us", "served", "when_us"}.
+[[nodiscard]] json json_of(const reading& x);
+
+/// {"host", "machine", "slices", "took_us", "waiting_us", "busy", "served",
+/// "quiet_s"}; what is not known (a machine never joined, a host without
+/// readings) is null.
+[[nodiscard]] json json_of(const fleet_row& x);
 
 /// Prints one JSON array (indented, newline-terminated).
 void print_json_array(std::ostream& out, const json& array);

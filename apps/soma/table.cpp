@@ -27,8 +27,8 @@ void table::add(std::vector<std::string> row) {
   rows_.push_back(std::move(row));
 }
 
-void table::print(std::ostream& out) const {
-  if (rows_.empty())
+void table::print(std::ostream& out, bool header_when_empty) const {
+  if (rows_.empty() && !header_when_empty)
     return;
   std::vector<std::size_t> widths;
   for (auto& c : columns_)

@@ -33,9 +33,9 @@ public:
   /// Whether it has no rows.
   [[nodiscard]] bool empty() const noexcept { return rows_.empty(); }
 
-  /// Prints the header and the rows; nothing at all when there are no rows,
-  /// so `--last 0` prints nothing.
-  void print(std::ostream& out) const;
+  /// Prints the header and the rows; nothing at all when there are no rows
+  /// (so `--last 0` prints nothing) unless `header_when_empty`.
+  void print(std::ostream& out, bool header_when_empty = false) const;
 
 private:
   std::vector<column> columns_;

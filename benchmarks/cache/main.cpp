@@ -50,15 +50,7 @@ std::size_t count(std::string_view opt, const char* text) {
 
 cache_options parse(int argc, char** argv) {
   cache_options opt;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(usage, stdout);
-      std::exit(0);
-    }
-    if (i + 1 >= argc)
-      bad("unknown option or missing value: " + std::string{a});
-    const char* v = argv[++i];
+  bench::each_option(argc, argv, "bench_cache", usage, [&](std::string_view a, const char* v) {
     if (a == "--recalls")
       opt.recalls = count(a, v);
     else if (a == "--big")
@@ -72,8 +64,9 @@ cache_options parse(int argc, char** argv) {
     else if (a == "--rows")
       opt.rows = v;
     else
-      bad("unknown option: " + std::string{a});
-  }
+      return false;
+    return true;
+  });
   return opt;
 }
 

@@ -46,15 +46,7 @@ struct options {
 
 options parse(int argc, char** argv) {
   options opt;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(usage, stdout);
-      std::exit(0);
-    }
-    if (i + 1 >= argc)
-      bench::refuse("bench_draw", usage, "unknown option or missing value: " + std::string{a});
-    const char* v = argv[++i];
+  bench::each_option(argc, argv, "bench_draw", usage, [&](std::string_view a, const char* v) {
     if (a == "--forwards")
       opt.forwards = bench::positive("bench_draw", usage, a, v);
     else if (a == "--facts")
@@ -64,8 +56,9 @@ options parse(int argc, char** argv) {
     else if (a == "--dir")
       opt.dir = v;
     else
-      bench::refuse("bench_draw", usage, "unknown option: " + std::string{a});
-  }
+      return false;
+    return true;
+  });
   return opt;
 }
 

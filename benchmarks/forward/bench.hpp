@@ -43,6 +43,25 @@ inline std::size_t positive(const char* driver, const char* usage, std::string_v
   return static_cast<std::size_t>(v);
 }
 
+/// Walks argv as `--option value` pairs, as every driver takes them: --help
+/// (or -h) prints `usage` and exits 0; `take(option, value)` sets one and
+/// returns false for an option it does not know, which is refused, as is an
+/// option without its value.
+inline void each_option(int argc, char** argv, const char* driver, const char* usage,
+                        const std::function<bool(std::string_view, const char*)>& take) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(usage, stdout);
+      std::exit(0);
+    }
+    if (i + 1 >= argc)
+      refuse(driver, usage, "unknown option or missing value: " + std::string{a});
+    if (!take(a, argv[i + 1]))
+      refuse(driver, usage, "unknown option: " + std::string{a});
+    ++i;
+  }
+}
 
 /// A scratch directory for a driver's stores: `dir` when given (made if
 /// missing), else a fresh one under /tmp named after `driver`, removed at

@@ -59,15 +59,7 @@ struct parsed {
 
 parsed parse(int argc, char** argv) {
   parsed p;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(usage, stdout);
-      std::exit(0);
-    }
-    if (i + 1 >= argc)
-      bad("unknown option or missing value: " + std::string{a});
-    const char* v = argv[++i];
+  bench::each_option(argc, argv, "bench_record", usage, [&](std::string_view a, const char* v) {
     if (a == "--forwards")
       p.opt.forwards = count(a, v);
     else if (a == "--reps")
@@ -77,8 +69,9 @@ parsed parse(int argc, char** argv) {
     else if (a == "--rows")
       p.rows = v;
     else
-      bad("unknown option: " + std::string{a});
-  }
+      return false;
+    return true;
+  });
   return p;
 }
 

@@ -10,7 +10,8 @@
 set -u
 case_=$1 SOMA=$2 MAKE_STORE=$3 WORK=$4 VERSION=$5
 STORE=$WORK/store       # runs "tuesday" and "plain"
-DAMAGED=$WORK/damaged   # run "bad", forward 1's record and 2's facts damaged
+DAMAGED=$WORK/damaged   # run "bad", forward 1's record and 2's facts damaged; a reading too
+FLEET=$WORK/fleet       # readings of alpha-101 and beta-202, run "remote" (make_store.cpp)
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/soma-cli-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -75,12 +76,14 @@ setup)
   rm -rf "$WORK" && mkdir -p "$WORK" || fail "cannot make $WORK"
   "$MAKE_STORE" "$STORE" || fail "make_store $STORE failed"
   "$MAKE_STORE" "$DAMAGED" --damaged || fail "make_store $DAMAGED --damaged failed"
+  "$MAKE_STORE" "$FLEET" --fleet || fail "make_store $FLEET --fleet failed"
   ;;
 
 help)
   soma 0 --help
   no_err
-  for word in "Usage: soma" runs forwards curve facts nodes --store --json "What each command costs"; do
+  for word in "Usage: soma" runs forwards curve facts nodes standing fleet --store --json \
+              "What each command costs"; do
     grep -qF -- "$word" "$T/out" || fail "--help does not mention '$word'"
   done
   soma 0 curve --help
@@ -380,7 +383,7 @@ bad_numbers)
   ;;
 
 unknown_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN'
   expect_usage_error "unknown command 'frobnicate'; the commands are: $commands (\`soma --help\` lists the commands)" \
     frobnicate
   expect_usage_error "unknown command 'run'; the commands are: $commands (\`soma --help\` lists the commands)" \
@@ -391,7 +394,7 @@ unknown_command)
   ;;
 
 no_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN'
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)"
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)" --json --store "$STORE"
   ;;
@@ -423,6 +426,10 @@ damaged)
   [ "$(wc -l <"$T/out")" -eq 4 ] || fail "forward 1's facts should still read"
   soma 0 nodes bad --last 0 --store "$DAMAGED"
   no_out
+  # A damaged reading is named; standing reads every machine's latest.
+  error_starting "a machine reading in the store '$DAMAGED' is damaged" standing --store "$DAMAGED"
+  # fleet reads the run's blobs first, so the run's damage is what it names.
+  error_starting "$blob" fleet bad --store "$DAMAGED" --json
   [ "$(sha256sum <"$DAMAGED/data.mdb")" = "$before" ] || fail "reading changed the damaged store"
   ;;
 
@@ -468,6 +475,125 @@ read_only)
   done
   [ "$(sha256sum <"$STORE/data.mdb")" = "$before" ] || fail "reading changed data.mdb"
   [ "$(ls -A "$STORE")" = "$files" ] || fail "reading added files to the store: $(ls -A "$STORE")"
+  ;;
+
+# The fleet store (make_store --fleet): alpha-101 read last at T0 + 10 s,
+# beta-202 at T0 + 7.5 s (T0 = 2027-01-15T08:00:00Z); run "remote" sent 3
+# slices to w1 (alpha-101) and 1 to w2 (gamma-303, which wrote no readings).
+standing)
+  soma 0 standing --store "$FLEET"
+  no_err
+  # alpha-101's latest reading, not its first; quiet_s is behind the newest
+  # writer (alpha-101 at 10 s), not behind this test's clock.
+  table LRRRRRLR <<EOF
+id	busy	memory	cores	up_s	served	when	quiet_s
+alpha-101	0.25	0.50	8	12.0	4	2027-01-15T08:00:10.000Z	0.0
+beta-202	0.40	0.30	4	7.5	0	2027-01-15T08:00:07.500Z	2.5
+EOF
+  SOMA_STORE=$FLEET soma 0 --json standing
+  json "assert [r['id'] for r in rows] == ['alpha-101', 'beta-202']"
+  ;;
+
+standing_json)
+  soma 0 standing --store "$FLEET" --json
+  no_err
+  json "
+keys = ['id', 'busy', 'memory', 'cores', 'up_us', 'served', 'when_us', 'quiet_s']
+assert [list(r) for r in rows] == [keys] * 2, rows
+t0 = 1800000000 * 10**6
+assert rows[0] == {'id': 'alpha-101', 'busy': 0.25, 'memory': 0.5, 'cores': 8, 'up_us': 12000000,
+                   'served': 4, 'when_us': t0 + 10**7, 'quiet_s': 0.0}, rows[0]
+assert rows[1] == {'id': 'beta-202', 'busy': 0.4, 'memory': 0.3, 'cores': 4, 'up_us': 7500000,
+                   'served': 0, 'when_us': t0 + 7500000, 'quiet_s': 2.5}, rows[1]
+assert all(type(r[k]) is int for r in rows for k in ('cores', 'up_us', 'served', 'when_us'))"
+  ;;
+
+standing_empty)
+  # No machine wrote here: a header and a line that says so, exit 0.
+  soma 0 standing --store "$STORE"
+  no_err
+  expect_out "id  busy  memory  cores  up_s  served  when  quiet_s
+no machine has written readings into this store; a worker started with \`soma-node --store DIR --reporting SECONDS\` writes one on that clock"
+  soma 0 standing --store "$STORE" --json
+  no_err
+  expect_out "[]"
+  ;;
+
+fleet)
+  soma 0 fleet remote --store "$FLEET"
+  no_err
+  # w1 joined to alpha-101 by its machine facts; busy and served from
+  # alpha-101's latest reading (served 4, where the last fact said 3); w2's
+  # machine wrote no readings, so its busy and served are its last machine
+  # fact's and it has no quiet_s; beta-202 served nothing here.
+  # waiting_us = left.took_us - the remote ran's took_us: 3 x (1000 - 100), 400 - 50.
+  table LLRRRRRR <<EOF
+host	machine	slices	took_us	waiting_us	busy	served	quiet_s
+here	-	0	20	0	-	-	-
+w1	alpha-101	3	300	2700	0.25	4	0.0
+w2	gamma-303	1	50	350	0.75	1	-
+beta-202	beta-202	0	0	0	0.40	0	2.5
+EOF
+  ;;
+
+fleet_json)
+  soma 0 fleet remote --store "$FLEET" --json
+  no_err
+  json "
+keys = ['host', 'machine', 'slices', 'took_us', 'waiting_us', 'busy', 'served', 'quiet_s']
+assert [list(r) for r in rows] == [keys] * 4, rows
+assert rows == [
+    {'host': 'here', 'machine': None, 'slices': 0, 'took_us': 20, 'waiting_us': 0,
+     'busy': None, 'served': None, 'quiet_s': None},
+    {'host': 'w1', 'machine': 'alpha-101', 'slices': 3, 'took_us': 300, 'waiting_us': 2700,
+     'busy': 0.25, 'served': 4, 'quiet_s': 0.0},
+    {'host': 'w2', 'machine': 'gamma-303', 'slices': 1, 'took_us': 50, 'waiting_us': 350,
+     'busy': 0.75, 'served': 1, 'quiet_s': None},
+    {'host': 'beta-202', 'machine': 'beta-202', 'slices': 0, 'took_us': 0, 'waiting_us': 0,
+     'busy': 0.4, 'served': 0, 'quiet_s': 2.5}], rows"
+  ;;
+
+fleet_here)
+  # A run that sent nothing away, in a store nobody wrote readings to.
+  soma 0 fleet tuesday --store "$STORE"
+  no_err
+  table LLRRRRRR <<EOF
+host	machine	slices	took_us	waiting_us	busy	served	quiet_s
+here	-	0	#	0	-	-	-
+EOF
+  soma 0 fleet tuesday --store "$STORE" --json
+  json "assert len(rows) == 1 and rows[0]['host'] == 'here' and rows[0]['machine'] is None, rows"
+  ;;
+
+fleet_errors)
+  expect_usage_error "no run 'nope' in the store '$FLEET'; \`soma runs\` lists the runs it holds" \
+    fleet nope --store "$FLEET"
+  expect_usage_error "no run 'nope' in the store '$FLEET'; \`soma runs\` lists the runs it holds" \
+    fleet nope --store "$FLEET" --json
+  # A run of another store is not this store's run, readings or not.
+  expect_usage_error "no run 'tuesday' in the store '$FLEET'; \`soma runs\` lists the runs it holds" \
+    fleet tuesday --store "$FLEET"
+  error_starting "the run id 'a/b'" fleet a/b --store "$FLEET"
+  expect_usage_error "RUN is required; \`soma fleet --help\` says how it goes" fleet --store "$FLEET"
+  expect_usage_error "The following argument was not expected: remote; \`soma standing --help\` says how it goes" \
+    standing remote --store "$FLEET"
+  missing="no store at '$T/nothere': there is no data.mdb in it; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)"
+  expect_usage_error "$missing" standing --store "$T/nothere"
+  expect_usage_error "$missing" fleet remote --store "$T/nothere" --json
+  [ ! -e "$T/nothere" ] || fail "reading a missing store created its directory"
+  # Reading the fleet changes nothing.
+  files=$(ls -A "$FLEET")
+  before=$(sha256sum <"$FLEET/data.mdb")
+  for json in "" --json; do
+    # shellcheck disable=SC2086
+    soma 0 standing $json --store "$FLEET"
+    # shellcheck disable=SC2086
+    soma 0 fleet remote $json --store "$FLEET"
+    # shellcheck disable=SC2086
+    soma 2 fleet nope $json --store "$FLEET"
+  done
+  [ "$(sha256sum <"$FLEET/data.mdb")" = "$before" ] || fail "reading the fleet changed data.mdb"
+  [ "$(ls -A "$FLEET")" = "$files" ] || fail "reading the fleet added files: $(ls -A "$FLEET")"
   ;;
 
 *)

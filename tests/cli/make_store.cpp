@@ -9,7 +9,11 @@
 //                             told after each (0.5, 0.25, 0.75).
 //   make_store DIR --damaged  run "bad": 3 forwards, then forward 1's record
 //                             and forward 2's fact blob overwritten with bytes
-//                             that do not decode.
+//                             that do not decode; and machine delta-404's
+//                             latest reading overwritten the same way.
+//   make_store DIR --fleet    machine readings (soma::put_reading) and run
+//                             "remote", written straight into the store as a
+//                             recorder leaves a remote run (see write_fleet).
 
 #include <cstdio>
 #include <exception>
@@ -21,6 +25,8 @@
 #include "soma/soma.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
+#include "soma/store/readings.hpp"
+#include "writing.hpp"
 
 namespace {
 
@@ -53,7 +59,7 @@ void record_plain(caf::actor_system& sys, const soma::store& s, const Graph& g) 
 }
 
 template <class Graph>
-void record_damaged(caf::actor_system& sys, const soma::store& s, const Graph& g) {
+void record_damaged(caf::actor_system& sys, soma::store& s, const Graph& g) {
   {
     soma::recorder rec{sys, s, {.run = "bad", .overwrite = true}};
     for (int step = 0; step < 3; ++step)
@@ -65,13 +71,52 @@ void record_damaged(caf::actor_system& sys, const soma::store& s, const Graph& g
   // pointer points far outside it.
   using soma::detail::db;
   using namespace std::string_view_literals;
+  soma::put_reading(s, {"delta-404", 0.5, 0.5, 1, 1, 0, 1800000000LL * 1000000});
   auto& env = s.env();
   env.write([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
     env.put(txn, dbi(db::records), soma::detail::record_key("bad", 1),
             "\xff\xff\xff\x7fjunk"sv);
     env.put(txn, dbi(db::facts), soma::detail::record_key("bad", 2),
             "\0\0\0\0\x01\0\0\0\xfc\xff\xff\x7f\x01\0\x01\0"sv);
+    // The reading's latest entry (readings.cpp keeps it at "latest/<id>").
+    env.put(txn, dbi(db::readings), "latest/delta-404", "\xff\xff\xff\x7fjunk"sv);
   });
+}
+
+// Two machines writing readings, and a run that sent slices to two graph
+// hosts, w1 (machine alpha-101, which has readings) and w2 (gamma-303, which
+// has none), as the client records a remote run: ran here, the worker's
+// machine fact, ran there, left (the round trip), finished. The recorder
+// refuses engine words through tell, so they are written directly.
+//
+// Readings, at T0 = 1800000000 s (2027-01-15T08:00:00Z):
+//   alpha-101  T0 + 9 s (served 3), then T0 + 10 s: busy 0.25, memory 0.5,
+//              8 cores, up 12 s, served 4
+//   beta-202   T0 + 7.5 s: busy 0.4, memory 0.3, 4 cores, up 7.5 s, served 0
+// Run "remote", 4 forwards; each runs `a` here (5 us), then
+//   forwards 0-2: `b` on w1, 100 us, a round trip of 1000 us
+//   forward 3:    `c` on w2, 50 us, a round trip of 400 us
+void write_fleet(soma::store& s) {
+  constexpr std::int64_t t0 = 1800000000LL * 1000000;
+  soma::put_reading(s, {"alpha-101", 0.5, 0.5, 8, 11000000, 3, t0 + 9000000});
+  soma::put_reading(s, {"alpha-101", 0.25, 0.5, 8, 12000000, 4, t0 + 10000000});
+  soma::put_reading(s, {"beta-202", 0.4, 0.3, 4, 7500000, 0, t0 + 7500000});
+  auto trip = [](const char* host, const char* id, const char* node, int took, int round,
+                 int served) {
+    return std::vector<soma::fact>{
+      {"ran", {{"node", "a"}, {"began_us", 1}, {"took_us", 5}}},
+      {"machine",
+       {{"id", id}, {"busy", 0.75}, {"memory", 0.5}, {"cores", 2}, {"up_us", 1000},
+        {"served", served}, {"host", host}}},
+      {"ran", {{"node", node}, {"began_us", 10}, {"took_us", took}, {"host", host}}},
+      {"left", {{"host", host}, {"began_us", 8}, {"took_us", round}}},
+      {"finished", {{"took_us", round + 20}}}};
+  };
+  soma_test::write_run(s, "remote",
+                       {trip("w1", "alpha-101", "b", 100, 1000, 1),
+                        trip("w1", "alpha-101", "b", 100, 1000, 2),
+                        trip("w1", "alpha-101", "b", 100, 1000, 3),
+                        trip("w2", "gamma-303", "c", 50, 400, 1)});
 }
 
 } // namespace
@@ -88,11 +133,17 @@ void keep_outputs(caf::actor_system& sys, const soma::store& s) {
 
 int main(int argc, char** argv) {
   std::string_view mode = argc == 3 ? argv[2] : "";
-  if (argc < 2 || argc > 3 || (argc == 3 && mode != "--damaged" && mode != "--cached")) {
-    std::fprintf(stderr, "usage: make_store DIR [--damaged|--cached]\n");
+  if (argc < 2 || argc > 3
+      || (argc == 3 && mode != "--damaged" && mode != "--cached" && mode != "--fleet")) {
+    std::fprintf(stderr, "usage: make_store DIR [--damaged|--cached|--fleet]\n");
     return 2;
   }
   try {
+    if (mode == "--fleet") {
+      soma::store s{argv[1]};
+      write_fleet(s);
+      return 0;
+    }
     soma::system_config cfg;
     caf::actor_system sys{cfg};
     auto g = soma::graph::somatize(sys, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
