@@ -96,6 +96,7 @@ int serve(const options& opt) {
     try {
       // A served store (soma://) is reached with this worker's own TLS files.
       soma::store_options how;
+      how.expendable = true; // a reading lost to a machine crash is replaced on the next tick
       how.tls_cert = opt.tls_cert;
       how.tls_key = opt.tls_key;
       how.tls_ca = opt.tls_ca;

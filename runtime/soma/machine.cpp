@@ -1,25 +1,42 @@
 #include "soma/machine.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <cstdlib>
+#include <cstring>
 
 namespace soma {
 
 namespace {
 
+// A small /proc file's text, read in one go (iostreams cost more than the
+// reading itself at a reading every half second).
+std::string slurp(const char* path) {
+  char buf[8192];
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return {};
+  auto n = ::read(fd, buf, sizeof buf);
+  ::close(fd);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string{};
+}
+
 // The CPU counters of /proc/stat's first line: (busy, total) jiffies.
 std::pair<unsigned long long, unsigned long long> cpu_jiffies() {
-  std::ifstream in{"/proc/stat"};
-  std::string cpu;
-  unsigned long long v[8] = {};
-  in >> cpu;
-  for (auto& x : v)
-    in >> x;
-  if (!in || cpu != "cpu")
+  auto text = slurp("/proc/stat");
+  if (!text.starts_with("cpu "))
     return {0, 0};
+  const char* p = text.c_str() + 4;
+  unsigned long long v[8] = {};
+  for (auto& x : v) {
+    char* end = nullptr;
+    x = std::strtoull(p, &end, 10);
+    if (end == p)
+      return {0, 0};
+    p = end;
+  }
   // user nice system idle iowait irq softirq steal
   auto idle = v[3] + v[4];
   unsigned long long total = 0;
@@ -28,18 +45,19 @@ std::pair<unsigned long long, unsigned long long> cpu_jiffies() {
   return {total - idle, total};
 }
 
+// The number after `key` in /proc/meminfo's text, in kB, or 0.
+unsigned long long meminfo(const std::string& text, const char* key) {
+  auto at = text.find(key);
+  return at == std::string::npos ? 0 : std::strtoull(text.c_str() + at + std::strlen(key), nullptr, 10);
+}
+
 double memory_in_use() {
-  std::ifstream in{"/proc/meminfo"};
-  std::string key;
-  unsigned long long value = 0, total = 0, available = 0;
-  std::string unit;
-  while (in >> key >> value >> unit) {
-    if (key == "MemTotal:")
-      total = value;
-    else if (key == "MemAvailable:")
-      available = value;
-  }
-  return total ? static_cast<double>(total - available) / static_cast<double>(total) : 0.0;
+  auto text = slurp("/proc/meminfo");
+  auto total = meminfo(text, "MemTotal:");
+  auto available = meminfo(text, "MemAvailable:");
+  return total && available <= total
+           ? static_cast<double>(total - available) / static_cast<double>(total)
+           : 0.0;
 }
 
 std::string fixed(double x) {

@@ -1,8 +1,8 @@
 #include "soma/serve/reporter.hpp"
 
 #include <caf/actor_system.hpp>
-#include <caf/atom.hpp>
-#include <caf/event_based_actor.hpp>
+#include <caf/blocking_actor.hpp>
+#include <caf/exit_reason.hpp>
 
 #include "soma/machine.hpp"
 #include "soma/store/readings.hpp"
@@ -10,8 +10,6 @@
 namespace soma::serve {
 
 namespace {
-
-using tick_atom = caf::atom_constant<caf::atom("somatick")>;
 
 std::int64_t unix_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -23,28 +21,38 @@ std::int64_t unix_us() {
 
 caf::actor spawn_reporter(caf::actor_system& sys, worker_state& worker, store into,
                           std::chrono::microseconds every, log_line log) {
-  return sys.spawn<caf::detached>([&worker, into, every, log](caf::event_based_actor* self) mutable
-                                  -> caf::behavior {
-    auto sampler = std::make_shared<machine_sampler>();
-    auto failing = std::make_shared<bool>(false);
-    self->send(self, tick_atom::value);
-    return {
-      [=, &worker](tick_atom) mutable {
-        self->delayed_send(self, every, tick_atom::value);
-        auto m = sampler->read(worker.served());
-        reading r{m.id, m.busy, m.memory, m.cores, m.up_us, m.served, unix_us()};
-        try {
-          put_reading(into, r);
-          if (*failing)
-            log("readings: writing to " + into.path() + " works again");
-          *failing = false;
-        } catch (const std::exception& e) {
-          if (!*failing)
-            log(std::string{"readings: cannot write a reading: "} + e.what());
-          *failing = true;
-        }
-      },
+  // A blocking actor on a thread of its own: one wake-up per reading (its
+  // own timed wait), where a timer message would cost two threads a wake.
+  return sys.spawn([&worker, into, every, log](caf::blocking_actor* self) mutable {
+    machine_sampler sampler;
+    bool failing = false;
+    bool running = true;
+    auto next = std::chrono::steady_clock::now();
+    auto report = [&] {
+      auto m = sampler.read(worker.served());
+      reading r{m.id, m.busy, m.memory, m.cores, m.up_us, m.served, unix_us()};
+      try {
+        put_reading(into, r);
+        if (failing)
+          log("readings: writing to " + into.path() + " works again");
+        failing = false;
+      } catch (const std::exception& e) {
+        if (!failing)
+          log(std::string{"readings: cannot write a reading: "} + e.what());
+        failing = true;
+      }
+      next += every;
     };
+    report();
+    while (running) {
+      auto left = next - std::chrono::steady_clock::now();
+      if (left <= decltype(left)::zero()) {
+        report();
+        continue;
+      }
+      self->receive([&](caf::exit_msg&) { running = false; },
+                    caf::after(std::chrono::duration_cast<std::chrono::microseconds>(left)) >> [] {});
+    }
   });
 }
 

@@ -74,6 +74,28 @@ void scan(MDB_txn* txn, MDB_dbi dbi, const detail::environment& env, const std::
     f(detail::view(k), detail::view(v));
 }
 
+// Deletes all but the newest kept_per_machine entries under `prefix`.
+void trim(MDB_txn* txn, MDB_dbi dbi, const detail::environment& env, const std::string& prefix) {
+  MDB_cursor* cur = nullptr;
+  if (int rc = mdb_cursor_open(txn, dbi, &cur); rc != 0)
+    env.fail(rc, "opening a cursor on the readings");
+  std::unique_ptr<MDB_cursor, void (*)(MDB_cursor*)> closing{cur, mdb_cursor_close};
+  auto past = prefix;
+  past.back() = static_cast<char>('/' + 1); // the first key after the prefix
+  MDB_val k = detail::val(past), v{};
+  int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+  rc = rc == 0 ? mdb_cursor_get(cur, &k, &v, MDB_PREV) : mdb_cursor_get(cur, &k, &v, MDB_LAST);
+  std::size_t seen = 0;
+  while (rc == 0 && detail::view(k).starts_with(prefix)) {
+    if (++seen > kept_per_machine) {
+      if (int del = mdb_cursor_del(cur, 0); del != 0)
+        env.fail(del, "trimming a machine's readings");
+      // After a delete, MDB_PREV goes on to the entry before the deleted one.
+    }
+    rc = mdb_cursor_get(cur, &k, &v, MDB_PREV);
+  }
+}
+
 } // namespace
 
 std::string detail::encode_reading(const reading& r) { return encode(r); }
@@ -96,11 +118,9 @@ void put_reading(store& s, const reading& r) {
     auto mine = history_of(r.id);
     env.put(txn, d, mine + detail::be64(static_cast<std::uint64_t>(r.when_us)), bytes);
     env.put(txn, d, latest_prefix + r.id, bytes);
-    // Keep the newest kept_per_machine of this machine.
-    std::vector<std::string> old;
-    scan(txn, d, env, mine, [&](std::string_view k, std::string_view) { old.emplace_back(k); });
-    for (std::size_t i = 0; i + kept_per_machine < old.size(); ++i)
-      env.del(txn, d, old[i]);
+    // Keep the newest kept_per_machine of this machine: walk back from the
+    // newest over that many, then delete what is older (usually one).
+    trim(txn, d, env, mine);
     // Forget machines far behind the fleet: against the lower median of
     // every machine's newest reading, so that no single clock, however
     // wrong, can make the others look a day old.

@@ -41,6 +41,13 @@ struct store_options {
   /// new one would exceed it, the oldest are evicted first. None: no limit.
   /// It belongs to this handle: forwards given this handle keep within it.
   std::optional<std::size_t> cache_limit;
+  /// Commits through this process's handles may lose their last transaction
+  /// to a machine crash (never to a process crash, and never the store's
+  /// integrity), for one disk sync per commit instead of two (LMDB's
+  /// MDB_NOMETASYNC). Other processes' commits to the same store stay fully
+  /// durable. For writers whose every write is soon replaced, such as a
+  /// worker's readings. Applies when this process first opens the directory.
+  bool expendable = false;
   /// For a served store (`soma://host:port`) beyond loopback: the client's
   /// certificate, its key and the CA the server's is signed by (PEM).
   /// Empty: a plain connection.

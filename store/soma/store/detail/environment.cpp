@@ -77,7 +77,8 @@ environment::environment(std::string path, const store_options& options)
     fail(rc, "creating an LMDB environment");
   mdb_env_set_maxdbs(env_, 8);
   mdb_env_set_mapsize(env_, options.map_size);
-  unsigned flags = MDB_NOTLS | (read_only_ ? MDB_RDONLY : 0u);
+  unsigned flags = MDB_NOTLS | (read_only_ ? MDB_RDONLY : 0u)
+                   | (options.expendable ? MDB_NOMETASYNC : 0u);
   if (int rc = mdb_env_open(env_, path_.c_str(), flags, 0664); rc != 0) {
     mdb_env_close(env_);
     env_ = nullptr;
