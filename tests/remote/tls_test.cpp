@@ -214,6 +214,20 @@ BOOST_AUTO_TEST_CASE(a_recorder_and_a_worker_write_through_soma_to_a_store_serve
   auto st = soma::standing(landed);
   BOOST_TEST(st.size() == 1u);
   BOOST_TEST(st.begin()->first.ends_with("-" + std::to_string(reporter.pid)));
+
+  // The soma command reads it through soma:// too, its TLS files from the environment.
+  auto cli = std::string{SOMA_CLI} + " standing --store " + address;
+  BOOST_TEST(sh(cli) != 0); // no certificate: refused, exit 2
+  auto with_tls = "SOMA_TLS_CERT=" + client.cert + " SOMA_TLS_KEY=" + client.key
+                  + " SOMA_TLS_CA=" + client.ca + " " + cli;
+  auto* out = popen(with_tls.c_str(), "r");
+  BOOST_REQUIRE(out);
+  std::string text;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, out))
+    text += buf;
+  BOOST_TEST(WEXITSTATUS(pclose(out)) == 0);
+  BOOST_TEST(text.find("-" + std::to_string(reporter.pid)) != std::string::npos, text);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

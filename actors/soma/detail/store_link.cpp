@@ -2,6 +2,7 @@
 // own, in an actor system of its own, since soma::store is made without one.
 // Registered with the store layer when soma_actors is loaded.
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,11 @@ namespace {
 // the longest.
 constexpr auto call_within = std::chrono::seconds(60);
 
+std::string from_env(const char* name) {
+  auto* v = std::getenv(name);
+  return v ? v : "";
+}
+
 class store_link final : public remote_link {
 public:
   store_link(std::string address, const store_options& options) : address_(std::move(address)) {
@@ -33,8 +39,15 @@ public:
       throw store_error(std::string{e.what()} + " (a served store is soma://HOST:PORT)");
     }
     std::optional<soma::tls> tls;
-    if (!options.tls_cert.empty() || !options.tls_key.empty() || !options.tls_ca.empty()) {
-      tls = soma::tls{options.tls_cert, options.tls_key, options.tls_ca};
+    soma::tls files{options.tls_cert, options.tls_key, options.tls_ca};
+    if (files.cert.empty() && files.key.empty() && files.ca.empty())
+      files = {from_env("SOMA_TLS_CERT"), from_env("SOMA_TLS_KEY"), from_env("SOMA_TLS_CA")};
+    if (!files.cert.empty() || !files.key.empty() || !files.ca.empty()) {
+      if (files.cert.empty() || files.key.empty() || files.ca.empty())
+        throw store_error("cannot reach the served store " + address_
+                          + " over TLS: it needs a certificate, its key and a CA (tls_cert, "
+                            "tls_key, tls_ca, or $SOMA_TLS_CERT, $SOMA_TLS_KEY, $SOMA_TLS_CA)");
+      tls = files;
       cfg_.use_tls(*tls);
     }
     sys_ = std::make_unique<caf::actor_system>(cfg_);

@@ -49,8 +49,9 @@ struct store_options {
   /// worker's readings. Applies when this process first opens the directory.
   bool expendable = false;
   /// For a served store (`soma://host:port`) beyond loopback: the client's
-  /// certificate, its key and the CA the server's is signed by (PEM).
-  /// Empty: a plain connection.
+  /// certificate, its key and the CA the server's is signed by (PEM). When
+  /// all three are empty, $SOMA_TLS_CERT, $SOMA_TLS_KEY and $SOMA_TLS_CA
+  /// stand in (so the `soma` command reaches one too); none: plain.
   std::string tls_cert, tls_key, tls_ca;
 };
 
