@@ -159,8 +159,21 @@ private:
       auto rp = self->template make_response_promise<Out>();
       auto job = caf::make_counted<detail::requested_forward<Out>>(std::move(options.watching), rp);
       job->keep_in(std::move(options.store));
-      if (options.broker)
-        route(*job, *options.broker, hosts); // may block to reconnect a lost worker
+      if (options.broker) {
+        job->route_through(options.broker->state());
+        if (options.broker->state()->needs_ready(hosts)) {
+          // Reconnecting blocks: do it on a thread of its own, never on the
+          // scheduler's, then let the forward go.
+          self->template spawn<caf::detached>(
+            [b = *options.broker, hosts, first, step = detail::step<In>{std::move(job), std::move(x)}](
+              caf::event_based_actor* helper) mutable {
+              b.state()->ready(hosts);
+              caf::anon_send(first, std::move(step));
+              helper->quit();
+            });
+          return rp;
+        }
+      }
       self->send(first, detail::step<In>{std::move(job), std::move(x)});
       return rp;
     };
@@ -292,7 +305,7 @@ private:
       members.push_back({declaration[k].type, declaration[k].name, lib.definition, lib.path});
     }
     if constexpr (soma::encodable<NIn>) {
-      auto a = sys.template spawn<caf::detached>(detail::slice_behavior<NIn>, *d.host, std::move(members), exits[j]);
+      auto a = sys.spawn(detail::slice_behavior<NIn>, *d.host, std::move(members), exits[j]);
       actors.push_back(a);
       return caf::actor_cast<detail::sink<NIn>>(a);
     } else {

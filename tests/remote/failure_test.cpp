@@ -108,6 +108,14 @@ BOOST_AUTO_TEST_CASE(a_connected_worker_that_comes_back_is_reconnected) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   BOOST_CHECK_THROW((void)g.forward(1, {.broker = broker}), soma::forward_error);
   held = again();
+  // An actor asking the graph gets the reconnect too, made off the scheduler.
+  caf::scoped_actor self{sys};
+  soma::forward_options asked;
+  asked.broker = broker;
+  int answer = 0;
+  self->request(g.actor(), std::chrono::seconds(20), soma::forward_atom::value, 1, asked)
+    .receive([&](int x) { answer = x; }, [&](caf::error& e) { BOOST_FAIL(sys.render(e)); });
+  BOOST_TEST(answer == 2);
   BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
 }
 

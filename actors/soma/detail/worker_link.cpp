@@ -186,6 +186,11 @@ caf::actor worker_link::session(std::string& why) {
   return session_;
 }
 
+bool worker_link::connected() {
+  std::lock_guard guard_lock{lock_};
+  return static_cast<bool>(session_);
+}
+
 void worker_link::lost(const caf::actor_addr& session, std::string why) {
   std::lock_guard guard_lock{lock_};
   if (!session_ || session_.address() != session)
@@ -255,6 +260,13 @@ std::vector<std::string> broker_state::hosts() const {
   for (auto& [h, l] : links_)
     out.push_back(h);
   return out;
+}
+
+bool broker_state::needs_ready(const std::vector<std::string>& hosts) const {
+  for (auto& h : hosts)
+    if (auto l = find(h); l && !l->connected())
+      return true;
+  return false;
 }
 
 void broker_state::ready(const std::vector<std::string>& hosts) const {

@@ -40,6 +40,9 @@ public:
   /// The session actor, or nothing with `why` set when the link is lost.
   caf::actor session(std::string& why);
 
+  /// Whether it has a session now.
+  [[nodiscard]] bool connected();
+
   /// Reconnects a lost link that can be reconnected (blocking, bounded);
   /// says nothing when it cannot: session() then says why.
   void ensure();
@@ -83,6 +86,9 @@ public:
 
   /// Reconnects the lost links of these hosts where it can (blocking).
   void ready(const std::vector<std::string>& hosts) const;
+
+  /// Whether ready(hosts) would have anything to do: a link without a session.
+  [[nodiscard]] bool needs_ready(const std::vector<std::string>& hosts) const;
 
 private:
   mutable std::mutex lock_;

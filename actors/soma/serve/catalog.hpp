@@ -59,6 +59,21 @@ public:
   /// The next session's number.
   std::uint64_t next_session() noexcept { return sessions_.fetch_add(1) + 1; }
 
+  /// At most this many sessions are open at once: each holds a thread.
+  static constexpr int max_open_sessions = 256;
+
+  /// Counts a session opened; false (and nothing counted) when at the limit.
+  bool session_opened() noexcept {
+    auto n = open_.load();
+    while (n < max_open_sessions)
+      if (open_.compare_exchange_weak(n, n + 1))
+        return true;
+    return false;
+  }
+
+  /// Counts a session closed.
+  void session_closed() noexcept { open_.fetch_sub(1); }
+
 private:
   std::vector<std::shared_ptr<const detail::node_library>> libraries_;
   bool accept_code_;
@@ -67,6 +82,7 @@ private:
   std::map<std::string, std::shared_ptr<const detail::node_library>> shipped_;
   std::atomic<std::uint64_t> served_{0};
   std::atomic<std::uint64_t> sessions_{0};
+  std::atomic<int> open_{0};
   machine_sampler sampler_;
 };
 

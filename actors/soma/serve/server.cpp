@@ -58,7 +58,8 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
     *why = "its client went: " + caf::to_string(dm.reason);
     self->quit();
   });
-  self->attach_functor([log, number, why](const caf::error&) {
+  self->attach_functor([worker, log, number, why](const caf::error&) {
+    worker->session_closed();
     log("session " + std::to_string(number) + " closed (" + *why + ")");
   });
   return {
@@ -126,7 +127,8 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
     *why = "its client went: " + caf::to_string(dm.reason);
     self->quit();
   });
-  self->attach_functor([writers = self->state.writers, log, number, why](const caf::error&) {
+  self->attach_functor([writers = self->state.writers, worker, log, number, why](const caf::error&) {
+    worker->session_closed();
     for (auto& [id, w] : *writers)
       caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
     log("store session " + std::to_string(number) + " closed (" + *why + ")");
@@ -173,11 +175,18 @@ caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line lo
     return {
       [self, &worker, log](open_atom, const caf::actor& client,
                            const std::string& mode) -> caf::result<caf::actor> {
+        auto full = [] {
+          return caf::make_error(caf::sec::runtime_error,
+                                 "this worker has " + std::to_string(worker_state::max_open_sessions)
+                                   + " sessions open, its limit; close one or use another worker");
+        };
         if (mode == "store") {
           if (!client || !worker.served_store)
             return caf::make_error(caf::sec::runtime_error,
                                    std::string{"this soma-node serves no store: start one with "
                                                "--serve-store DIR"});
+          if (!worker.session_opened())
+            return full();
           auto number = worker.next_session();
           log("store session " + std::to_string(number) + " opened (client "
               + caf::to_string(client.node()) + ")");
@@ -194,6 +203,8 @@ caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line lo
             std::string{"this worker does not run shipped code (soma::mode::network): it was not "
                         "started with --accept-code; start it with --accept-code, or connect with "
                         "soma::mode::project and give it the node library with --nodes"});
+        if (!worker.session_opened())
+          return full();
         auto number = worker.next_session();
         log("session " + std::to_string(number) + " opened (mode " + mode + ", client "
             + caf::to_string(client.node()) + ")");
