@@ -184,6 +184,25 @@ BOOST_AUTO_TEST_CASE(the_worker_logs_one_line_per_session_opened_and_closed) {
   std::filesystem::remove(log);
 }
 
+BOOST_AUTO_TEST_CASE(a_worker_with_a_client_connected_stops_cleanly_on_sigterm) {
+  node_process worker{{node_program, "--nodes", test_nodes}};
+  auto w1 = soma::worker::connect(sys, "127.0.0.1:" + std::to_string(worker.port));
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1"));
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  BOOST_REQUIRE(kill(worker.pid, SIGTERM) == 0);
+  int status = -1;
+  auto until = clock_type::now() + std::chrono::seconds(5);
+  while (clock_type::now() < until && waitpid(worker.pid, &status, WNOHANG) == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  BOOST_REQUIRE_MESSAGE(status != -1, "the worker was still running 5 s after SIGTERM");
+  worker.pid = -1; // reaped here
+  BOOST_TEST(WIFEXITED(status));
+  BOOST_TEST(WEXITSTATUS(status) == 0);
+  // The client sees it go: the next forward fails saying so.
+  BOOST_CHECK_THROW((void)g.forward(1, {.broker = broker}), soma::forward_error);
+}
+
 BOOST_AUTO_TEST_CASE(malformed_and_hostile_messages_never_crash_a_worker) {
   auto w1 = serving(sys);
   auto port = soma::parse_address(w1.address(), "test").port;
