@@ -4,28 +4,6 @@
 
 namespace soma::detail {
 
-namespace {
-
-std::int64_t micros(clock::duration d) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
-}
-
-std::string what(std::exception_ptr e) {
-  try {
-    std::rethrow_exception(std::move(e));
-  } catch (const std::exception& x) {
-    return x.what();
-  } catch (const std::string& x) {
-    return x;
-  } catch (const char* x) {
-    return x;
-  } catch (...) {
-    return "an exception that is not a std::exception";
-  }
-}
-
-} // namespace
-
 void node_threw(forward_state& fw, const std::string& node, std::exception_ptr error,
                 clock::time_point began, clock::time_point ended, caf::local_actor* self) {
   auto text = what(std::move(error));

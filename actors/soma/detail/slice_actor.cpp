@@ -17,10 +17,6 @@ namespace soma::detail {
 
 namespace {
 
-std::int64_t micros(clock::duration d) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
-}
-
 std::string worker_name(const slice_state& st, const trip* t) {
   auto name = "worker " + st.host;
   if (t && t->link)

@@ -17,6 +17,8 @@ namespace soma::serve {
 namespace {
 
 using detail::clock;
+using detail::micros;
+using detail::what;
 
 // A slice's facts, kept for the answer instead of told to watchers.
 class collecting final : public detail::forward_state {
@@ -26,20 +28,6 @@ public:
 
   void fail(std::string, std::string, caf::local_actor*) override {}
 };
-
-std::int64_t micros(clock::duration d) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
-}
-
-std::string what(std::exception_ptr e) {
-  try {
-    std::rethrow_exception(std::move(e));
-  } catch (const std::exception& x) {
-    return x.what();
-  } catch (...) {
-    return "an exception that is not a std::exception";
-  }
-}
 
 struct answer {
   std::vector<fact> facts;

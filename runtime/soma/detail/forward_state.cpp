@@ -83,6 +83,20 @@ fact make(std::string_view name, std::initializer_list<field> fs) {
 
 } // namespace
 
+std::string what(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(std::move(e));
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (const std::string& x) {
+    return x;
+  } catch (const char* x) {
+    return x;
+  } catch (...) {
+    return "an exception that is not a std::exception";
+  }
+}
+
 fact ran_fact(const std::string& node, std::int64_t began_us, std::int64_t took_us) {
   return make("ran", {{"node", node}, {"began_us", began_us}, {"took_us", took_us}});
 }

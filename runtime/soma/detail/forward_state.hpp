@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
@@ -113,6 +114,15 @@ struct step {
   forward_ptr forward;
   T value;
 };
+
+/// Microseconds in `d`, as facts say them.
+[[nodiscard]] inline std::int64_t micros(clock::duration d) noexcept {
+  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+}
+
+/// What a node's exception says: what() of a std::exception, a thrown
+/// string as it is, else a sentence saying it was something else.
+[[nodiscard]] std::string what(std::exception_ptr e);
 
 /// The engine's facts, stamped in one place.
 fact ran_fact(const std::string& node, std::int64_t began_us, std::int64_t took_us);
