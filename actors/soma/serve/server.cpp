@@ -190,7 +190,8 @@ caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line lo
           auto number = worker.next_session();
           log("store session " + std::to_string(number) + " opened (client "
               + caf::to_string(client.node()) + ")");
-          return self->spawn<caf::linked>(store_session, &worker, client, number, log);
+          // Detached: its writes and snapshots block on the disk.
+          return self->spawn<caf::linked + caf::detached>(store_session, &worker, client, number, log);
         }
         bool network = mode == network_mode;
         if (!client || (!network && mode != project_mode))
