@@ -84,6 +84,18 @@ BOOST_AUTO_TEST_CASE(consecutive_nodes_on_one_host_go_as_one_trip) {
   BOOST_TEST(s.facts[4]["node"] == "c");
 }
 
+BOOST_AUTO_TEST_CASE(a_fact_told_over_there_comes_back_as_it_would_be_stored) {
+  // Text with a NUL byte crosses the wire as the store keeps it: U+FFFD in its place.
+  auto w1 = serving(sys);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Says{}.named("says").at("w1"));
+  seen s;
+  BOOST_TEST(g.forward(7, {.watching = s.watcher(), .broker = broker}) == 7);
+  BOOST_REQUIRE(s.named("said").size() == 1u);
+  BOOST_TEST(s.named("said")[0]["text"] == "a\xEF\xBF\xBD" "b");
+  BOOST_TEST(s.named("said")[0]["host"] == "w1");
+}
+
 BOOST_AUTO_TEST_CASE(many_forwards_in_flight_through_one_worker_all_come_back_right) {
   auto w1 = serving(sys);
   auto broker = soma::broker::embedded({{"w1", w1}});

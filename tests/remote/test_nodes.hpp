@@ -46,3 +46,11 @@ struct Sleepy : soma::node<Sleepy, int, int> {
     return ms;
   }
 };
+
+/// Tells a fact whose text holds a NUL byte, which Cap'n Proto text cannot.
+struct Says : soma::node<Says, int, int> {
+  Out forward(const In& x, soma::context& ctx) override {
+    ctx.tell(soma::fact{"said", {{"text", std::string("a\0b", 3)}}});
+    return x;
+  }
+};

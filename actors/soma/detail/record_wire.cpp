@@ -7,6 +7,7 @@
 #include <kj/exception.h>
 
 #include "soma/schema/remote.capnp.h"
+#include "soma/store/detail/fact_lists.hpp"
 
 namespace soma::detail {
 
@@ -56,15 +57,7 @@ std::string encode_record_write(const record_write& w) {
                                                : schema::State::OPEN);
     fs[i].setTookUs(f.took_us);
     fs[i].setWhen(f.when);
-    auto facts = fs[i].initFacts(static_cast<unsigned>(f.facts.size()));
-    for (unsigned j = 0; j < facts.size(); ++j) {
-      facts[j].setName(f.facts[j].name);
-      auto fields = facts[j].initFields(static_cast<unsigned>(f.facts[j].fields.size()));
-      for (unsigned k = 0; k < fields.size(); ++k) {
-        fields[k].setKey(f.facts[j].fields[k].key);
-        fields[k].setValue(f.facts[j].fields[k].value);
-      }
-    }
+    write_facts(fs[i].initFacts(static_cast<unsigned>(f.facts.size())), f.facts);
   }
   return flat(message);
 }
@@ -88,13 +81,7 @@ record_write decode_record_write(std::string_view bytes) {
                                                        : outcome::open;
       h.took_us = f.getTookUs();
       h.when = f.getWhen();
-      for (auto x : f.getFacts()) {
-        fact one;
-        one.name = x.getName();
-        for (auto kv : x.getFields())
-          one.fields.emplace_back(kv.getKey(), kv.getValue());
-        h.facts.push_back(std::move(one));
-      }
+      h.facts = read_facts(f.getFacts());
       w.forwards.push_back(std::move(h));
     }
     return w;

@@ -12,16 +12,14 @@
 #include "soma/detail/libraries.hpp"
 #include "soma/detail/remote_protocol.hpp"
 #include "soma/schema/remote.capnp.h"
+#include "soma/store/detail/fact_lists.hpp"
 
 namespace soma::detail {
 
 namespace {
 
-std::string worker_name(const slice_state& st, const trip* t) {
-  auto name = "worker " + st.host;
-  if (t && t->link)
-    name += " (" + t->link->where().str() + ")";
-  return name;
+std::string worker_name(const slice_state& st, const std::shared_ptr<worker_link>& link) {
+  return "worker " + st.host + (link ? " (" + link->where().str() + ")" : "");
 }
 
 // Ends `fw` with `broke` at `node`, stamped with the host.
@@ -61,11 +59,7 @@ void send_trip(slice_actor* self, std::uint64_t id);
 
 // Tells the forward what happened over there, stamped with the host.
 void say_facts(slice_actor* self, forward_state& fw, capnp::List<schema::Fact>::Reader facts) {
-  for (auto f : facts) {
-    fact x;
-    x.name = f.getName();
-    for (auto kv : f.getFields())
-      x.fields.emplace_back(kv.getKey(), kv.getValue());
+  for (auto& x : read_facts(facts)) {
     x.fields.emplace_back("host", self->state.host);
     fw.emit(std::move(x), self->context());
   }
@@ -80,7 +74,9 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& bytes) {
   auto& t = i->second;
   forward_ptr keep = t.forward; // outlives the trip, whatever happens to it
   auto& fw = *keep;
-  auto worker = worker_name(st, &t);
+  // Named only when something went wrong: an answer's hot path builds no text.
+  auto link = t.link;
+  auto worker = [&st, link] { return worker_name(st, link); };
   auto took = micros(clock::now() - t.sent);
   auto first = st.members.front().name;
   try {
@@ -118,7 +114,7 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& bytes) {
                 auto text = ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
                                                               : self->system().render(e);
                 end_broken(self, *t.forward, st.members.front().name,
-                           worker_name(st, &t) + " did not take the node library " + lib + ": "
+                           worker_name(st, t.link) + " did not take the node library " + lib + ": "
                              + text);
               });
       return;
@@ -137,7 +133,7 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& bytes) {
                   std::move(trip_done.forward), self);
         } catch (const std::exception& e) {
           end_broken(self, fw, st.members.back().name,
-                     "its output from " + worker + " did not decode: " + e.what());
+                     "its output from " + worker() + " did not decode: " + e.what());
         }
         return;
       }
@@ -146,16 +142,16 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& bytes) {
         return;
       default:
         end_broken(self, fw, node.empty() ? first : node,
-                   worker + " refused node " + (node.empty() ? first : node) + ": " + error);
+                   worker() + " refused node " + (node.empty() ? first : node) + ": " + error);
         return;
     }
   } catch (const kj::Exception& e) {
     st.trips.erase(id);
     end_broken(self, fw, first,
-               worker + " answered with bytes that did not decode: " + e.getDescription().cStr());
+               worker() + " answered with bytes that did not decode: " + e.getDescription().cStr());
   } catch (const std::exception& e) {
     st.trips.erase(id);
-    end_broken(self, fw, first, worker + ": " + e.what());
+    end_broken(self, fw, first, worker() + ": " + e.what());
   }
 }
 
@@ -175,7 +171,7 @@ void lost(slice_actor* self, const caf::actor_addr& session, const std::string& 
     if (t.link)
       t.link->lost(session, why);
     end_broken(self, *t.forward, st.members.front().name,
-               worker_name(st, &t) + " was lost mid-forward: " + why);
+               worker_name(st, t.link) + " was lost mid-forward: " + why);
   }
 }
 

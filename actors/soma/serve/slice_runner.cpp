@@ -11,6 +11,7 @@
 #include "soma/detail/forward_state.hpp"
 #include "soma/node_library.hpp"
 #include "soma/schema/remote.capnp.h"
+#include "soma/store/detail/fact_lists.hpp"
 
 namespace soma::serve {
 
@@ -40,15 +41,7 @@ struct answer {
   std::string encode() const {
     capnp::MallocMessageBuilder message;
     auto root = message.initRoot<schema::SliceResult>();
-    auto fs = root.initFacts(static_cast<unsigned>(facts.size()));
-    for (unsigned i = 0; i < facts.size(); ++i) {
-      fs[i].setName(facts[i].name);
-      auto fields = fs[i].initFields(static_cast<unsigned>(facts[i].fields.size()));
-      for (unsigned j = 0; j < facts[i].fields.size(); ++j) {
-        fields[j].setKey(facts[i].fields[j].key);
-        fields[j].setValue(facts[i].fields[j].value);
-      }
-    }
+    detail::write_facts(root.initFacts(static_cast<unsigned>(facts.size())), facts);
     root.setOutput(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(output.data()), output.size()));
     root.setRefusal(refusal);
     root.setNode(node);

@@ -10,6 +10,7 @@
 #include <kj/exception.h>
 
 #include "soma/schema/soma.capnp.h"
+#include "soma/store/detail/fact_lists.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma {
@@ -146,23 +147,28 @@ std::string encode_facts(const std::vector<fact>& facts) {
     items += f.fields.size() * 2;
   }
   capnp::MallocMessageBuilder msg{first_segment(text, items)};
-  auto list = msg.initRoot<schema::FactList>().initFacts(static_cast<unsigned>(facts.size()));
-  for (unsigned i = 0; i < facts.size(); ++i) {
-    list[i].setName(text_of(facts[i].name));
-    set_fields(list[i].initFields(static_cast<unsigned>(facts[i].fields.size())), facts[i].fields);
-  }
+  write_facts(msg.initRoot<schema::FactList>().initFacts(static_cast<unsigned>(facts.size())), facts);
   return to_bytes(msg);
 }
 
+void write_facts(capnp::List<schema::Fact>::Builder out, const std::vector<fact>& facts) {
+  for (unsigned i = 0; i < facts.size(); ++i) {
+    out[i].setName(text_of(facts[i].name));
+    set_fields(out[i].initFields(static_cast<unsigned>(facts[i].fields.size())), facts[i].fields);
+  }
+}
+
+std::vector<fact> read_facts(capnp::List<schema::Fact>::Reader in) {
+  std::vector<fact> out;
+  out.reserve(in.size());
+  for (auto f : in)
+    out.push_back(fact{std::string{f.getName().cStr(), f.getName().size()}, get_fields(f.getFields())});
+  return out;
+}
+
 std::vector<fact> decode_facts(std::string_view bytes, const origin& where) {
-  return read_message<schema::FactList>(bytes, where, [](schema::FactList::Reader r) {
-    std::vector<fact> out;
-    out.reserve(r.getFacts().size());
-    for (auto f : r.getFacts())
-      out.push_back(fact{std::string{f.getName().cStr(), f.getName().size()},
-                         get_fields(f.getFields())});
-    return out;
-  });
+  return read_message<schema::FactList>(bytes, where,
+                                        [](schema::FactList::Reader r) { return read_facts(r.getFacts()); });
 }
 
 std::string encode_run_meta(const std::vector<std::string>& summarising) {
