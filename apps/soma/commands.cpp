@@ -175,13 +175,8 @@ void show_cache(const store& s, const invocation& inv, std::ostream& out) {
 
 void show_standing(const store& s, const invocation& inv, std::ostream& out) {
   auto latest = standing(s);
-  // Writer against writer: how far behind the newest reading, never against
-  // this reader's clock (two machines' clocks drift; a writer's against
-  // another's cancels it).
-  std::int64_t newest = 0;
-  for (auto& [id, r] : latest)
-    newest = std::max(newest, r.when_us);
-  auto quiet_s = [&](const reading& r) { return static_cast<double>(newest - r.when_us) / 1e6; };
+  quietness quiet{latest};
+  auto quiet_s = [&](const reading& r) { return quiet.of(r); };
   if (inv.json) {
     auto array = json::array();
     for (auto& [id, r] : latest) {

@@ -25,15 +25,13 @@ std::optional<T> number(std::string_view text) {
 std::vector<fleet_row> fleet(const store& s, std::string_view run) {
   auto scanned = detail::scan_hosts(s, run);
   auto latest = standing(s);
-  std::int64_t newest = 0;
-  for (auto& [id, r] : latest)
-    newest = std::max(newest, r.when_us);
+  quietness quiet{latest};
   auto fill = [&](fleet_row& row, const std::string& id) {
     row.machine = id;
     if (auto i = latest.find(id); i != latest.end()) {
       row.busy = i->second.busy;
       row.served = i->second.served;
-      row.quiet_s = static_cast<double>(newest - i->second.when_us) / 1e6;
+      row.quiet_s = quiet.of(i->second);
     }
   };
   std::vector<fleet_row> rows;

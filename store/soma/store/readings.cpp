@@ -153,6 +153,11 @@ void put_reading(store& s, const reading& r) {
   });
 }
 
+quietness::quietness(const std::map<std::string, reading>& standing) {
+  for (auto& [id, r] : standing)
+    newest_ = std::max(newest_, r.when_us);
+}
+
 std::map<std::string, reading> standing(const store& s) {
   std::map<std::string, reading> out;
   auto& env = s.env();

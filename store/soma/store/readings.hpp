@@ -52,6 +52,24 @@ void put_reading(store& s, const reading& r);
 /// readings (one entry per machine). Throws store_error for damaged bytes.
 [[nodiscard]] std::map<std::string, reading> standing(const store& s);
 
+/// How quiet each machine of a standing is: seconds from its latest reading
+/// to the newest reading of any machine. Writer against writer, never
+/// against the reader's clock: two machines' clocks drift, and comparing a
+/// writer with another cancels it; a fleet where every writer stopped shows
+/// nothing quiet.
+class quietness {
+public:
+  explicit quietness(const std::map<std::string, reading>& standing);
+
+  /// Seconds `r` is behind the newest reading.
+  [[nodiscard]] double of(const reading& r) const noexcept {
+    return static_cast<double>(newest_ - r.when_us) / 1e6;
+  }
+
+private:
+  std::int64_t newest_ = 0;
+};
+
 /// Every reading kept of machine `id`, oldest first. One scan of its readings.
 [[nodiscard]] std::vector<reading> readings(const store& s, const std::string& id);
 
