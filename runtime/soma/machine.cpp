@@ -68,14 +68,14 @@ std::string fixed(double x) {
 
 } // namespace
 
-fact machine_reading::to_fact() const {
+fact machine_fact(const reading& r) {
   return fact{"machine",
-              {{"id", id},
-               {"busy", fixed(busy)},
-               {"memory", fixed(memory)},
-               {"cores", std::to_string(cores)},
-               {"up_us", std::to_string(up_us)},
-               {"served", std::to_string(served)}}};
+              {{"id", r.id},
+               {"busy", fixed(r.busy)},
+               {"memory", fixed(r.memory)},
+               {"cores", std::to_string(r.cores)},
+               {"up_us", std::to_string(r.up_us)},
+               {"served", std::to_string(r.served)}}};
 }
 
 machine_sampler::machine_sampler() : started_(std::chrono::steady_clock::now()) {
@@ -85,9 +85,12 @@ machine_sampler::machine_sampler() : started_(std::chrono::steady_clock::now()) 
   id_ = std::string{*host ? host : "unknown"} + "-" + std::to_string(getpid());
 }
 
-machine_reading machine_sampler::read(std::uint64_t served) {
+reading machine_sampler::read(std::uint64_t served) {
   auto [busy, total] = cpu_jiffies();
-  machine_reading r;
+  reading r;
+  r.when_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                std::chrono::system_clock::now().time_since_epoch())
+                .count();
   std::lock_guard guard{lock_};
   r.id = id_;
   auto d_total = total - last_total_;

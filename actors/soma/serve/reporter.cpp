@@ -9,15 +9,6 @@
 
 namespace soma::serve {
 
-namespace {
-
-std::int64_t unix_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
-}
-
-} // namespace
 
 caf::actor spawn_reporter(caf::actor_system& sys, worker_state& worker, store into,
                           std::chrono::microseconds every, log_line log) {
@@ -29,10 +20,8 @@ caf::actor spawn_reporter(caf::actor_system& sys, worker_state& worker, store in
     bool running = true;
     auto next = std::chrono::steady_clock::now();
     auto report = [&] {
-      auto m = sampler.read(worker.served());
-      reading r{m.id, m.busy, m.memory, m.cores, m.up_us, m.served, unix_us()};
       try {
-        put_reading(into, r);
+        put_reading(into, sampler.read(worker.served()));
         if (failing)
           log("readings: writing to " + into.path() + " works again");
         failing = false;

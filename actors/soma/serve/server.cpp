@@ -72,7 +72,7 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
       auto now = std::chrono::steady_clock::now();
       if (!st.last_reading || now - *st.last_reading >= reading_every) {
         st.last_reading = now;
-        reading = worker->sampler().read(served).to_fact();
+        reading = machine_fact(worker->sampler().read(served));
       }
       bool ran = true;
       auto answer = run_slice(*st.catalog, bytes, std::move(reading), &ran);
