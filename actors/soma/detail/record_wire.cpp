@@ -1,3 +1,4 @@
+#include "soma/store/detail/capnp_bytes.hpp"
 #include "soma/detail/record_wire.hpp"
 
 #include <cstring>
@@ -14,9 +15,7 @@ namespace soma::detail {
 namespace {
 
 std::string flat(capnp::MessageBuilder& message) {
-  auto words = capnp::messageToFlatArray(message);
-  auto b = words.asBytes();
-  return std::string(reinterpret_cast<const char*>(b.begin()), b.size());
+  return detail::to_bytes(message);
 }
 
 // Reads root T of `bytes`, handing it to `f`; throws store_error naming `what`.
@@ -24,8 +23,7 @@ template <class T, class F>
 auto read(std::string_view bytes, const char* what, F&& f) {
   if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
     throw store_error(std::string{what} + " did not decode: its size is not a whole number of words");
-  auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
-  std::memcpy(words.begin(), bytes.data(), bytes.size());
+  auto words = detail::aligned_words(bytes);
   try {
     capnp::FlatArrayMessageReader reader{words};
     return f(reader.getRoot<T>());

@@ -1,3 +1,4 @@
+#include "soma/store/detail/capnp_bytes.hpp"
 #include "soma/detail/slice_actor.hpp"
 
 #include <cstring>
@@ -50,9 +51,7 @@ std::string encode_slice(const std::vector<slice_member>& members, const std::st
     ns[i].setLibrary(members[i].library);
   }
   root.setInput(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(input.data()), input.size()));
-  auto words = capnp::messageToFlatArray(message);
-  auto b = words.asBytes();
-  return std::string(reinterpret_cast<const char*>(b.begin()), b.size());
+  return detail::to_bytes(message);
 }
 
 void send_trip(slice_actor* self, std::uint64_t id);
@@ -82,8 +81,7 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& bytes) {
   try {
     if (bytes.size() % sizeof(capnp::word) != 0)
       throw std::runtime_error("its size is not a whole number of words");
-    auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
-    std::memcpy(words.begin(), bytes.data(), bytes.size());
+    auto words = detail::aligned_words(bytes);
     capnp::FlatArrayMessageReader reader{words};
     auto r = reader.getRoot<schema::SliceResult>();
     auto refusal = r.getRefusal();

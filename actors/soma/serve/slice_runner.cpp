@@ -1,3 +1,4 @@
+#include "soma/store/detail/capnp_bytes.hpp"
 #include "soma/serve/slice_runner.hpp"
 
 #include <chrono>
@@ -49,9 +50,7 @@ struct answer {
     auto ms = root.initMissing(static_cast<unsigned>(missing.size()));
     for (unsigned i = 0; i < missing.size(); ++i)
       ms.set(i, missing[i]);
-    auto words = capnp::messageToFlatArray(message);
-    auto b = words.asBytes();
-    return std::string(reinterpret_cast<const char*>(b.begin()), b.size());
+    return detail::to_bytes(message);
   }
 };
 
@@ -72,8 +71,7 @@ std::string run_slice(session_catalog& catalog, std::string_view bytes, std::opt
     if (bytes.size() % sizeof(capnp::word) != 0)
       throw std::runtime_error("its size is not a whole number of words");
     // Copied so the words are aligned whatever the transport gave us.
-    kj::Array<capnp::word> words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
-    std::memcpy(words.begin(), bytes.data(), bytes.size());
+    auto words = detail::aligned_words(bytes);
     capnp::FlatArrayMessageReader reader{words};
     auto slice = reader.getRoot<schema::Slice>();
     for (auto n : slice.getNodes())

@@ -1,3 +1,4 @@
+#include "soma/store/detail/capnp_bytes.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/store/keys.hpp"
 
@@ -52,8 +53,7 @@ std::optional<entry> decode(std::string_view stored) {
   auto bytes = stored.substr(stamp);
   if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
     return std::nullopt;
-  auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
-  std::memcpy(words.begin(), bytes.data(), bytes.size());
+  auto words = detail::aligned_words(bytes);
   try {
     // The entry is ours and whole-sized: let the reader walk all of it (the
     // default limit, 64 MiB, would refuse a larger kept output).
@@ -85,9 +85,7 @@ std::string encode(const detail::cache_identity& who, std::string_view output,
   r.setKeptAt(kept_at);
   r.setKeptNs(kept_ns);
   r.setOutput(kj::arrayPtr(reinterpret_cast<const kj::byte*>(output.data()), output.size()));
-  auto words = capnp::messageToFlatArray(msg);
-  auto bytes = words.asBytes();
-  return be64(kept_ns) + std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
+  return be64(kept_ns) + detail::to_bytes(msg);
 }
 
 std::string node_prefix(std::string_view node) {

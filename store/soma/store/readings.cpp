@@ -1,3 +1,4 @@
+#include "soma/store/detail/capnp_bytes.hpp"
 #include "soma/store/readings.hpp"
 
 #include <algorithm>
@@ -35,9 +36,7 @@ std::string encode(const reading& r) {
   x.setUpUs(r.up_us);
   x.setServed(r.served);
   x.setWhenUs(r.when_us);
-  auto words = capnp::messageToFlatArray(message);
-  auto b = words.asBytes();
-  return std::string(reinterpret_cast<const char*>(b.begin()), b.size());
+  return detail::to_bytes(message);
 }
 
 reading decode(std::string_view bytes, const std::string& store_path) {
@@ -47,8 +46,7 @@ reading decode(std::string_view bytes, const std::string& store_path) {
   };
   if (bytes.size() % sizeof(capnp::word) != 0 || bytes.empty())
     throw damaged("its size is not a whole number of words");
-  auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
-  std::memcpy(words.begin(), bytes.data(), bytes.size());
+  auto words = detail::aligned_words(bytes);
   try {
     capnp::FlatArrayMessageReader reader{words};
     auto x = reader.getRoot<schema::Reading>();

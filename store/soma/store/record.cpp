@@ -1,3 +1,4 @@
+#include "soma/store/detail/capnp_bytes.hpp"
 #include "soma/store/record.hpp"
 
 #include <cstring>
@@ -32,13 +33,6 @@ namespace detail {
 namespace {
 
 // Serialises straight into the string that goes to LMDB: one copy.
-std::string to_bytes(capnp::MallocMessageBuilder& msg) {
-  std::string out(capnp::computeSerializedSizeInWords(msg) * sizeof(capnp::word), '\0');
-  kj::ArrayOutputStream stream{
-    kj::arrayPtr(reinterpret_cast<kj::byte*>(out.data()), out.size())};
-  capnp::writeMessage(stream, msg);
-  return out;
-}
 
 // A first segment sized to the message, instead of Cap'n Proto's default of
 // 8 KiB zeroed per message: most records and blobs are a few hundred bytes.
@@ -82,8 +76,7 @@ auto read_message(std::string_view bytes, const origin& where, F&& f) {
     throw store_error(where.str() + " is damaged: " + std::to_string(bytes.size())
                       + " bytes is not a whole number of 8-byte words; its bytes were changed "
                         "after they were written, and the rest of the store still reads");
-  auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
-  std::memcpy(words.begin(), bytes.data(), bytes.size());
+  auto words = detail::aligned_words(bytes);
   try {
     capnp::FlatArrayMessageReader reader{words};
     return f(reader.getRoot<Root>());
