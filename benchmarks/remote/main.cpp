@@ -137,12 +137,24 @@ double in_flight(caf::actor_system& sys, const G& g, const soma::broker& b, std:
     self->send(caf::actor_cast<caf::actor>(g.actor()), soma::forward_atom::value,
                static_cast<std::int64_t>(sent++), opt);
   while (got < n) {
-    self->receive([&](std::int64_t) {
+    auto next = [&] {
       ++got;
       if (sent < n)
         self->send(caf::actor_cast<caf::actor>(g.actor()), soma::forward_atom::value,
                    static_cast<std::int64_t>(sent++), opt);
-    });
+    };
+    // A failed forward or a stalled worker ends the driver with a message,
+    // never a row timed around a hang.
+    self->receive([&](std::int64_t) { next(); },
+                  [&](caf::error& e) {
+                    std::fprintf(stderr, "bench_remote: a forward failed: %s\n", sys.render(e).c_str());
+                    std::exit(1);
+                  },
+                  caf::after(std::chrono::seconds(30)) >> [&] {
+                    std::fprintf(stderr, "bench_remote: no answer for 30 s with %zu in flight\n",
+                                 sent - got);
+                    std::exit(1);
+                  });
   }
   return micros(clock_type::now() - t0) / static_cast<double>(n);
 }
