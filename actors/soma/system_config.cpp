@@ -19,9 +19,30 @@ system_config::system_config() {
   add_message_type<fact>("soma::fact");
   load<caf::io::middleman>();
   set("middleman.workers", size_t{0});
+  detect_within(default_detection);
   add_error_category(error_category, [](std::uint8_t code, caf::atom_value, const caf::message& ctx) {
     return describe(caf::error{code, error_category, ctx});
   });
+}
+
+system_config& system_config::detect_within(std::chrono::milliseconds silence) {
+  using namespace std::chrono;
+  // Four heartbeats fit in the silence a connection is allowed, so one late
+  // beat (a busy machine) is never taken for a lost peer.
+  auto beat = std::max(milliseconds{50}, silence / 6);
+  set("middleman.heartbeat-interval", caf::timespan{duration_cast<nanoseconds>(beat)});
+  set("middleman.connection-timeout", caf::timespan{duration_cast<nanoseconds>(silence)});
+  return *this;
+}
+
+std::chrono::milliseconds silence_allowed(const caf::actor_system_config& cfg) {
+  auto t = caf::get_or(cfg, "middleman.connection-timeout", caf::timespan{0});
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t);
+}
+
+std::chrono::milliseconds detection_bound(const caf::actor_system_config& cfg) {
+  auto beat = caf::get_or(cfg, "middleman.heartbeat-interval", caf::timespan{0});
+  return silence_allowed(cfg) + std::chrono::duration_cast<std::chrono::milliseconds>(beat);
 }
 
 system_config& system_config::use_tls(const soma::tls& files) {

@@ -4,6 +4,8 @@
 /// soma::system_config: a caf::actor_system_config with soma's types known
 /// and defaults suited to graphs of small actors.
 
+#include <chrono>
+
 #include <caf/actor_system_config.hpp>
 
 #include "soma/worker.hpp"
@@ -28,6 +30,14 @@ namespace soma {
 ///   `middleman.workers` = 0 (the multiplexer thread deserialises itself
 ///   instead of handing each message to another thread), so graphs can send
 ///   nodes to workers (docs/remote.md).
+/// - CAF's connection heartbeat is on: every connection (to a worker, from a
+///   client, to a served store) sends a beat every `silence / 6`, and one
+///   that has sent nothing for `silence` (3 s by default) is closed, so
+///   whatever was in flight to a peer that stopped, whose packets are
+///   dropped or whose host is gone ends within `silence` plus one beat
+///   (detection_bound()). A healthy idle connection keeps beating and never
+///   times out. Both ends must beat: a peer made from a plain CAF config
+///   with `middleman.heartbeat-interval` 0 is cut off after `silence`.
 /// Everything stays overridable as with any CAF config: `set()`, a config
 /// file, or the command line (`--scheduler.max-threads=8`) through `parse()`.
 class system_config : public caf::actor_system_config {
@@ -38,6 +48,21 @@ public:
   /// workers then are mutual TLS (soma::worker::connect with the same
   /// `tls`). Returns *this.
   system_config& use_tls(const soma::tls& files);
+
+  /// Sets how long a connection may send nothing before it is closed
+  /// (`middleman.connection-timeout`; the heartbeat interval becomes a sixth
+  /// of it, at least 50 ms). Returns *this.
+  system_config& detect_within(std::chrono::milliseconds silence);
+
+  /// The silence allowed by default: 3 s.
+  static constexpr std::chrono::milliseconds default_detection{3000};
 };
+
+/// How long a connection of an actor system made from `cfg` may send
+/// nothing before it is closed (0: never).
+[[nodiscard]] std::chrono::milliseconds silence_allowed(const caf::actor_system_config& cfg);
+
+/// The bound on noticing a silent peer: the silence allowed plus one beat.
+[[nodiscard]] std::chrono::milliseconds detection_bound(const caf::actor_system_config& cfg);
 
 } // namespace soma

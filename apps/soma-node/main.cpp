@@ -25,6 +25,7 @@
 #include "soma/serve/catalog.hpp"
 #include "soma/serve/reporter.hpp"
 #include "soma/serve/server.hpp"
+#include "soma/serve/stop_deadline.hpp"
 #include "soma/system_config.hpp"
 #include "soma/version.hpp"
 
@@ -43,7 +44,13 @@ struct options {
   std::string store;
   std::optional<double> reporting;
   std::string serve_store;
+  double stop_within = 1.5;
+  double silence = 3.0;
 };
+
+// Exit statuses (docs/remote.md): 0 a clean stop, 1 cannot listen, 2 bad
+// usage, 3 a stop cut short at its bound.
+constexpr int cut_short_status = 3;
 
 int serve(const options& opt) {
   soma::address where;
@@ -123,7 +130,19 @@ int serve(const options& opt) {
   sigaddset(&stop, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
+  if (!(opt.stop_within > 0 && opt.stop_within <= 60)) {
+    std::fprintf(stderr, "soma-node: --stop-within takes seconds, more than 0 and at most 60, "
+                         "not %g\n", opt.stop_within);
+    return 2;
+  }
+  if (!(opt.silence >= 0.2 && opt.silence <= 3600)) {
+    std::fprintf(stderr, "soma-node: --connection-timeout takes seconds, at least 0.2 and at most "
+                         "3600, not %g\n", opt.silence);
+    return 2;
+  }
+
   soma::system_config cfg;
+  cfg.detect_within(std::chrono::milliseconds(static_cast<std::int64_t>(opt.silence * 1000)));
   if (tls) {
     cfg.load<caf::openssl::manager>();
     cfg.openssl_certificate = opt.tls_cert;
@@ -142,11 +161,26 @@ int serve(const options& opt) {
   }
   std::string code_dir = code_path.data();
   int status = 0;
+  bool stopped_by_signal = false;
+  auto make_durable = [&] {
+    for (auto* s : {&served_store, &readings_store})
+      if (*s) {
+        try {
+          (*s)->sync();
+        } catch (const std::exception& e) {
+          say(std::string{"could not sync "} + (*s)->path() + ": " + e.what());
+        }
+      }
+  };
   {
     // The worker's state outlives the actor system, whose destructor waits
     // for the sessions and the reporter that use it.
     soma::serve::worker_state worker{std::move(libraries), opt.accept_code, code_dir};
     worker.served_store = served_store;
+    // Armed when a signal says stop. Made after the worker and before the
+    // actor system, so it is destroyed (disarmed) once the system's
+    // destructor, which is what may not return in time, has returned.
+    std::optional<soma::serve::stop_deadline> deadline;
     caf::actor_system sys{cfg};
     auto front = soma::serve::spawn_front(sys, worker, say);
     caf::actor reporter;
@@ -181,13 +215,31 @@ int serve(const options& opt) {
       int signal = 0;
       sigwait(&stop, &signal);
       say(std::string{"stopping ("} + (signal == SIGTERM ? "SIGTERM" : "SIGINT") + ")");
+      stopped_by_signal = true;
+      auto bound = std::chrono::milliseconds(static_cast<std::int64_t>(opt.stop_within * 1000));
+      deadline.emplace(
+        bound,
+        [&worker, &make_durable, code_dir, bound] {
+          say("stop cut short after " + std::to_string(bound.count()) + " ms: "
+              + std::to_string(worker.running_slices()) + " slice(s) still running and "
+              + std::to_string(worker.open_sessions())
+              + " session(s) still open were abandoned; their clients see the connection close");
+          make_durable();
+          std::error_code ignored;
+          std::filesystem::remove_all(code_dir, ignored);
+          say("stopped (cut short)");
+        },
+        cut_short_status);
       caf::anon_send_exit(front, caf::exit_reason::user_shutdown);
       if (reporter)
         caf::anon_send_exit(reporter, caf::exit_reason::user_shutdown);
     }
   }
+  make_durable();
   std::error_code ignored;
   std::filesystem::remove_all(code_dir, ignored);
+  if (stopped_by_signal)
+    say("stopped");
   return status;
 }
 
@@ -215,6 +267,14 @@ int main(int argc, char** argv) {
                  "serve the store in DIR to writers and readers elsewhere (soma://HOST:PORT)");
   app.add_option("--reporting", opt.reporting,
                  "seconds between two readings (default 0.5 when --store is given)");
+  app.add_option("--stop-within", opt.stop_within,
+                 "seconds an orderly stop may take after SIGTERM or SIGINT; past them the worker "
+                 "abandons what still runs, says so, and exits with status 3")
+    ->capture_default_str();
+  app.add_option("--connection-timeout", opt.silence,
+                 "seconds a connection may send nothing before it is closed (CAF's heartbeat "
+                 "beats every sixth of it); what is in flight to a silent peer then ends")
+    ->capture_default_str();
   app.add_option("--tls-cert", opt.tls_cert, "this worker's certificate (PEM)");
   app.add_option("--tls-key", opt.tls_key, "its private key (PEM)");
   app.add_option("--tls-ca", opt.tls_ca, "the CA a client's certificate must be signed by (PEM)");

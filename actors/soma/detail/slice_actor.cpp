@@ -153,7 +153,8 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& bytes) {
   }
 }
 
-// Ends every trip that went to `session`: its worker is gone.
+// Ends every trip that went to `session`: its worker is gone. `why` is
+// CAF's reason, used only when the link cannot say more.
 void lost(slice_actor* self, const caf::actor_addr& session, const std::string& why) {
   auto& st = self->state;
   std::vector<trip> gone;
@@ -165,11 +166,13 @@ void lost(slice_actor* self, const caf::actor_addr& session, const std::string& 
       ++i;
     }
   }
+  auto now = clock::now();
   for (auto& t : gone) {
+    auto said = t.link ? t.link->loss(now - t.sent) : why;
     if (t.link)
-      t.link->lost(session, why);
+      t.link->lost(session, said);
     end_broken(self, *t.forward, st.members.front().name,
-               worker_name(st, t.link) + " was lost mid-forward: " + why);
+               worker_name(st, t.link) + " was lost mid-forward: " + said);
   }
 }
 

@@ -24,6 +24,7 @@
 
 #include "soma/broker.hpp"
 #include "soma/detail/remote_protocol.hpp"
+#include "soma/system_config.hpp"
 
 extern char** environ;
 
@@ -197,6 +198,53 @@ void worker_link::lost(const caf::actor_addr& session, std::string why) {
     return; // an older session: the current one is fine
   session_ = nullptr;
   lost_why_ = std::move(why);
+}
+
+namespace {
+
+// Seconds with one decimal, as a person reads them.
+std::string seconds(std::chrono::steady_clock::duration d) {
+  auto tenths = duration_cast<milliseconds>(d).count() / 100;
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " s";
+}
+
+// Whether process `pid` is stopped (state T in /proc/PID/stat).
+bool stopped(pid_t pid) {
+  auto path = "/proc/" + std::to_string(pid) + "/stat";
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  char buf[512];
+  auto n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  // "pid (comm) S ...": the state follows the last ')'.
+  auto* paren = std::strrchr(buf, ')');
+  return paren && paren[1] == ' ' && (paren[2] == 'T' || paren[2] == 't');
+}
+
+} // namespace
+
+std::string worker_link::loss(steady_clock::duration silent) {
+  std::string why;
+  {
+    std::lock_guard guard_lock{lock_};
+    if (child_exited(why))
+      return why;
+  }
+  auto allowed = silence_allowed(sys_.config());
+  bool timed_out = allowed.count() > 0 && silent >= allowed;
+  if (child_ > 0 && stopped(child_))
+    return "its process " + std::to_string(child_) + " is stopped and sent nothing for "
+           + seconds(silent);
+  if (timed_out)
+    return "no answer came for " + seconds(silent)
+           + " and the connection was closed: the worker is stopped, unreachable or gone (a "
+             "connection that sends nothing for "
+           + seconds(allowed) + " is closed; middleman.connection-timeout)";
+  return "the connection closed after " + seconds(silent);
 }
 
 bool worker_link::child_exited(std::string& why) {

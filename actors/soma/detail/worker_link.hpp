@@ -50,6 +50,12 @@ public:
   /// Called when `session` went away; a newer session is left alone.
   void lost(const caf::actor_addr& session, std::string why);
 
+  /// What is known of why a session was lost after `silent` with no answer
+  /// to what was in flight: a spawned child that ended or is stopped, a
+  /// silence past the connection timeout, or a closed connection. Never
+  /// blocks (called from the slice actor).
+  [[nodiscard]] std::string loss(std::chrono::steady_clock::duration silent);
+
   [[nodiscard]] const soma::address& where() const noexcept { return where_; }
   [[nodiscard]] soma::mode how() const noexcept { return how_; }
   [[nodiscard]] pid_t child() const noexcept { return child_; }

@@ -74,6 +74,16 @@ public:
   /// Counts a session closed.
   void session_closed() noexcept { open_.fetch_sub(1); }
 
+  /// How many sessions are open now.
+  [[nodiscard]] int open_sessions() const noexcept { return open_.load(); }
+
+  /// Counts a slice that began running; slice_ended() when it is answered.
+  void slice_began() noexcept { running_.fetch_add(1); }
+  void slice_ended() noexcept { running_.fetch_sub(1); }
+
+  /// How many slices are running now.
+  [[nodiscard]] int running_slices() const noexcept { return running_.load(); }
+
 private:
   std::vector<std::shared_ptr<const detail::node_library>> libraries_;
   bool accept_code_;
@@ -83,6 +93,7 @@ private:
   std::atomic<std::uint64_t> served_{0};
   std::atomic<std::uint64_t> sessions_{0};
   std::atomic<int> open_{0};
+  std::atomic<int> running_{0};
   machine_sampler sampler_;
 };
 

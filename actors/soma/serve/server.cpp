@@ -75,6 +75,11 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
         reading = machine_fact(worker->sampler().read(served));
       }
       bool ran = true;
+      worker->slice_began();
+      struct ending {
+        worker_state* w;
+        ~ending() { w->slice_ended(); }
+      } counted{worker};
       auto answer = run_slice(*st.catalog, bytes, std::move(reading), &ran);
       if (!ran)
         worker->served_back();

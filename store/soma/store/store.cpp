@@ -130,6 +130,11 @@ detail::environment& store::env() const {
   return *env_;
 }
 
+void store::sync() const {
+  if (env_)
+    env_->sync();
+}
+
 caf::expected<store> store::open(const std::string& dir, store_options options) {
   try {
     return store{dir, options};

@@ -102,6 +102,12 @@ public:
     return cache_limit_;
   }
 
+  /// Forces what this process committed to the store onto the disk, so a
+  /// machine crash cannot take it (an `expendable` handle's last commits
+  /// included). Nothing to do for a served store: its server syncs. Throws
+  /// store_error.
+  void sync() const;
+
   /// For soma's own readers and writers.
   [[nodiscard]] detail::environment& env() const;
 

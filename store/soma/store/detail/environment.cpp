@@ -299,4 +299,11 @@ void environment::copy_to(const std::string& dir) const {
     fail(rc, "copying the store into '" + dir + "'");
 }
 
+void environment::sync() const {
+  if (read_only_)
+    return;
+  if (int rc = mdb_env_sync(env_, 1); rc != 0)
+    fail(rc, "syncing the store to disk");
+}
+
 } // namespace soma::detail

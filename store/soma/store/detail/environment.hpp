@@ -54,6 +54,11 @@ public:
   /// sees it. Throws store_error.
   void copy_to(const std::string& dir) const;
 
+  /// Forces every committed transaction to disk (mdb_env_sync), including
+  /// those an `expendable` handle committed without syncing its meta page.
+  /// Safe from any thread, beside a write in progress. Throws store_error.
+  void sync() const;
+
   /// Throws store_error for LMDB code `rc` while doing `what`.
   [[noreturn]] void fail(int rc, std::string_view what) const;
 
