@@ -75,6 +75,8 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& bytes) {
   auto& fw = *keep;
   // Named only when something went wrong: an answer's hot path builds no text.
   auto link = t.link;
+  if (link)
+    link->heard();
   auto worker = [&st, link] { return worker_name(st, link); };
   auto took = micros(clock::now() - t.sent);
   auto first = st.members.front().name;
@@ -166,9 +168,8 @@ void lost(slice_actor* self, const caf::actor_addr& session, const std::string& 
       ++i;
     }
   }
-  auto now = clock::now();
   for (auto& t : gone) {
-    auto said = t.link ? t.link->loss(now - t.sent) : why;
+    auto said = t.link ? t.link->loss() : why;
     if (t.link)
       t.link->lost(session, said);
     end_broken(self, *t.forward, st.members.front().name,

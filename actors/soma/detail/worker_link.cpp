@@ -178,6 +178,7 @@ void worker_link::open() {
   guard_ = std::move(g);
   session_ = std::move(session);
   lost_why_.clear();
+  heard();
 }
 
 caf::actor worker_link::session(std::string& why) {
@@ -227,7 +228,9 @@ bool stopped(pid_t pid) {
 
 } // namespace
 
-std::string worker_link::loss(steady_clock::duration silent) {
+std::string worker_link::loss() {
+  auto silent = steady_clock::now()
+                - steady_clock::time_point{steady_clock::duration{heard_.load(std::memory_order_relaxed)}};
   std::string why;
   {
     std::lock_guard guard_lock{lock_};

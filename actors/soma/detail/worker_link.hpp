@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -50,11 +51,17 @@ public:
   /// Called when `session` went away; a newer session is left alone.
   void lost(const caf::actor_addr& session, std::string why);
 
-  /// What is known of why a session was lost after `silent` with no answer
-  /// to what was in flight: a spawned child that ended or is stopped, a
-  /// silence past the connection timeout, or a closed connection. Never
-  /// blocks (called from the slice actor).
-  [[nodiscard]] std::string loss(std::chrono::steady_clock::duration silent);
+  /// Notes that the session answered something just now.
+  void heard() noexcept {
+    heard_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                 std::memory_order_relaxed);
+  }
+
+  /// What is known of why the session was lost: a spawned child that ended
+  /// or is stopped, a silence (since its last answer) past the connection
+  /// timeout, or a closed connection. Never blocks (called from the slice
+  /// actor).
+  [[nodiscard]] std::string loss();
 
   [[nodiscard]] const soma::address& where() const noexcept { return where_; }
   [[nodiscard]] soma::mode how() const noexcept { return how_; }
@@ -78,6 +85,7 @@ private:
   caf::actor guard_;
   std::string lost_why_ = "it is not connected";
   std::string wire_mode_;
+  std::atomic<std::chrono::steady_clock::rep> heard_{0}; ///< the last answer
 };
 
 /// What a broker holds.

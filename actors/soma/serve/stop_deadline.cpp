@@ -4,16 +4,16 @@
 
 namespace soma::serve {
 
-stop_deadline::stop_deadline(std::chrono::milliseconds bound, std::function<void()> cut_short,
-                             int status) {
+stop_deadline::stop_deadline(std::chrono::milliseconds bound, std::function<int()> cut_short) {
   auto until = std::chrono::steady_clock::now() + bound;
-  thread_ = std::thread{[this, until, cut_short = std::move(cut_short), status] {
+  thread_ = std::thread{[this, until, cut_short = std::move(cut_short)] {
     std::unique_lock guard{lock_};
     if (changed_.wait_until(guard, until, [this] { return disarmed_; }))
       return;
     guard.unlock();
+    int status = 1;
     try {
-      cut_short();
+      status = cut_short();
     } catch (...) {
       // Ending the process matters more than saying why.
     }

@@ -19,14 +19,14 @@ namespace soma::serve {
 /// stop_deadline when it is told to stop; when disarm() has not been called
 /// within the bound, `cut_short` runs on the deadline's own thread (it logs
 /// what is abandoned, makes stores durable, removes what must not be left
-/// behind) and the process ends with `_exit(status)`, skipping destructors
-/// that could block. Committed LMDB transactions survive that; nothing else
+/// behind) and returns the status the process then ends with, through
+/// `_exit`, skipping destructors that could block. Committed LMDB transactions survive that; nothing else
 /// the process held matters once it is gone.
 class stop_deadline {
 public:
   /// Starts the clock. `cut_short` must not block for long: it runs inside
   /// the bound's margin.
-  stop_deadline(std::chrono::milliseconds bound, std::function<void()> cut_short, int status);
+  stop_deadline(std::chrono::milliseconds bound, std::function<int()> cut_short);
 
   /// Disarms the deadline (if still armed) and joins its thread.
   ~stop_deadline();

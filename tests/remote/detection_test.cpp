@@ -1,0 +1,212 @@
+// Nothing waits forever: a worker that stops answering (stopped, its link
+// down, its packets dropped) ends what is in flight to it within the stated
+// bound, with an error naming it; a healthy idle connection never times out;
+// and the next forward after the worker is back works.
+
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <thread>
+
+#include "network.hpp"
+#include "remote_fixture.hpp"
+#include "soma/address.hpp"
+
+using namespace soma_test;
+using clock_type = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+namespace {
+
+/// A forward of Sleepy(ms) at w1, run on another thread, and when it ended.
+struct in_flight {
+  seen facts;
+  std::future<int> value;
+  clock_type::time_point ended;
+
+  in_flight(const soma::typed_graph<int, int>& g, const soma::broker& b, int ms) {
+    value = std::async(std::launch::async, [this, g, b, ms] {
+      struct stamp {
+        clock_type::time_point& at;
+        ~stamp() { at = clock_type::now(); }
+      } when_it_ends{ended};
+      return g.forward(ms, {.watching = facts.watcher(), .broker = b});
+    });
+  }
+
+  /// Waits (with a deadline) for the forward to fail; its error's text.
+  std::string error() {
+    BOOST_REQUIRE_MESSAGE(value.wait_for(std::chrono::seconds(30)) == std::future_status::ready,
+                          "the forward still had not ended 30 s later");
+    try {
+      (void)value.get();
+    } catch (const soma::forward_error& e) {
+      return e.what();
+    }
+    BOOST_FAIL("the forward gave a value");
+    return {};
+  }
+};
+
+/// How long from `from` to `to`, in milliseconds.
+long long ms_between(clock_type::time_point from, clock_type::time_point to) {
+  return std::chrono::duration_cast<milliseconds>(to - from).count();
+}
+
+/// The text of the file at `path`, waiting (with a deadline) until it holds `line`.
+std::string wait_for_line(const std::filesystem::path& path, const std::string& line) {
+  auto until = clock_type::now() + std::chrono::seconds(10);
+  std::string text;
+  while (clock_type::now() < until) {
+    std::ifstream in{path};
+    std::stringstream all;
+    all << in.rdbuf();
+    text = all.str();
+    if (text.find(line) != std::string::npos)
+      return text;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return text;
+}
+
+struct tls_system {
+  soma::system_config cfg;
+  caf::actor_system sys;
+  explicit tls_system(const soma::tls& files) : sys{cfg.use_tls(files)} {}
+};
+
+} // namespace
+
+BOOST_FIXTURE_TEST_SUITE(remote_detection, system_fixture)
+
+BOOST_AUTO_TEST_CASE(the_default_bound_is_stated_and_at_most_five_seconds) {
+  BOOST_TEST(soma::silence_allowed(sys.config()).count() == 3000);
+  BOOST_TEST(soma::detection_bound(sys.config()).count() == 3500);
+}
+
+BOOST_AUTO_TEST_CASE(a_stopped_worker_ends_the_forward_in_flight_within_the_bound_then_serves_again) {
+  auto w1 = serving(sys);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Sleepy{}.named("sleepy").at("w1") >> Inc{}.named("c"));
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  in_flight f{g, broker, 200};
+  BOOST_REQUIRE(kill(w1.pid(), SIGSTOP) == 0);
+  auto stopped = clock_type::now();
+  auto what = f.error();
+  auto took = ms_between(stopped, f.ended);
+  auto bound = soma::detection_bound(sys.config()).count();
+  BOOST_TEST(took <= bound + 1000, "the forward ended " << took << " ms after SIGSTOP, bound " << bound);
+  BOOST_TEST(took >= soma::silence_allowed(sys.config()).count() - 600,
+             "it ended before the silence allowed: " << took << " ms");
+  BOOST_TEST(what.find("worker w1 (" + w1.address() + ") was lost mid-forward") != std::string::npos, what);
+  BOOST_TEST(what.find("is stopped and sent nothing for") != std::string::npos, what);
+  BOOST_TEST(names(f.facts.facts).back() == "broke", said(f.facts.facts));
+  BOOST_TEST(f.facts.facts.back()["host"] == "w1");
+  BOOST_TEST(f.facts.facts.back()["node"] == "sleepy");
+  // Back again: the next forward reconnects and runs.
+  BOOST_REQUIRE(kill(w1.pid(), SIGCONT) == 0);
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+}
+
+BOOST_AUTO_TEST_CASE(a_stopped_connected_worker_is_named_by_its_address_and_the_silence_seen) {
+  // A worker this process did not spawn: only the silence is known.
+  node_process worker{{node_program, "--nodes", test_nodes}};
+  auto address = "127.0.0.1:" + std::to_string(worker.port);
+  auto w1 = soma::worker::connect(sys, address);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Sleepy{}.named("sleepy").at("w1"));
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 1);
+  in_flight f{g, broker, 100};
+  BOOST_REQUIRE(kill(worker.pid, SIGSTOP) == 0);
+  auto stopped = clock_type::now();
+  auto what = f.error();
+  auto took = ms_between(stopped, f.ended);
+  BOOST_TEST(took <= soma::detection_bound(sys.config()).count() + 1000, took << " ms");
+  BOOST_TEST(what.find("worker w1 (" + address + ") was lost mid-forward: no answer came for")
+               != std::string::npos, what);
+  BOOST_TEST(what.find("middleman.connection-timeout") != std::string::npos, what);
+  BOOST_REQUIRE(kill(worker.pid, SIGCONT) == 0);
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_healthy_idle_connection_never_times_out) {
+  // A tight bound on both ends, then five times that long with nothing to do.
+  soma::system_config tight;
+  tight.detect_within(milliseconds(600));
+  caf::actor_system here{tight};
+  auto log = std::filesystem::temp_directory_path() / ("soma-idle-log-" + std::to_string(getpid()));
+  auto w = soma::worker::spawn(here, {"sh", "-c", "exec '" + node_program + "' --nodes '" + test_nodes
+                                                    + "' --connection-timeout 0.6 2>'" + log.string() + "'"});
+  auto broker = soma::broker::embedded({{"w1", w}});
+  auto g = soma::graph::somatize(here, Inc{}.named("a").at("w1"));
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  // The idleness is what is tested: nothing to wait for but time.
+  std::this_thread::sleep_for(milliseconds(3000));
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  auto text = wait_for_line(log, "session 1 opened");
+  BOOST_TEST(text.find("session 1 closed") == std::string::npos, text);
+  BOOST_TEST(text.find("session 2 opened") == std::string::npos, text);
+  std::filesystem::remove(log);
+}
+
+BOOST_AUTO_TEST_CASE(a_worker_whose_link_goes_down_or_whose_packets_are_dropped_ends_the_forward_in_bound) {
+  network_namespace net;
+  if (!net.made) {
+    BOOST_TEST_MESSAGE("SKIPPED: network namespaces are unavailable here (needs root and ip netns)");
+    return;
+  }
+  if (in_namespace(net, "nft list tables") != 0) {
+    BOOST_TEST_MESSAGE("SKIPPED: nft is not installed (scripts/setup installs nftables)");
+    return;
+  }
+  certificates certs;
+  tls_system client{certs.as("client")};
+  std::vector<std::string> command{"ip", "netns", "exec", net.ns, node_program, "--listen",
+                                   net.subnet + "2:0", "--nodes", test_nodes};
+  auto args = certs.worker_args();
+  command.insert(command.end(), args.begin(), args.end());
+  auto w1 = soma::worker::spawn(client.sys, command, soma::mode::project, certs.as("client"));
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(client.sys, Sleepy{}.named("sleepy").at("w1"));
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 1);
+  auto bound = soma::detection_bound(client.sys.config()).count();
+  auto prefix = "worker w1 (" + w1.address() + ") was lost mid-forward";
+
+  // Every packet dropped, both ways, inside the namespace.
+  {
+    in_flight f{g, broker, 300};
+    BOOST_REQUIRE(in_namespace(net, "nft add table inet soma_drop") == 0);
+    BOOST_REQUIRE(in_namespace(net, "nft 'add chain inet soma_drop in { type filter hook input "
+                                    "priority 0; policy drop; }'") == 0);
+    BOOST_REQUIRE(in_namespace(net, "nft 'add chain inet soma_drop out { type filter hook output "
+                                    "priority 0; policy drop; }'") == 0);
+    auto dropped = clock_type::now();
+    auto what = f.error();
+    auto took = ms_between(dropped, f.ended);
+    BOOST_TEST(took <= bound + 1000, "dropped packets: ended after " << took << " ms, bound " << bound);
+    BOOST_TEST(what.find(prefix) != std::string::npos, what);
+    BOOST_TEST(what.find("no answer came for") != std::string::npos, what);
+    BOOST_REQUIRE(in_namespace(net, "nft delete table inet soma_drop") == 0);
+    BOOST_TEST(g.forward(1, {.broker = broker}) == 1);
+  }
+
+  // The link itself down, on this side of the veth pair.
+  {
+    in_flight f{g, broker, 300};
+    BOOST_REQUIRE(sh("ip link set vs" + net.tag + " down") == 0);
+    auto down = clock_type::now();
+    auto what = f.error();
+    auto took = ms_between(down, f.ended);
+    BOOST_TEST(took <= bound + 1000, "link down: ended after " << took << " ms, bound " << bound);
+    BOOST_TEST(what.find(prefix) != std::string::npos, what);
+    BOOST_REQUIRE(sh("ip link set vs" + net.tag + " up") == 0);
+    BOOST_REQUIRE(sh("ip addr replace " + net.subnet + "1/24 dev vs" + net.tag) == 0);
+    BOOST_TEST(g.forward(1, {.broker = broker}) == 1);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

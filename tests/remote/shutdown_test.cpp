@@ -1,0 +1,150 @@
+// Bounded shutdown: a soma-node exits within its bound of SIGTERM whatever
+// it is doing (idle clients, a forward in flight), says what it cut short,
+// and its exit status says whether the stop was clean; a client whose
+// worker is stopped exits without hanging.
+
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <thread>
+
+#include "remote_fixture.hpp"
+
+using namespace soma_test;
+using clock_type = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+namespace {
+
+/// Waits up to `within` for `pid` to exit; its wait status, or -1.
+int reaped_within(pid_t pid, milliseconds within) {
+  auto until = clock_type::now() + within;
+  int status = -1;
+  while (clock_type::now() < until) {
+    if (waitpid(pid, &status, WNOHANG) == pid)
+      return status;
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  return -1;
+}
+
+std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in{p};
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The most a soma-node's stop may take (docs/remote.md): --stop-within's
+/// default of 1.5 s, plus what cutting short costs.
+constexpr milliseconds stop_bound{2000};
+
+} // namespace
+
+BOOST_FIXTURE_TEST_SUITE(remote_shutdown, system_fixture)
+
+BOOST_AUTO_TEST_CASE(a_worker_with_a_forward_in_flight_exits_within_the_bound_of_sigterm_twenty_times) {
+  auto log = std::filesystem::temp_directory_path() / ("soma-stop-log-" + std::to_string(getpid()));
+  std::vector<long long> took;
+  for (int round = 0; round < 20; ++round) {
+    node_process worker{{"sh", "-c", "exec '" + node_program + "' --nodes '" + test_nodes + "' 2>'"
+                                       + log.string() + "'"}};
+    auto w1 = soma::worker::connect(sys, "127.0.0.1:" + std::to_string(worker.port));
+    auto broker = soma::broker::embedded({{"w1", w1}});
+    auto g = soma::graph::somatize(sys, Sleepy{}.named("sleepy").at("w1"));
+    BOOST_REQUIRE(g.forward(1, {.broker = broker}) == 1);
+    auto pending = std::async(std::launch::async, [&] { return g.forward(10000, {.broker = broker}); });
+    // SIGTERM once the slice runs over there (a stop with nothing running is
+    // the next test's).
+    auto until = clock_type::now() + std::chrono::seconds(10);
+    while (clock_type::now() < until && read_all(log).find("session 1 opened") == std::string::npos)
+      std::this_thread::sleep_for(milliseconds(5));
+    std::this_thread::sleep_for(milliseconds(50)); // the slice on its way; not asserted on
+    auto began = clock_type::now();
+    BOOST_REQUIRE(kill(worker.pid, SIGTERM) == 0);
+    int status = reaped_within(worker.pid, milliseconds(10000));
+    auto ms = std::chrono::duration_cast<milliseconds>(clock_type::now() - began).count();
+    BOOST_REQUIRE_MESSAGE(status != -1, "round " << round << ": still running 10 s after SIGTERM");
+    worker.pid = -1;
+    took.push_back(ms);
+    BOOST_TEST(ms <= stop_bound.count(), "round " << round << ": exited " << ms << " ms after SIGTERM");
+    BOOST_TEST(WIFEXITED(status));
+    auto text = read_all(log);
+    // Cut short: the slice was still running, and it says so.
+    BOOST_TEST(WEXITSTATUS(status) == 3, "round " << round << ": " << text);
+    BOOST_TEST(text.find("stop cut short after 1500 ms: 1 slice(s) still running") != std::string::npos, text);
+    // The client's forward ends with the worker named, promptly.
+    BOOST_REQUIRE(pending.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+    try {
+      (void)pending.get();
+      BOOST_FAIL("a forward whose worker stopped gave a value");
+    } catch (const soma::forward_error& e) {
+      BOOST_TEST(std::string{e.what()}.find("worker w1 (127.0.0.1:") != std::string::npos, e.what());
+    }
+  }
+  std::sort(took.begin(), took.end());
+  BOOST_TEST_MESSAGE("SIGTERM to exit with a forward in flight, ms: median " << took[took.size() / 2]
+                     << ", max " << took.back());
+  std::filesystem::remove(log);
+}
+
+BOOST_AUTO_TEST_CASE(a_worker_with_idle_clients_and_a_reporter_stops_cleanly_within_the_bound) {
+  auto dir = std::filesystem::temp_directory_path() / ("soma-stop-store-" + std::to_string(getpid()));
+  auto log = dir.string() + ".log";
+  node_process worker{{"sh", "-c", "exec '" + node_program + "' --nodes '" + test_nodes
+                                     + "' --store '" + dir.string() + "' --reporting 0.1 2>'" + log + "'"}};
+  std::vector<soma::worker> clients;
+  for (int i = 0; i < 3; ++i)
+    clients.push_back(soma::worker::connect(sys, "127.0.0.1:" + std::to_string(worker.port)));
+  auto broker = soma::broker::embedded({{"w1", clients[0]}});
+  auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1"));
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  auto began = clock_type::now();
+  BOOST_REQUIRE(kill(worker.pid, SIGTERM) == 0);
+  int status = reaped_within(worker.pid, milliseconds(10000));
+  auto ms = std::chrono::duration_cast<milliseconds>(clock_type::now() - began).count();
+  BOOST_REQUIRE_MESSAGE(status != -1, "still running 10 s after SIGTERM");
+  worker.pid = -1;
+  BOOST_TEST(ms <= stop_bound.count(), "exited " << ms << " ms after SIGTERM");
+  auto text = read_all(log);
+  BOOST_TEST(WIFEXITED(status));
+  BOOST_TEST(WEXITSTATUS(status) == 0, text);
+  BOOST_TEST(text.find("stopping (SIGTERM)") != std::string::npos, text);
+  BOOST_TEST(text.find("stopped") != std::string::npos, text);
+  BOOST_TEST(text.find("cut short") == std::string::npos, text);
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(log);
+}
+
+BOOST_AUTO_TEST_CASE(a_client_whose_worker_is_stopped_exits_without_hanging) {
+  node_process worker{{node_program, "--nodes", test_nodes}};
+  // The client: another process, which connects, runs a forward, holds the
+  // session, and then returns from main while the worker is stopped.
+  auto address = "127.0.0.1:" + std::to_string(worker.port);
+  pid_t client = fork();
+  BOOST_REQUIRE(client >= 0);
+  if (client == 0) {
+    setenv("SOMA_CLIENT_HOLD_MS", "1500", 1);
+    execl(SOMA_REMOTE_CLIENT, SOMA_REMOTE_CLIENT, address.c_str(), nullptr);
+    _exit(127);
+  }
+  // Stopped while the client holds its session: the client's second
+  // forward is in flight to a stopped worker, then it exits.
+  std::this_thread::sleep_for(milliseconds(700)); // inside the hold; the bound below is the test
+  BOOST_REQUIRE(kill(worker.pid, SIGSTOP) == 0);
+  auto stopped = clock_type::now();
+  int status = reaped_within(client, milliseconds(15000));
+  auto ms = std::chrono::duration_cast<milliseconds>(clock_type::now() - stopped).count();
+  kill(worker.pid, SIGCONT);
+  BOOST_REQUIRE_MESSAGE(status != -1, "the client still ran 15 s after its worker stopped");
+  BOOST_TEST(ms <= 800 + soma::detection_bound(sys.config()).count() + 2000,
+             "the client exited " << ms << " ms after its worker stopped");
+  BOOST_TEST(WIFEXITED(status));
+  BOOST_TEST(WEXITSTATUS(status) == 1, "the client's forward to a stopped worker did not fail");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
