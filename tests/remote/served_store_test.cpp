@@ -92,4 +92,100 @@ BOOST_AUTO_TEST_CASE(a_served_store_says_what_is_wrong) {
   });
 }
 
+namespace {
+
+// Records forwards `from`..`to`-1 with a loss equal to the step into `r`,
+// one every few milliseconds (the pace of a real loop, not a wait).
+void record_steps(soma::typed_graph<std::string, double>& g, soma::recorder& r, int from, int to) {
+  for (int i = from; i < to; ++i) {
+    (void)g.forward("the quick brown fox", {.watching = r});
+    r.tell(soma::fact{"loss", {{"value", std::to_string(i)}}});
+    std::this_thread::sleep_for(2ms);
+  }
+}
+
+// Flushes until it works, for at most `within`; how many tries failed.
+int flush_until_written(soma::recorder& r, std::chrono::seconds within) {
+  auto until = std::chrono::steady_clock::now() + within;
+  int failed = 0;
+  for (;;) {
+    try {
+      r.flush();
+      return failed;
+    } catch (const soma::store_error&) {
+      ++failed;
+      BOOST_REQUIRE_MESSAGE(std::chrono::steady_clock::now() < until,
+                            "the recorder did not recover within " << within.count() << " s");
+      std::this_thread::sleep_for(100ms);
+    }
+  }
+}
+
+// Every forward 0..n-1 is there exactly once, holding its own step's loss.
+void each_forward_once(const std::string& served_dir, const std::string& run, int n) {
+  soma::store local{served_dir, {.read_only = true}};
+  auto rows = soma::forwards(local, run);
+  BOOST_TEST(rows.size() == static_cast<std::size_t>(n));
+  auto curve = soma::curve(local, run, "loss");
+  BOOST_REQUIRE(curve.size() == static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    BOOST_TEST(curve[static_cast<std::size_t>(i)].first == static_cast<std::uint64_t>(i));
+    BOOST_TEST(curve[static_cast<std::size_t>(i)].second == static_cast<double>(i),
+               "forward " << i << " holds step " << curve[static_cast<std::size_t>(i)].second);
+  }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_stopped_server_fails_a_flush_within_the_bound_and_nothing_is_written_twice) {
+  scratch dir;
+  std::string served_dir = dir / "served";
+  node_process server{{node_program, "--serve-store", served_dir}};
+  soma::store through{"soma://127.0.0.1:" + std::to_string(server.port)};
+  auto g = seed_graph(sys);
+  {
+  soma::recorder r{sys, through, {.run = "stalled", .summarising = {"loss"}, .durable_within = 20ms}};
+  record_steps(g, r, 0, 50);
+  r.flush();
+  // Stopped while batches are on their way: one may reach it and be written
+  // with its answer lost, and is then sent again.
+  record_steps(g, r, 50, 60);
+  BOOST_REQUIRE(kill(server.pid, SIGSTOP) == 0);
+  record_steps(g, r, 60, 70);
+  auto began = std::chrono::steady_clock::now();
+  BOOST_CHECK_THROW(r.flush(), soma::store_error);
+  auto took = std::chrono::steady_clock::now() - began;
+  BOOST_TEST((took <= soma::detection_bound(sys.config()) + 1500ms),
+             "a flush to a stopped server took "
+               << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
+  BOOST_REQUIRE(kill(server.pid, SIGCONT) == 0);
+  record_steps(g, r, 70, 80);
+  flush_until_written(r, 20s);
+  } // closed: everything told is written
+  each_forward_once(served_dir, "stalled", 80);
+}
+
+BOOST_AUTO_TEST_CASE(a_server_killed_and_restarted_is_written_again_by_itself_and_nothing_is_lost) {
+  scratch dir;
+  std::string served_dir = dir / "served";
+  auto server = std::make_unique<node_process>(std::vector<std::string>{node_program, "--serve-store", served_dir});
+  auto port = server->port;
+  soma::store through{"soma://127.0.0.1:" + std::to_string(port)};
+  auto g = seed_graph(sys);
+  {
+  soma::recorder r{sys, through, {.run = "restarted", .summarising = {"loss"}, .durable_within = 20ms}};
+  record_steps(g, r, 0, 40);
+  r.flush();
+  kill(server->pid, SIGKILL);
+  waitpid(server->pid, nullptr, 0);
+  server->pid = -1;
+  record_steps(g, r, 40, 50); // into nowhere: held
+  server = std::make_unique<node_process>(std::vector<std::string>{
+    node_program, "--serve-store", served_dir, "--listen", "127.0.0.1:" + std::to_string(port)});
+  record_steps(g, r, 50, 60);
+  flush_until_written(r, 20s);
+  } // closed: everything told is written
+  each_forward_once(served_dir, "restarted", 60);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

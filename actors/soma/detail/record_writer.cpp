@@ -26,6 +26,7 @@ struct writer_state {
   std::uint64_t next = 0;     ///< the least number a new forward gets
   std::vector<held_forward> unwritten; ///< kept from a failed write
   std::uint64_t recorder = 0; ///< who this writer is, to a served store's server
+  std::vector<std::uint64_t> asked; ///< the forward ids of the batch being written (once_for)
   static inline const char* name = "soma.record_writer";
 };
 
@@ -82,6 +83,18 @@ void merge(std::vector<held_forward>& unwritten, std::vector<held_forward>&& bat
   }
 }
 
+// `batch/<recorder>`: where a served store's server keeps the numbers it
+// gave a client recorder's last batch.
+std::string batch_key(std::uint64_t recorder) { return "batch/" + be64(recorder); }
+
+// The (forward id, number) pairs kept under batch_key, as be64 pairs.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> numbers_given(std::string_view bytes) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  for (std::size_t i = 0; i + 16 <= bytes.size(); i += 16)
+    out.emplace_back(from_be64(bytes.substr(i, 8)), from_be64(bytes.substr(i + 8, 8)));
+  return out;
+}
+
 // Writes the first `count` unwritten forwards in one transaction, adding
 // their numbers to `out`. Throws what the transaction threw.
 void write_chunk(writer_state& st, std::size_t count, record_numbers& out) {
@@ -104,13 +117,44 @@ void write_chunk(writer_state& st, std::size_t count, record_numbers& out) {
     auto had = after_last(env, txn, records, st.options.run);
     bool fresh_run = had == 0 && st.next == 0;
     next = std::max(st.next, had);
+    // A batch sent again (its answer was lost): its forwards keep the
+    // numbers they were given, and are written over, never twice.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> given;
+    std::string_view kept;
+    if (st.options.once_for && env.get(txn, dbi(db::meta), batch_key(st.options.once_for), kept))
+      given = numbers_given(kept);
+    auto given_to = [&](std::uint64_t id) -> std::optional<std::uint64_t> {
+      for (auto& [i, n] : given)
+        if (i == id && id != 0)
+          return n;
+      return std::nullopt;
+    };
     for (std::size_t i = 0; i < count; ++i) {
       auto& f = st.unwritten[i];
-      auto n = f.number ? *f.number : next++;
+      auto again = f.number ? f.number : given_to(f.id);
+      auto n = again ? *again : next++;
       numbered.emplace_back(f.id, n);
       auto key = record_key(st.options.run, n);
       env.put(txn, records, key, encode_record(to_record(f, n, st.options.summarising)));
       env.put(txn, blobs, key, encode_facts(f.facts));
+    }
+    if (st.options.once_for) {
+      // What this batch was given so far (earlier chunks, earlier tries),
+      // and nothing of batches before it.
+      std::string out;
+      auto keep = [&](std::uint64_t id, std::uint64_t n) {
+        if (std::find(st.asked.begin(), st.asked.end(), id) != st.asked.end()) {
+          out += be64(id);
+          out += be64(n);
+        }
+      };
+      for (auto& [id, n] : numbered)
+        keep(id, n);
+      for (auto& [id, n] : given)
+        if (std::find_if(numbered.begin(), numbered.end(), [id = id](auto& x) { return x.first == id; })
+            == numbered.end())
+          keep(id, n);
+      env.put(txn, dbi(db::meta), batch_key(st.options.once_for), out);
     }
     if (!st.meta_written) {
       // A fact's curve is one scan only if every record of the run holds
@@ -164,6 +208,11 @@ record_numbers write_remote(writer_state& st, remote_link& link) {
 record_numbers write(writer_actor* self, record_batch& batch) {
   auto& st = self->state;
   merge(st.unwritten, std::move(batch.forwards));
+  if (st.options.once_for) {
+    st.asked.clear();
+    for (auto& f : st.unwritten)
+      st.asked.push_back(f.id);
+  }
   if (auto* link = st.where->remote())
     return write_remote(st, *link);
   record_numbers out;

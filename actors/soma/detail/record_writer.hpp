@@ -53,6 +53,13 @@ struct writer_options {
   std::vector<std::string> summarising;
   bool overwrite = false;
   std::size_t batch = 1000; ///< forwards per transaction at most
+  /// Nonzero on a served store's server: the client recorder whose batches
+  /// this writer takes. A batch sent again because its answer was lost is
+  /// then written exactly once: each transaction also keeps, under
+  /// `batch/<recorder>` in the meta database, the numbers it gave the
+  /// forwards of the batch, and a forward arriving again gets its number
+  /// back instead of a new one (docs/formats.md).
+  std::uint64_t once_for = 0;
 };
 
 /// Spawns the writer of one run: it answers `(write_atom, record_batch)`

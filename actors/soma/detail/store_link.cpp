@@ -7,6 +7,7 @@
 #include <string>
 
 #include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
 
 #include "soma/address.hpp"
@@ -20,9 +21,46 @@ namespace soma::detail {
 
 namespace {
 
-// How long one call to the server may take: a snapshot of a large store is
-// the longest.
+// How long one call to a server that keeps answering heartbeats may take: a
+// snapshot of a large store is the longest. A server that stops answering
+// at all is noticed sooner, within the connection timeout
+// (soma::detection_bound, 3.5 s by default).
 constexpr auto call_within = std::chrono::seconds(60);
+
+// The text of what went wrong, as the server said it.
+constexpr const char* lost_marker = "soma.store_link.lost";
+
+// Asks `session` once for the caller: a request to a peer that is gone
+// would otherwise wait out its whole timeout, since CAF answers no request
+// already sent to a proxy that dies. Monitoring the session ends it at once.
+caf::behavior asking(caf::event_based_actor* self, caf::actor session) {
+  auto pending = std::make_shared<std::optional<caf::response_promise>>();
+  self->monitor(session);
+  self->set_down_handler([self, pending](caf::down_msg&) {
+    if (*pending)
+      (*pending)->deliver(caf::make_error(caf::sec::runtime_error, std::string{lost_marker}));
+    self->quit();
+  });
+  return {
+    [self, session, pending](store_atom, std::string& op, std::string& payload) {
+      auto rp = self->make_response_promise();
+      *pending = rp;
+      self->request(session, caf::infinite, store_atom::value, std::move(op), std::move(payload))
+        .then(
+          [self, pending](std::string& x) {
+            (*pending)->deliver(std::move(x));
+            pending->reset();
+            self->quit();
+          },
+          [self, pending](caf::error& e) {
+            (*pending)->deliver(std::move(e));
+            pending->reset();
+            self->quit();
+          });
+      return rp;
+    },
+  };
+}
 
 std::string from_env(const char* name) {
   auto* v = std::getenv(name);
@@ -78,15 +116,25 @@ public:
     caf::scoped_actor self{*sys_};
     std::string answer;
     std::optional<std::string> failure;
-    self->request(session, call_within, store_atom::value, op, std::move(payload))
+    auto asker = sys_->spawn(asking, session);
+    self->request(asker, call_within, store_atom::value, op, std::move(payload))
       .receive([&](std::string& x) { answer = std::move(x); },
                [&](caf::error& e) {
                  auto& ctx = e.context();
                  failure = ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
                                                              : sys_->render(e);
                });
-    if (failure)
+    if (failure && *failure == lost_marker) {
+      auto why = link_->loss();
+      link_->lost(session.address(), why);
+      throw store_error("the served store " + address_ + " did not " + op
+                        + ": it was lost (" + why + "); the next call reconnects");
+    }
+    if (failure) {
+      caf::anon_send_exit(asker, caf::exit_reason::user_shutdown);
       throw store_error("the served store " + address_ + " did not " + op + ": " + *failure);
+    }
+    link_->heard();
     return answer;
   }
 

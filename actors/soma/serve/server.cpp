@@ -154,8 +154,10 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
           if (auto bad = why_not_a_run_id(w.options.run))
             return caf::make_error(caf::sec::invalid_argument, "cannot record: " + *bad);
           auto& writer = (*self->state.writers)[w.recorder];
-          if (!writer)
+          if (!writer) {
+            w.options.once_for = w.recorder;
             writer = detail::spawn_record_writer(self->system(), served, w.options);
+          }
           auto rp = self->make_response_promise<std::string>();
           self->request(writer, caf::infinite, detail::write_atom::value,
                         detail::record_batch{std::move(w.forwards)})
