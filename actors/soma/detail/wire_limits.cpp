@@ -1,0 +1,132 @@
+// What a peer may make a process allocate before it is trusted.
+//
+// CAF 0.17's BASP reads a 32-byte header, then allocates whatever payload
+// length it claims (up to 4 GiB) and waits for it, even from a peer that
+// has not completed a handshake: one connection claiming 1.5 GB cost a
+// worker 1.4 GB of RSS for as long as it stayed open
+// (../shared/notes/caf-0.17.md). CAF has no setting for it, so soma wraps
+// the one function that decides, `caf::io::basp::instance::handle` for a
+// new header, as it wraps OpenSSL's I/O calls (openssl_error_queue.cpp):
+// libcaf_io calls it through its PLT, so this definition, loaded before
+// libcaf_io, is the one it reaches, and it calls CAF's own after checking.
+//
+// The limits (docs/remote.md, "Limits"):
+// - a peer that has not completed BASP's handshake may announce at most
+//   `soma.max-handshake-bytes` (64 KiB) of payload, and must complete the
+//   handshake within `soma.handshake-within` (the connection timeout, 3 s)
+//   of its first header; at most `soma.max-unauthenticated` (256)
+//   connections that sent a header may be unauthenticated at once;
+// - any message at all is at most `soma.max-message-bytes` (1 GiB).
+// A header past a limit closes the connection before anything is
+// allocated for its payload.
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include <caf/actor_system_config.hpp>
+#include <caf/io/basp/instance.hpp>
+#include <caf/io/system_messages.hpp>
+
+#include "soma/system_config.hpp"
+
+namespace {
+
+using caf::io::basp::connection_state;
+using caf::io::basp::header;
+using caf::io::basp::instance;
+using steady = std::chrono::steady_clock;
+
+using handle_fn = connection_state (*)(instance*, caf::execution_unit*, caf::io::new_data_msg&,
+                                       header&, bool);
+
+handle_fn cafs_own() {
+  // Resolved once; function-local statics need no global constructor.
+  static handle_fn fn = reinterpret_cast<handle_fn>(dlsym(
+    RTLD_NEXT, "_ZN3caf2io4basp8instance6handleEPNS_14execution_unitERNS0_12new_data_msgERNS1_6headerEb"));
+  return fn;
+}
+
+// Connections that sent a header but have not completed the handshake, by
+// (BASP instance, connection id): when their first header came.
+struct unauthenticated {
+  std::mutex lock;
+  std::map<std::pair<const void*, std::int64_t>, steady::time_point> since;
+};
+
+unauthenticated& pending() {
+  static unauthenticated p;
+  return p;
+}
+
+// Whether a connection that has not completed its handshake may go on.
+// `silence` is the connection timeout: a connection whose first header is
+// older than `within` plus twice that is surely closed (any header after
+// `within` is refused and closes it, and one that sends nothing is timed
+// out), so its entry can go.
+bool may_go_on(const instance* self, std::int64_t id, std::chrono::milliseconds within,
+               std::chrono::milliseconds silence, std::size_t at_most) {
+  auto& p = pending();
+  auto now = steady::now();
+  std::lock_guard guard{p.lock};
+  for (auto i = p.since.begin(); i != p.since.end();)
+    i = now - i->second > within + 2 * silence ? p.since.erase(i) : std::next(i);
+  auto key = std::make_pair(static_cast<const void*>(self), id);
+  auto i = p.since.find(key);
+  if (i == p.since.end()) {
+    if (p.since.size() >= at_most)
+      return false;
+    p.since.emplace(key, now);
+    return true;
+  }
+  if (now - i->second <= within)
+    return true;
+  p.since.erase(i); // refused: the connection closes
+  return false;
+}
+
+void authenticated(const instance* self, std::int64_t id) {
+  auto& p = pending();
+  std::lock_guard guard{p.lock};
+  p.since.erase(std::make_pair(static_cast<const void*>(self), id));
+}
+
+} // namespace
+
+namespace caf::io::basp {
+
+connection_state instance::handle(execution_unit* ctx, new_data_msg& dm, header& hdr,
+                                  bool is_payload) {
+  auto own = cafs_own();
+  if (!own)
+    return malformed_basp_message; // cannot happen while libcaf_io is loaded
+  auto& cfg = config();
+  bool trusted = tbl().lookup_direct(dm.handle) != none;
+  if (!is_payload && !trusted) {
+    auto within = soma::silence_allowed(cfg);
+    if (within.count() <= 0)
+      within = std::chrono::milliseconds{3000};
+    auto handshake_within = caf::get_or(cfg, "soma.handshake-within", caf::timespan{within});
+    auto at_most = caf::get_or(cfg, "soma.max-unauthenticated", std::size_t{256});
+    if (!may_go_on(this, dm.handle.id(),
+                   std::chrono::duration_cast<std::chrono::milliseconds>(handshake_within), within,
+                   at_most))
+      return malformed_basp_message;
+  }
+  auto next = own(this, ctx, dm, hdr, is_payload);
+  if (next == await_payload) {
+    auto cap = trusted ? caf::get_or(cfg, "soma.max-message-bytes", std::size_t{1} << 30)
+                       : caf::get_or(cfg, "soma.max-handshake-bytes", std::size_t{64} << 10);
+    if (hdr.payload_len > cap)
+      return malformed_basp_message; // closed before its payload is allocated
+  } else if (!trusted && next == await_header && tbl().lookup_direct(dm.handle) != none) {
+    authenticated(this, dm.handle.id());
+  }
+  return next;
+}
+
+} // namespace caf::io::basp
