@@ -39,6 +39,16 @@ struct forward_options {
   /// Which worker each host name of the graph (`.at("w1")`) means; a graph
   /// with remote nodes needs one (docs/remote.md).
   std::optional<soma::broker> broker;
+  /// How long the forward may take, whatever the cause (a slow node, a
+  /// worker that stops answering, a lost connection). Past it, forward()
+  /// throws soma::forward_error ("the forward did not end within N ms
+  /// (forward_options.deadline)") and an actor that asked gets that error;
+  /// the forward goes no further than the node it is at, and `broke` says
+  /// so once that node returns (a trip to a worker ends at once). A node
+  /// already running is not interrupted: C++ cannot stop a thread. Callable
+  /// watchers are told nothing after forward() gave up: they belong to the
+  /// caller, who has left. None: no deadline.
+  std::optional<std::chrono::milliseconds> deadline;
 };
 
 } // namespace soma
@@ -88,6 +98,10 @@ public:
   /// it from inside an actor: ask actor() instead.
   Out forward(In input, const forward_options& options = {}) const {
     auto job = caf::make_counted<detail::blocking_forward<Out>>(&options.watching);
+    if (options.deadline) {
+      job->give_deadline(*options.deadline);
+      job->own_watchers();
+    }
     job->keep_in(options.store);
     if (options.broker)
       route(*job, *options.broker);
@@ -159,6 +173,17 @@ private:
       auto rp = self->template make_response_promise<Out>();
       auto job = caf::make_counted<detail::requested_forward<Out>>(std::move(options.watching), rp);
       job->keep_in(std::move(options.store));
+      if (options.deadline) {
+        job->give_deadline(*options.deadline);
+        // A timer of its own ends the forward at its deadline, wherever it is.
+        self->spawn([job, within = *options.deadline](caf::event_based_actor* timer) -> caf::behavior {
+          timer->delayed_send(timer, within, detail::expire_atom::value);
+          return {[timer, job](detail::expire_atom) {
+            job->expire(timer, false);
+            timer->quit();
+          }};
+        });
+      }
       if (options.broker) {
         job->route_through(options.broker->state());
         if (options.broker->state()->needs_ready(hosts)) {
@@ -280,12 +305,13 @@ private:
     if constexpr (I + 1 < sizeof...(Ns))
       next = spawn_from<I + 1>(sys, nodes, declaration, actors, exits);
     if constexpr (soma::encodable<NOut>)
-      exits[I] = [next](std::string_view bytes, detail::forward_ptr&& fw, caf::local_actor* self) {
+      exits[I] = [next, name = declaration[I].name](std::string_view bytes, detail::forward_ptr&& fw,
+                                                     caf::local_actor* self) {
         auto value = decode<NOut>(bytes);
         if (next)
           caf::anon_send(next, detail::step<NOut>{std::move(fw), std::move(value)});
         else
-          detail::finish<NOut>(*fw, std::move(value), self);
+          detail::finish<NOut>(*fw, name, std::move(value), self);
       };
     auto& d = declaration[I];
     if (!d.host) {

@@ -3,10 +3,21 @@
 // The node the remote benchmark sends away: worth almost nothing, so what is
 // timed is the trip.
 
+#include <chrono>
 #include <cstdint>
+#include <thread>
 
 #include "soma/node.hpp"
 
 struct Cheap : soma::node<Cheap, std::int64_t, std::int64_t> {
   Out forward(const In& x, soma::context&) override { return x + 1; }
+};
+
+/// Sleeps its input in milliseconds: a slice still running when its worker
+/// is told to stop.
+struct Slow : soma::node<Slow, std::int64_t, std::int64_t> {
+  Out forward(const In& ms, soma::context&) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return ms;
+  }
 };

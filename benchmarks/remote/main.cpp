@@ -6,17 +6,26 @@
 //   d  the same with many forwards in flight through one worker
 //   e  c over mutual TLS
 //   f  cold start: worker::spawn, then the first result
+//   g  c with CAF's heartbeat off on both ends, beside c (heartbeat on, the default)
+//   h  time from SIGSTOP of a worker to the error of the forward in flight to it,
+//      beside the configured bound (soma::detection_bound)
+//   i  time from SIGTERM of a worker with a forward in flight to its exit
 //
 // Medians over --reps runs of --n trips; ratios against b from the same run.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <atomic>
+#include <future>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -40,7 +49,8 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 constexpr const char* driver = "bench_remote";
-constexpr const char* usage = "usage: bench_remote [--n TRIPS] [--reps R] [--inflight K] [--no-tls]\n";
+constexpr const char* usage =
+  "usage: bench_remote [--n TRIPS] [--reps R] [--inflight K] [--no-tls] [--stops S] [--terms T]\n";
 
 double micros(clock_type::duration d) {
   return std::chrono::duration<double, std::micro>(d).count();
@@ -159,6 +169,102 @@ double in_flight(caf::actor_system& sys, const G& g, const soma::broker& b, std:
   return micros(clock_type::now() - t0) / static_cast<double>(n);
 }
 
+// (h) S times: a worker stopped with a forward in flight; ms to the error.
+std::vector<double> detect_stopped(caf::actor_system& sys, const std::string& node,
+                                   const std::string& lib, std::size_t times) {
+  std::vector<double> ms;
+  for (std::size_t i = 0; i < times; ++i) {
+    auto w = soma::worker::spawn(sys, {node, "--nodes", lib});
+    auto b = soma::broker::embedded({{"w1", w}});
+    auto g = soma::graph::somatize(sys, Cheap{}.named("cheap").at("w1") >> Cheap{}.named("here"));
+    (void)g.forward(1, {.broker = b});
+    std::atomic<bool> stopped{false};
+    clock_type::time_point at;
+    auto pending = std::async(std::launch::async, [&] {
+      while (!stopped.load())
+        (void)g.forward(1, {.broker = b}); // one of them is in flight when it stops
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    kill(w.pid(), SIGSTOP);
+    at = clock_type::now();
+    stopped = true;
+    if (pending.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+      std::fprintf(stderr, "bench_remote: a forward to a stopped worker had not ended after 60 s\n");
+      std::exit(1);
+    }
+    try {
+      pending.get();
+      std::fprintf(stderr, "bench_remote: a forward to a stopped worker gave a value\n");
+      std::exit(1);
+    } catch (const soma::forward_error&) {
+      ms.push_back(micros(clock_type::now() - at) / 1000);
+    }
+    kill(w.pid(), SIGKILL);
+  }
+  return ms;
+}
+
+// (i) T times: SIGTERM to a worker running a slow slice; ms to its exit.
+std::vector<double> stop_in_flight(caf::actor_system& sys, const std::string& node,
+                                   const std::string& lib, std::size_t times) {
+  std::vector<double> ms;
+  for (std::size_t i = 0; i < times; ++i) {
+    // A worker this driver reaps itself: spawned by hand, reached by connect.
+    int out[2];
+    if (pipe(out) != 0)
+      std::exit(1);
+    pid_t pid = fork();
+    if (pid == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      int quiet = ::open("/dev/null", O_WRONLY);
+      dup2(quiet, STDERR_FILENO);
+      execl(node.c_str(), node.c_str(), "--nodes", lib.c_str(), nullptr);
+      _exit(127);
+    }
+    close(out[1]);
+    std::string port;
+    char c = 0;
+    while (read(out[0], &c, 1) == 1 && c != '\n')
+      port.push_back(c);
+    close(out[0]);
+    {
+      auto w = soma::worker::connect(sys, "127.0.0.1:" + port);
+      auto b = soma::broker::embedded({{"w1", w}});
+      auto g = soma::graph::somatize(sys, Slow{}.named("slow").at("w1"));
+      (void)g.forward(0, {.broker = b});
+      auto pending = std::async(std::launch::async, [&] {
+        try {
+          (void)g.forward(10000, {.broker = b});
+        } catch (const std::exception&) {
+        }
+      });
+      std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the slice is running
+      auto t0 = clock_type::now();
+      kill(pid, SIGTERM);
+      int status = 0;
+      for (;;) {
+        if (waitpid(pid, &status, WNOHANG) == pid)
+          break;
+        if (clock_type::now() - t0 > std::chrono::seconds(30)) {
+          std::fprintf(stderr, "bench_remote: a worker still ran 30 s after SIGTERM\n");
+          kill(pid, SIGKILL);
+          std::exit(1);
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+      }
+      ms.push_back(micros(clock_type::now() - t0) / 1000);
+      pending.wait();
+    }
+  }
+  return ms;
+}
+
+void print_ms(const char* name, const std::vector<double>& ms, const std::string& beside) {
+  auto [lo, hi] = std::minmax_element(ms.begin(), ms.end());
+  std::printf("%-48s %10.0f ms  median, max %.0f (min %.0f) over %zu; %s\n", name, median(ms), *hi, *lo,
+              ms.size(), beside.c_str());
+}
+
 std::string certificates(const std::string& dir) {
   auto key = "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout " + dir;
   auto run = [](const std::string& c) { return std::system((c + " >/dev/null 2>&1").c_str()) == 0; };
@@ -175,7 +281,7 @@ std::string certificates(const std::string& dir) {
 } // namespace
 
 int main(int argc, char** argv) {
-  std::size_t n = 2000, reps = 5, k = 64;
+  std::size_t n = 2000, reps = 5, k = 64, stops = 10, terms = 20;
   bool tls = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -190,6 +296,10 @@ int main(int argc, char** argv) {
       reps = bench::positive(driver, usage, a, value());
     else if (a == "--inflight")
       k = bench::positive(driver, usage, a, value());
+    else if (a == "--stops")
+      stops = bench::positive(driver, usage, a, value());
+    else if (a == "--terms")
+      terms = bench::positive(driver, usage, a, value());
     else if (a == "--no-tls")
       tls = false;
     else
@@ -226,13 +336,26 @@ int main(int argc, char** argv) {
   soma::forward_options opt;
   opt.broker = b;
 
-  std::vector<double> a, floor, c, d, e;
+  // g: the same worker and trip with CAF's heartbeat off on both ends.
+  soma::system_config quiet_cfg;
+  quiet_cfg.set("middleman.heartbeat-interval", caf::timespan{0});
+  quiet_cfg.set("middleman.connection-timeout", caf::timespan{0});
+  caf::actor_system quiet_sys{quiet_cfg};
+  // A beat every 600 s: off, for what a run of this length can see.
+  auto qw = soma::worker::spawn(quiet_sys, {node, "--nodes", lib, "--connection-timeout", "3600"});
+  auto qb = soma::broker::embedded({{"w1", qw}});
+  auto quiet_remote = soma::graph::somatize(quiet_sys, Cheap{}.named("cheap").at("w1"));
+  soma::forward_options qopt;
+  qopt.broker = qb;
+
+  std::vector<double> a, floor, c, d, e, g;
   // The trip's bytes: a Slice of one node with an 8-byte input, and its answer.
   const std::size_t trip_bytes = 256;
   for (std::size_t r = 0; r < reps; ++r) {
     a.push_back(blocking_trips(local, {}, n));
     floor.push_back(tcp_ping_pong(trip_bytes, n));
     c.push_back(blocking_trips(remote, opt, n));
+    g.push_back(blocking_trips(quiet_remote, qopt, n));
     d.push_back(in_flight(sys, remote, b, n * 5, k));
   }
   std::optional<soma::worker> tw;
@@ -259,7 +382,15 @@ int main(int argc, char** argv) {
   std::printf("%-48s %10.2f ms  (%.2f-%.2f)\n", "f  cold start: spawn to first result", median(cold) / 1000,
               *std::min_element(cold.begin(), cold.end()) / 1000,
               *std::max_element(cold.begin(), cold.end()) / 1000);
-  std::printf("\ntargets: c ≤ 150 µs and ≤ 5× b; d ≥ 20,000 trips/s; f < 50 ms\n");
+  print("g  c with the heartbeat off (c has it on)", g, f);
+  std::printf("   c / g = %.2f\n", median(c) / median(g));
+  auto bound = soma::detection_bound(sys.config()).count();
+  print_ms("h  SIGSTOP to the error of the forward in flight", detect_stopped(sys, node, lib, stops),
+           "bound " + std::to_string(bound) + " ms");
+  print_ms("i  SIGTERM to exit, a forward in flight", stop_in_flight(sys, node, lib, terms),
+           "bound 2000 ms (--stop-within 1.5 s)");
+  std::printf("\ntargets: c ≤ 150 µs and ≤ 5× b; d ≥ 20,000 trips/s; f < 50 ms; g within noise "
+              "of c; h ≤ its bound; i ≤ 2000 ms\n");
   std::filesystem::remove_all(dir);
   return 0;
 }

@@ -133,6 +133,26 @@ BOOST_AUTO_TEST_CASE(a_stopped_connected_worker_is_named_by_its_address_and_the_
   BOOST_TEST(g.forward(1, {.broker = broker}) == 1);
 }
 
+BOOST_AUTO_TEST_CASE(a_forward_deadline_ends_a_trip_in_time_and_the_worker_stays_usable) {
+  auto w1 = serving(sys);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Sleepy{}.named("sleepy").at("w1") >> Inc{}.named("c"));
+  seen s;
+  auto began = clock_type::now();
+  try {
+    (void)g.forward(2000, {.watching = s.watcher(), .broker = broker, .deadline = milliseconds(300)});
+    BOOST_FAIL("a forward past its deadline gave a value");
+  } catch (const soma::forward_error& e) {
+    BOOST_TEST(e.node() == "sleepy");
+    BOOST_TEST(e.error() == "the forward did not end within 300 ms (forward_options.deadline)");
+  }
+  auto took = ms_between(began, clock_type::now());
+  BOOST_TEST(took < 800, took << " ms for a 300 ms deadline");
+  // The session is not lost: the next forward (queued behind the slow one
+  // over there) is answered.
+  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+}
+
 BOOST_AUTO_TEST_CASE(a_healthy_idle_connection_never_times_out) {
   // A tight bound on both ends, then five times that long with nothing to do.
   soma::system_config tight;

@@ -192,10 +192,11 @@ BOOST_AUTO_TEST_CASE(a_worker_with_a_client_connected_stops_cleanly_on_sigterm) 
   BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
   BOOST_REQUIRE(kill(worker.pid, SIGTERM) == 0);
   int status = -1;
-  auto until = clock_type::now() + std::chrono::seconds(5);
+  // Its stated bound (docs/remote.md): 2 s.
+  auto until = clock_type::now() + std::chrono::seconds(2);
   while (clock_type::now() < until && waitpid(worker.pid, &status, WNOHANG) == 0)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  BOOST_REQUIRE_MESSAGE(status != -1, "the worker was still running 5 s after SIGTERM");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  BOOST_REQUIRE_MESSAGE(status != -1, "the worker was still running 2 s after SIGTERM");
   worker.pid = -1; // reaped here
   BOOST_TEST(WIFEXITED(status));
   BOOST_TEST(WEXITSTATUS(status) == 0);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include <caf/atom.hpp>
 #include <caf/local_actor.hpp>
 #include <caf/response_promise.hpp>
 #include <caf/typed_response_promise.hpp>
@@ -19,6 +20,9 @@
 #include "soma/forward_error.hpp"
 
 namespace soma::detail {
+
+/// Tells a forward's timer that its deadline came.
+using expire_atom = caf::atom_constant<caf::atom("somaexpire")>;
 
 /// A forward whose caller blocks in typed_graph::forward until it ends.
 template <class Out>
@@ -45,7 +49,15 @@ public:
   /// Waits for the end; returns the value or throws forward_error, or
   /// watcher_error when the forward finished but a callable watcher threw.
   Out take() {
-    parking_.wait();
+    if (auto& until = this->deadline()) {
+      if (!parking_.wait_until(*until)) {
+        if (this->claim_for_caller())
+          throw forward_error(this->where(), this->deadline_error());
+        parking_.wait(); // an actor took the end first: it hands it over now
+      }
+    } else {
+      parking_.wait();
+    }
     if (failure_)
       throw forward_error(std::move(failure_->first), std::move(failure_->second));
     if (auto& e = this->watcher_error())

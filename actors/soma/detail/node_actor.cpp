@@ -9,8 +9,9 @@ void node_threw(forward_state& fw, const std::string& node, std::exception_ptr e
   auto text = what(std::move(error));
   auto began_us = fw.since_began_us(began);
   fw.emit(failed_fact(node, text, began_us, micros(ended - began)), self->context());
+  if (!fw.take_end(node, self->context()))
+    return; // its deadline ended it while the node ran
   fw.emit(broke_fact(node, text, fw.since_began_us(clock::now())), self->context());
-  fw.mark_ended();
   fw.fail(node, std::move(text), self);
 }
 
@@ -18,15 +19,17 @@ void broke_after_running(forward_state& fw, const std::string& node, std::except
                          caf::local_actor* self) noexcept {
   if (fw.ended())
     return;
+  bool taken = false;
   try {
     auto text = what(std::move(error));
+    if (!fw.take_end(node, self->context()))
+      return;
+    taken = true;
     fw.emit(broke_fact(node, text, fw.since_began_us(clock::now())), self->context());
-    fw.mark_ended();
     fw.fail(node, std::move(text), self);
   } catch (...) {
     // Out of memory while saying so: end the forward with the least we can.
-    if (!fw.ended()) {
-      fw.mark_ended();
+    if (taken || fw.take_end(node, nullptr)) {
       try {
         fw.fail(node, "the forward could not be carried on", self);
       } catch (...) {

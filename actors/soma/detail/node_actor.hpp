@@ -79,11 +79,13 @@ void node_threw(forward_state& fw, const std::string& node, std::exception_ptr e
 void node_ran(forward_state& fw, const std::string& node, clock::time_point began,
               clock::time_point ended, caf::local_actor* self);
 
-/// Emits `finished` and ends the forward with `value`.
+/// Emits `finished` and ends the forward with `value`, the output of
+/// `node`; or, when its deadline ended it first, `broke` for that.
 template <class Out>
-void finish(forward_state& fw, Out&& value, caf::local_actor* self) {
+void finish(forward_state& fw, const std::string& node, Out&& value, caf::local_actor* self) {
+  if (!fw.take_end(node, self->context()))
+    return;
   fw.emit(finished_fact(fw.since_began_us(clock::now())), self->context());
-  fw.mark_ended();
   static_cast<forward_result<Out>&>(fw).complete(std::move(value), self);
 }
 
@@ -101,7 +103,7 @@ void pass_on(Self* self, forward_ptr&& forward, typename N::Out&& out) {
   if (st.next)
     self->send(st.next, step<Out>{std::move(forward), std::move(out)});
   else
-    finish<Out>(*forward, std::move(out), self);
+    finish<Out>(*forward, st.node_name, std::move(out), self);
 }
 
 /// Runs the node on `s`; emits `ran` (or `failed` and `broke`). Returns the
@@ -185,6 +187,8 @@ node_behavior(typename node_actor<N>::template stateful_pointer<node_state<N>> s
   return {
     [self](step<In>& s) {
       auto& st = self->state;
+      if (s.forward->expired_at(st.node_name, self))
+        return; // past its deadline: it goes no further
       forward_ptr keep = s.forward; // outlives a step moved on before a throw
       try {
         bool without_store = false;

@@ -4,6 +4,7 @@
 /// A one-shot event a blocked caller waits on: spin briefly, then sleep.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 namespace soma::detail {
@@ -20,6 +21,9 @@ public:
   /// Blocks until release() was called (returns at once if it was).
   void wait() noexcept;
 
+  /// Blocks until release() was called or `until`; whether it was released.
+  bool wait_until(std::chrono::steady_clock::time_point until) noexcept;
+
   /// Wakes the waiter. Everything written before is visible after wait().
   void release() noexcept;
 
@@ -29,6 +33,7 @@ public:
 
 private:
   std::atomic<std::uint32_t> state_{0};
+  std::atomic<bool> sleeping_{false}; ///< a waiter sleeps on the futex
 };
 
 } // namespace soma::detail

@@ -26,13 +26,21 @@ std::string worker_name(const slice_state& st, const std::shared_ptr<worker_link
 // Ends `fw` with `broke` at `node`, stamped with the host.
 void end_broken(slice_actor* self, forward_state& fw, const std::string& node,
                 const std::string& error) {
-  if (fw.ended())
+  if (!fw.take_end(node, self->context()))
     return;
   auto x = broke_fact(node, error, fw.since_began_us(clock::now()));
   x.fields.emplace_back("host", self->state.host);
   fw.emit(std::move(x), self->context());
-  fw.mark_ended();
   fw.fail(node, error, self);
+}
+
+// How long a trip of `fw` may wait for its answer: until its deadline.
+caf::duration trip_timeout(const forward_state& fw) {
+  auto& until = fw.deadline();
+  if (!until)
+    return caf::infinite;
+  auto left = std::max(clock::duration{std::chrono::milliseconds(1)}, *until - clock::now());
+  return caf::duration{std::chrono::duration_cast<std::chrono::microseconds>(left)};
 }
 
 fact left_fact(const std::string& host, std::int64_t began_us, std::int64_t took_us) {
@@ -183,13 +191,20 @@ void send_trip(slice_actor* self, std::uint64_t id) {
   if (found == st.trips.end())
     return; // ended meanwhile: its worker was lost while code was shipped
   auto& t = found->second;
-  self->request(t.session, caf::infinite, slice_atom::value, t.slice)
+  self->request(t.session, trip_timeout(*t.forward), slice_atom::value, t.slice)
     .then([self, id](std::string& result) { answered(self, id, result); },
           [self, id](caf::error& e) {
             auto& st = self->state;
             auto i = st.trips.find(id);
             if (i == st.trips.end())
               return;
+            if (e == caf::sec::request_timeout) {
+              // Its deadline: the trip ends here, the worker stays.
+              auto t = std::move(i->second);
+              st.trips.erase(i);
+              t.forward->expire(self, true);
+              return;
+            }
             lost(self, i->second.session.address(), self->system().render(e));
           });
 }

@@ -75,6 +75,8 @@ caf::behavior slice_behavior(slice_actor* self, std::string host,
   slice_setup(self, std::move(host), std::move(members), std::move(exit));
   return {
     [self](step<In>& s) {
+      if (s.forward->expired_at(self->state.members.front().name, self))
+        return; // past its deadline: it goes no further
       std::string bytes;
       try {
         bytes = encode(s.value);

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include <caf/actor.hpp>
+#include <caf/local_actor.hpp>
 #include <caf/mailbox_element.hpp>
 #include <caf/make_message.hpp>
 
@@ -34,7 +35,14 @@ forward_state::~forward_state() = default;
 
 void forward_state::emit(fact&& x, caf::execution_unit* host) {
   auto& calls = watching_->callables();
-  for (std::size_t i = 0; i < calls.size(); ++i) {
+  std::unique_lock<std::mutex> calling;
+  if (calling_) {
+    calling = std::unique_lock{*calling_};
+    if (callables_off_)
+      calling.unlock();
+  }
+  bool call = !calling_ || !callables_off_;
+  for (std::size_t i = 0; call && i < calls.size(); ++i) {
     if (!dropped_.empty() && dropped_[i])
       continue;
     try {
@@ -55,6 +63,8 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
                          + "' (not a std::exception)";
     }
   }
+  if (calling.owns_lock())
+    calling.unlock();
   auto& actors = watching_->actors();
   auto& aware = watching_->forward_aware();
   if (actors.empty() && aware.empty())
@@ -73,6 +83,83 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
     send(actors, caf::make_message(x));
     send(aware, caf::make_message(forward_fact{id_, std::move(x)}));
   }
+}
+
+void forward_state::own_watchers() {
+  if (!owned_) {
+    owned_.emplace(*watching_);
+    watching_ = &*owned_;
+  }
+  if (!calling_)
+    calling_ = std::make_unique<std::mutex>();
+}
+
+std::string forward_state::deadline_error() const {
+  return "the forward did not end within " + std::to_string(allowed_.count())
+         + " ms (forward_options.deadline)";
+}
+
+void forward_state::say_expired(const std::string& node, caf::execution_unit* host) {
+  if (deadline_said_ || end_.load(std::memory_order_acquire) != by_deadline)
+    return;
+  deadline_said_ = true;
+  auto* struck = struck_.load(std::memory_order_acquire);
+  emit(broke_fact(struck ? *struck : node, deadline_error(), since_began_us(clock::now())), host);
+}
+
+bool forward_state::take_end(const std::string& node, caf::execution_unit* host) {
+  int expected = open;
+  if (end_.compare_exchange_strong(expected, by_actor, std::memory_order_acq_rel))
+    return true;
+  say_expired(node, host);
+  return false;
+}
+
+bool forward_state::expired_at(const std::string& node, caf::local_actor* self) {
+  if (!deadline_)
+    return false;
+  at_.store(&node, std::memory_order_release);
+  if (ended()) {
+    say_expired(node, self->context());
+    return true;
+  }
+  if (clock::now() < *deadline_)
+    return false;
+  int expected = open;
+  struck_.store(&node, std::memory_order_release);
+  if (end_.compare_exchange_strong(expected, by_deadline, std::memory_order_acq_rel)) {
+    say_expired(node, self->context());
+    fail(node, deadline_error(), self);
+  } else {
+    say_expired(node, self->context());
+  }
+  return true;
+}
+
+void forward_state::expire(caf::local_actor* self, bool say) {
+  int expected = open;
+  struck_.store(at_.load(std::memory_order_acquire), std::memory_order_release);
+  if (!end_.compare_exchange_strong(expected, by_deadline, std::memory_order_acq_rel)) {
+    if (say)
+      say_expired(where(), self->context());
+    return;
+  }
+  auto node = where();
+  if (say)
+    say_expired(node, self->context());
+  fail(node, deadline_error(), self);
+}
+
+bool forward_state::claim_for_caller() {
+  int expected = open;
+  struck_.store(at_.load(std::memory_order_acquire), std::memory_order_release);
+  if (!end_.compare_exchange_strong(expected, by_deadline, std::memory_order_acq_rel))
+    return false;
+  if (calling_) {
+    std::lock_guard guard{*calling_};
+    callables_off_ = true;
+  }
+  return true;
 }
 
 namespace {

@@ -3,10 +3,12 @@
 /// @file
 /// The state one forward carries from node actor to node actor.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,11 +62,58 @@ public:
   /// has emitted `failed` and `broke`). Called by exactly one actor, once.
   virtual void fail(std::string node, std::string error, caf::local_actor* self) = 0;
 
-  /// Whether the forward has ended (a value or a failure was handed over).
-  [[nodiscard]] bool ended() const noexcept { return ended_; }
+  /// Whether the forward has ended (a value or a failure was handed over,
+  /// or its deadline passed).
+  [[nodiscard]] bool ended() const noexcept {
+    return end_.load(std::memory_order_acquire) != open;
+  }
 
-  /// Marks the forward ended; called right before complete() or fail().
-  void mark_ended() noexcept { ended_ = true; }
+  /// Claims the forward's end for the actor about to end it (before its
+  /// `finished` or `broke`). False when its deadline ended it first: then
+  /// `broke` for the deadline has been said (once) in place of what the
+  /// actor would have said, and the actor ends nothing.
+  [[nodiscard]] bool take_end(const std::string& node, caf::execution_unit* host);
+
+  /// Gives the forward a deadline: `within` after it began (forward_options).
+  void give_deadline(std::chrono::milliseconds within) noexcept {
+    allowed_ = within;
+    deadline_ = began_ + within;
+  }
+
+  [[nodiscard]] const std::optional<clock::time_point>& deadline() const noexcept {
+    return deadline_;
+  }
+
+  /// What a forward past its deadline says: "the forward did not end
+  /// within N ms (forward_options.deadline)".
+  [[nodiscard]] std::string deadline_error() const;
+
+  /// At a hop (node `node` is about to take the forward): notes where it
+  /// is, and ends it when its deadline passed (`broke`, then the failure)
+  /// or says `broke` for the deadline that ended it meanwhile. True when the
+  /// forward is over and must not go on. Cheap without a deadline.
+  bool expired_at(const std::string& node, caf::local_actor* self);
+
+  /// Ends the forward now for its deadline, from any actor (a timer, a trip
+  /// that timed out), unless it already ended: the failure is handed over,
+  /// and `broke` is said when `say` (only the actor holding the forward may
+  /// say facts).
+  void expire(caf::local_actor* self, bool say);
+
+  /// For the blocked caller whose wait reached the deadline: claims the
+  /// end; true when it did, and then no callable watcher is running or will
+  /// be called again (they belong to a caller that is leaving).
+  [[nodiscard]] bool claim_for_caller();
+
+  /// Where the forward was when last seen at a hop (with a deadline), or "".
+  [[nodiscard]] std::string where() const {
+    auto* at = at_.load(std::memory_order_acquire);
+    return at ? *at : std::string{};
+  }
+
+  /// Keeps a copy of borrowed watchers: a forward that may outlive its
+  /// blocked caller (it has a deadline) must not point into its frame.
+  void own_watchers();
 
   /// The store cached nodes keep their outputs in, or nullptr.
   [[nodiscard]] const soma::store* kept() const noexcept { return kept_ ? &*kept_ : nullptr; }
@@ -90,7 +139,17 @@ private:
   const soma::watching* watching_;
   std::optional<soma::store> kept_;
   std::shared_ptr<broker_state> broker_;
-  bool ended_ = false;
+  enum end_state : int { open, by_actor, by_deadline };
+  std::atomic<int> end_{open};
+  bool deadline_said_ = false; ///< touched only by the actor holding the forward
+  std::optional<clock::time_point> deadline_;
+  std::chrono::milliseconds allowed_{0};
+  std::atomic<const std::string*> at_{nullptr};
+  std::atomic<const std::string*> struck_{nullptr}; ///< where it was when its deadline ended it
+  std::unique_ptr<std::mutex> calling_; ///< with a deadline: held while callables run
+  bool callables_off_ = false;
+  // Says `broke` for the deadline, once, when the deadline ended the forward.
+  void say_expired(const std::string& node, caf::execution_unit* host);
   std::vector<bool> dropped_; // callables that threw: told nothing more
   std::optional<std::string> watcher_error_;
 };
