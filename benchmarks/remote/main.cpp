@@ -178,16 +178,16 @@ std::vector<double> detect_stopped(caf::actor_system& sys, const std::string& no
     auto b = soma::broker::embedded({{"w1", w}});
     auto g = soma::graph::somatize(sys, Cheap{}.named("cheap").at("w1") >> Cheap{}.named("here"));
     (void)g.forward(1, {.broker = b});
-    std::atomic<bool> stopped{false};
     clock_type::time_point at;
+    // Forwards one after another until one fails: one is in flight when the
+    // worker stops, or the next one is sent to a stopped worker.
     auto pending = std::async(std::launch::async, [&] {
-      while (!stopped.load())
-        (void)g.forward(1, {.broker = b}); // one of them is in flight when it stops
+      for (;;)
+        (void)g.forward(1, {.broker = b});
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     kill(w.pid(), SIGSTOP);
     at = clock_type::now();
-    stopped = true;
     if (pending.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
       std::fprintf(stderr, "bench_remote: a forward to a stopped worker had not ended after 60 s\n");
       std::exit(1);
