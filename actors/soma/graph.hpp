@@ -176,13 +176,14 @@ private:
       if (options.deadline) {
         job->give_deadline(*options.deadline);
         // A timer of its own ends the forward at its deadline, wherever it is.
-        self->spawn([job, within = *options.deadline](caf::event_based_actor* timer) -> caf::behavior {
+        job->timed_by(self->spawn([job, within = *options.deadline](caf::event_based_actor* timer)
+                                    -> caf::behavior {
           timer->delayed_send(timer, within, detail::expire_atom::value);
           return {[timer, job](detail::expire_atom) {
             job->expire(timer, false);
             timer->quit();
           }};
-        });
+        }));
       }
       if (options.broker) {
         job->route_through(options.broker->state());

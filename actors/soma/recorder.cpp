@@ -216,7 +216,12 @@ void take(recorder_actor* self, held_entry& e, fact&& x, bool from_engine) {
 caf::response_promise wait_for_writes(recorder_actor* self, bool closing) {
   auto& st = self->state;
   auto rp = self->make_response_promise();
-  auto target = st.sent + (st.dirty > 0 || st.error ? 1 : 0);
+  // A write in flight carries whatever a failed one left (the writer keeps
+  // it): with nothing new since, it is the one to wait for. Waiting for one
+  // more then would wait for a write nobody starts.
+  bool writing = st.sent != st.done;
+  auto target = writing && st.dirty == 0 ? st.sent
+                                         : st.sent + (st.dirty > 0 || st.error ? 1 : 0);
   st.waiting.push_back(waiter{target, rp, closing});
   start_write(self);
   answer_waiters(self);

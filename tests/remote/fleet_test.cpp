@@ -35,17 +35,6 @@ const soma::fleet_row* row(const std::vector<soma::fleet_row>& rows, const std::
   return nullptr;
 }
 
-/// Waits until `done()` or 10 s.
-template <class F>
-bool eventually(F done) {
-  auto until = std::chrono::steady_clock::now() + 10s;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until)
-      return false;
-    std::this_thread::sleep_for(50ms);
-  }
-  return true;
-}
 
 } // namespace
 
@@ -116,9 +105,8 @@ BOOST_AUTO_TEST_CASE(three_workers_one_unused_a_cheap_run_a_costly_run_and_a_qui
   // A stopped worker falls behind the others, who keep writing.
   auto spare_id = id_of(spare, store);
   BOOST_REQUIRE(kill(spare.pid(), SIGSTOP) == 0);
-  std::this_thread::sleep_for(1200ms);
+  BOOST_TEST(eventually([&] { return *row(soma::fleet(store, "costly"), spare_id)->quiet_s > 0.8; }));
   rows = soma::fleet(store, "costly");
-  BOOST_TEST(*row(rows, spare_id)->quiet_s > 0.8);
   BOOST_TEST(*row(rows, "w2")->quiet_s < 0.6);
   BOOST_REQUIRE(kill(spare.pid(), SIGCONT) == 0);
   BOOST_TEST(eventually([&] {

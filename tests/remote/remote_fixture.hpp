@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../actors/fixture.hpp"
@@ -42,6 +44,19 @@ struct seen {
     return out;
   }
 };
+
+/// Waits until `done()` holds, checking every 50 ms, for at most 10 s;
+/// whether it came.
+template <class F>
+bool eventually(F done) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
 
 /// Whether `f` has a field `key`.
 inline bool has(const soma::fact& f, std::string_view key) {

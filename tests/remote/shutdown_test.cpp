@@ -13,6 +13,9 @@
 #include <thread>
 
 #include "remote_fixture.hpp"
+#include "soma/recorder.hpp"
+#include "soma/store/readers.hpp"
+#include "soma/store/readings.hpp"
 
 using namespace soma_test;
 using clock_type = std::chrono::steady_clock;
@@ -92,11 +95,21 @@ BOOST_AUTO_TEST_CASE(a_worker_with_a_forward_in_flight_exits_within_the_bound_of
   std::filesystem::remove(log);
 }
 
-BOOST_AUTO_TEST_CASE(a_worker_with_idle_clients_and_a_reporter_stops_cleanly_within_the_bound) {
+BOOST_AUTO_TEST_CASE(a_worker_with_idle_clients_a_writer_and_a_reporter_stops_cleanly_within_the_bound) {
   auto dir = std::filesystem::temp_directory_path() / ("soma-stop-store-" + std::to_string(getpid()));
+  auto served = dir.string() + "-served";
   auto log = dir.string() + ".log";
   node_process worker{{"sh", "-c", "exec '" + node_program + "' --nodes '" + test_nodes
-                                     + "' --store '" + dir.string() + "' --reporting 0.1 2>'" + log + "'"}};
+                                     + "' --store '" + dir.string() + "' --reporting 0.1 --serve-store '"
+                                     + served + "' 2>'" + log + "'"}};
+  // A recorder writing through the store it serves, still open at SIGTERM.
+  soma::store through{"soma://127.0.0.1:" + std::to_string(worker.port)};
+  auto seed = seed_graph(sys);
+  std::optional<soma::recorder> writer;
+  writer.emplace(sys, through, soma::recorder_options{.run = "kept"});
+  for (int i = 0; i < 5; ++i)
+    (void)seed.forward("the quick brown fox", {.watching = *writer});
+  writer->flush(); // confirmed durable: must be there after the stop
   std::vector<soma::worker> clients;
   for (int i = 0; i < 3; ++i)
     clients.push_back(soma::worker::connect(sys, "127.0.0.1:" + std::to_string(worker.port)));
@@ -116,6 +129,10 @@ BOOST_AUTO_TEST_CASE(a_worker_with_idle_clients_and_a_reporter_stops_cleanly_wit
   BOOST_TEST(text.find("stopping (SIGTERM)") != std::string::npos, text);
   BOOST_TEST(text.find("stopped") != std::string::npos, text);
   BOOST_TEST(text.find("cut short") == std::string::npos, text);
+  BOOST_TEST(soma::forwards(soma::store{served, {.read_only = true}}, "kept").size() == 5u);
+  BOOST_TEST(!soma::standing(soma::store{dir.string(), {.read_only = true}}).empty());
+  writer.reset(); // its server is gone: it says so on stderr, never hangs
+  std::filesystem::remove_all(served);
   std::filesystem::remove_all(dir);
   std::filesystem::remove(log);
 }

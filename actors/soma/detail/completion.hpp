@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include <caf/actor.hpp>
 #include <caf/atom.hpp>
+#include <caf/send.hpp>
 #include <caf/local_actor.hpp>
 #include <caf/response_promise.hpp>
 #include <caf/typed_response_promise.hpp>
@@ -86,7 +88,12 @@ public:
                                   "the graph went away before the forward finished"));
   }
 
+  /// The actor that ends the forward at its deadline; told to go when the
+  /// forward ends first, so it holds nothing until a distant deadline.
+  void timed_by(caf::actor timer) { timer_ = std::move(timer); }
+
   void complete(Out&& value, caf::local_actor* self) override {
+    auto done = timer_done();
     auto rp = answer_from(self);
     try {
       if (auto& e = this->watcher_error())
@@ -100,10 +107,24 @@ public:
   }
 
   void fail(std::string node, std::string error, caf::local_actor* self) override {
+    auto done = timer_done();
     answer_from(self).deliver(make_error(error_code::node_failed, std::move(node), std::move(error)));
   }
 
 private:
+  // Stops the timer once the answer is on its way (when the scope ends).
+  auto timer_done() {
+    struct stopping {
+      caf::actor timer;
+      ~stopping() {
+        if (timer)
+          caf::anon_send_exit(timer, caf::exit_reason::user_shutdown);
+      }
+    };
+    return stopping{std::move(timer_)};
+  }
+
+  caf::actor timer_;
   // Answers as the actor running now, so the reply is scheduled from the
   // right thread, to whoever asked the graph actor.
   caf::response_promise answer_from(caf::local_actor* self) {

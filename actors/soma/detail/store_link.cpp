@@ -27,6 +27,15 @@ namespace {
 // (soma::detection_bound, 3.5 s by default).
 constexpr auto call_within = std::chrono::seconds(60);
 
+// How long a write (a batch, a reading) may wait for its answer: writing a
+// batch takes milliseconds. Past it the session is dropped and the next call
+// reconnects. CAF 0.17 can send an answer down a connection to the client
+// that the server has not yet noticed is dead (a server stopped and resumed
+// while the client reconnected), and the heartbeat on the new connection
+// keeps it from timing out: the answer is simply lost. Batches are
+// idempotent, so the one sent again is written once.
+constexpr auto write_within = std::chrono::seconds(5);
+
 // The text of what went wrong, as the server said it.
 constexpr const char* lost_marker = "soma.store_link.lost";
 
@@ -116,10 +125,13 @@ public:
     caf::scoped_actor self{*sys_};
     std::string answer;
     std::optional<std::string> failure;
+    bool timed_out = false;
     auto asker = sys_->spawn(asking, session);
-    self->request(asker, call_within, store_atom::value, op, std::move(payload))
+    auto within = op == "snapshot" ? caf::duration{call_within} : caf::duration{write_within};
+    self->request(asker, within, store_atom::value, op, std::move(payload))
       .receive([&](std::string& x) { answer = std::move(x); },
                [&](caf::error& e) {
+                 timed_out = e == caf::sec::request_timeout;
                  auto& ctx = e.context();
                  failure = ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
                                                              : sys_->render(e);
@@ -132,6 +144,14 @@ public:
     }
     if (failure) {
       caf::anon_send_exit(asker, caf::exit_reason::user_shutdown);
+      if (timed_out) {
+        link_->lost(session.address(), "it did not answer within the call's bound");
+        throw store_error("the served store " + address_ + " did not " + op + ": no answer within "
+                          + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                             op == "snapshot" ? call_within : write_within)
+                                             .count())
+                          + " s; the next call reconnects");
+      }
       throw store_error("the served store " + address_ + " did not " + op + ": " + *failure);
     }
     link_->heard();
