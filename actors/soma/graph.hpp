@@ -175,15 +175,21 @@ private:
       job->keep_in(std::move(options.store));
       if (options.deadline) {
         job->give_deadline(*options.deadline);
-        // A timer of its own ends the forward at its deadline, wherever it is.
-        job->timed_by(self->spawn([job, within = *options.deadline](caf::event_based_actor* timer)
-                                    -> caf::behavior {
-          timer->delayed_send(timer, within, detail::expire_atom::value);
-          return {[timer, job](detail::expire_atom) {
-            job->expire(timer, false);
-            timer->quit();
+        // A timer of its own ends the forward at its deadline, wherever it
+        // is. It goes when the forward ends first (told by the forward), or
+        // when the graph's driver goes: it never outlives the graph.
+        auto timer = self->spawn([job, driver = caf::actor_cast<caf::actor>(self)](
+                                   caf::event_based_actor* t) -> caf::behavior {
+          t->monitor(driver);
+          t->set_down_handler([t](caf::down_msg&) { t->quit(); });
+          return {[t, job](detail::expire_atom) {
+            job->expire(t, false);
+            t->quit();
           }};
-        }));
+        });
+        job->timed_by(timer);
+        // Sent only now: the forward knows its timer before the timer can fire.
+        caf::delayed_anon_send(timer, job->allowed(), detail::expire_atom::value);
       }
       if (options.broker) {
         job->route_through(options.broker->state());

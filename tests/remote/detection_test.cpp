@@ -57,22 +57,6 @@ long long ms_between(clock_type::time_point from, clock_type::time_point to) {
   return std::chrono::duration_cast<milliseconds>(to - from).count();
 }
 
-/// The text of the file at `path`, waiting (with a deadline) until it holds `line`.
-std::string wait_for_line(const std::filesystem::path& path, const std::string& line) {
-  auto until = clock_type::now() + std::chrono::seconds(10);
-  std::string text;
-  while (clock_type::now() < until) {
-    std::ifstream in{path};
-    std::stringstream all;
-    all << in.rdbuf();
-    text = all.str();
-    if (text.find(line) != std::string::npos)
-      return text;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return text;
-}
-
 struct tls_system {
   soma::system_config cfg;
   caf::actor_system sys;

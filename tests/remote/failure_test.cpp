@@ -173,11 +173,9 @@ BOOST_AUTO_TEST_CASE(the_worker_logs_one_line_per_session_opened_and_closed) {
     auto broker = soma::broker::embedded({{"w1", w}});
     auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1"));
     BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
-  } // the last handle stops the worker with SIGTERM
-  std::ifstream in{log};
-  std::stringstream text;
-  text << in.rdbuf();
-  auto s = text.str();
+  } // the last handle stops the worker with SIGTERM (and waits for it)
+  // Read once its last line is there (a deadline, never a fixed wait).
+  auto s = wait_for_line(log, "stopped");
   BOOST_TEST(s.find("listening on 127.0.0.1:") != std::string::npos, s);
   BOOST_TEST(s.find("session 1 opened (mode project") != std::string::npos, s);
   BOOST_TEST(s.find("session 1 closed") != std::string::npos, s);

@@ -7,6 +7,9 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -56,6 +59,22 @@ bool eventually(F done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return true;
+}
+
+/// The text of the file at `path`, waiting (with a deadline) until it holds `line`.
+inline std::string wait_for_line(const std::filesystem::path& path, const std::string& line) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::string text;
+  while (std::chrono::steady_clock::now() < until) {
+    std::ifstream in{path};
+    std::stringstream all;
+    all << in.rdbuf();
+    text = all.str();
+    if (text.find(line) != std::string::npos)
+      return text;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return text;
 }
 
 /// Whether `f` has a field `key`.

@@ -26,6 +26,12 @@ grep -q "needs all three" "$tmp/err" || fail "half the TLS options are explained
 "$node" --nodes /etc/hostname 2>"$tmp/err"; [ $? -eq 2 ] || fail "a file that is no library exits 2"
 grep -q "cannot load node library '/etc/hostname'" "$tmp/err" || fail "a bad library is named: $(cat "$tmp/err")"
 
+"$node" --stop-within 0 2>"$tmp/err"; [ $? -eq 2 ] || fail "--stop-within 0 exits 2"
+grep -q -- "--stop-within takes seconds, more than 0 and at most 60, not 0" "$tmp/err" || fail "a bad --stop-within is named: $(cat "$tmp/err")"
+"$node" --connection-timeout 0.01 2>"$tmp/err"; [ $? -eq 2 ] || fail "--connection-timeout 0.01 exits 2"
+grep -q -- "--connection-timeout takes seconds, at least 0.2" "$tmp/err" || fail "a bad --connection-timeout is named: $(cat "$tmp/err")"
+"$node" --help | grep -q -- '--stop-within' || fail "--help lists --stop-within"
+
 "$node" --nodes "$lib" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 100); do [ -s "$tmp/out" ] && break; sleep 0.05; done
@@ -37,4 +43,5 @@ wait "$pid"; status=$?
 pid=
 [ $status -eq 0 ] || fail "SIGTERM stops it cleanly (status $status)"
 grep -q "stopping (SIGTERM)" "$tmp/err" || fail "it says it stops"
+grep -q "stopped$" "$tmp/err" || fail "it says it stopped: $(cat "$tmp/err")"
 echo "soma-node cli: all passed"

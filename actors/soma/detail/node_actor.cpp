@@ -11,7 +11,11 @@ void node_threw(forward_state& fw, const std::string& node, std::exception_ptr e
   fw.emit(failed_fact(node, text, began_us, micros(ended - began)), self->context());
   if (!fw.take_end(node, self->context()))
     return; // its deadline ended it while the node ran
-  fw.emit(broke_fact(node, text, fw.since_began_us(clock::now())), self->context());
+  try {
+    fw.emit(broke_fact(node, text, fw.since_began_us(clock::now())), self->context());
+  } catch (...) {
+    // Out of memory while saying it: the forward is ours to end all the same.
+  }
   fw.fail(node, std::move(text), self);
 }
 

@@ -85,7 +85,11 @@ template <class Out>
 void finish(forward_state& fw, const std::string& node, Out&& value, caf::local_actor* self) {
   if (!fw.take_end(node, self->context()))
     return;
-  fw.emit(finished_fact(fw.since_began_us(clock::now())), self->context());
+  try {
+    fw.emit(finished_fact(fw.since_began_us(clock::now())), self->context());
+  } catch (...) {
+    // Out of memory while saying it: the forward is ours to end all the same.
+  }
   static_cast<forward_result<Out>&>(fw).complete(std::move(value), self);
 }
 

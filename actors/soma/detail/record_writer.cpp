@@ -123,6 +123,10 @@ void write_chunk(writer_state& st, std::size_t count, record_numbers& out) {
     std::string_view kept;
     if (st.options.once_for && env.get(txn, dbi(db::meta), batch_key(st.options.once_for), kept))
       given = numbers_given(kept);
+    // New forwards number after those given, even when this transaction
+    // cleared the run again (a first batch, with overwrite, sent again).
+    for (auto& [id, n] : given)
+      next = std::max(next, n + 1);
     auto given_to = [&](std::uint64_t id) -> std::optional<std::uint64_t> {
       for (auto& [i, n] : given)
         if (i == id && id != 0)

@@ -28,9 +28,13 @@ void end_broken(slice_actor* self, forward_state& fw, const std::string& node,
                 const std::string& error) {
   if (!fw.take_end(node, self->context()))
     return;
-  auto x = broke_fact(node, error, fw.since_began_us(clock::now()));
-  x.fields.emplace_back("host", self->state.host);
-  fw.emit(std::move(x), self->context());
+  try {
+    auto x = broke_fact(node, error, fw.since_began_us(clock::now()));
+    x.fields.emplace_back("host", self->state.host);
+    fw.emit(std::move(x), self->context());
+  } catch (...) {
+    // Out of memory while saying it: the forward is ours to end all the same.
+  }
   fw.fail(node, error, self);
 }
 

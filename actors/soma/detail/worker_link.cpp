@@ -280,17 +280,23 @@ void worker_link::ensure() {
   try {
     open();
   } catch (const worker_error& e) {
-    std::lock_guard guard_lock{lock_};
     // A child killed a moment ago may still be dying (its sockets close
     // before it can be reaped): how it ended says more than the failed
-    // connection, so give it a moment to finish.
+    // connection, so give it a moment to finish. The lock is taken per look,
+    // never across a sleep: loss() takes it from a scheduler thread.
     std::string why;
-    bool exited = child_exited(why);
-    for (int i = 0; !exited && child_ > 0 && i < 100; ++i) {
+    bool exited = false;
+    for (int i = 0; i <= 100; ++i) {
+      {
+        std::lock_guard guard_lock{lock_};
+        exited = child_exited(why);
+        if (exited || child_ <= 0 || i == 100) {
+          lost_why_ = exited ? why : e.what();
+          break;
+        }
+      }
       std::this_thread::sleep_for(10ms);
-      exited = child_exited(why);
     }
-    lost_why_ = exited ? why : e.what();
   }
 }
 

@@ -103,8 +103,13 @@ void forward_state::say_expired(const std::string& node, caf::execution_unit* ho
   if (deadline_said_ || end_.load(std::memory_order_acquire) != by_deadline)
     return;
   deadline_said_ = true;
-  auto* struck = struck_.load(std::memory_order_acquire);
-  emit(broke_fact(struck ? *struck : node, deadline_error(), since_began_us(clock::now())), host);
+  std::string at = node;
+  {
+    std::lock_guard guard{where_lock_};
+    if (struck_)
+      at = *struck_;
+  }
+  emit(broke_fact(at, deadline_error(), since_began_us(clock::now())), host);
 }
 
 bool forward_state::take_end(const std::string& node, caf::execution_unit* host) {
@@ -118,7 +123,11 @@ bool forward_state::take_end(const std::string& node, caf::execution_unit* host)
 bool forward_state::expired_at(const std::string& node, caf::local_actor* self) {
   if (!deadline_)
     return false;
-  at_.store(&node, std::memory_order_release);
+  {
+    std::lock_guard guard{where_lock_};
+    if (at_ != node)
+      at_ = node;
+  }
   if (ended()) {
     say_expired(node, self->context());
     return true;
@@ -126,7 +135,7 @@ bool forward_state::expired_at(const std::string& node, caf::local_actor* self) 
   if (clock::now() < *deadline_)
     return false;
   int expected = open;
-  struck_.store(&node, std::memory_order_release);
+  strike_here();
   if (end_.compare_exchange_strong(expected, by_deadline, std::memory_order_acq_rel)) {
     say_expired(node, self->context());
     fail(node, deadline_error(), self);
@@ -138,7 +147,7 @@ bool forward_state::expired_at(const std::string& node, caf::local_actor* self) 
 
 void forward_state::expire(caf::local_actor* self, bool say) {
   int expected = open;
-  struck_.store(at_.load(std::memory_order_acquire), std::memory_order_release);
+  strike_here();
   if (!end_.compare_exchange_strong(expected, by_deadline, std::memory_order_acq_rel)) {
     if (say)
       say_expired(where(), self->context());
@@ -152,7 +161,7 @@ void forward_state::expire(caf::local_actor* self, bool say) {
 
 bool forward_state::claim_for_caller() {
   int expected = open;
-  struck_.store(at_.load(std::memory_order_acquire), std::memory_order_release);
+  strike_here();
   if (!end_.compare_exchange_strong(expected, by_deadline, std::memory_order_acq_rel))
     return false;
   if (calling_) {

@@ -76,9 +76,14 @@ public:
 
   /// Gives the forward a deadline: `within` after it began (forward_options).
   void give_deadline(std::chrono::milliseconds within) noexcept {
+    // A year at most: `milliseconds::max()` would overflow the clock.
+    within = std::min<std::chrono::milliseconds>(within, std::chrono::hours(24 * 365));
     allowed_ = within;
     deadline_ = began_ + within;
   }
+
+  /// The deadline's length, as given (at most a year).
+  [[nodiscard]] std::chrono::milliseconds allowed() const noexcept { return allowed_; }
 
   [[nodiscard]] const std::optional<clock::time_point>& deadline() const noexcept {
     return deadline_;
@@ -107,8 +112,8 @@ public:
 
   /// Where the forward was when last seen at a hop (with a deadline), or "".
   [[nodiscard]] std::string where() const {
-    auto* at = at_.load(std::memory_order_acquire);
-    return at ? *at : std::string{};
+    std::lock_guard guard{where_lock_};
+    return at_;
   }
 
   /// Keeps a copy of borrowed watchers: a forward that may outlive its
@@ -144,8 +149,16 @@ private:
   bool deadline_said_ = false; ///< touched only by the actor holding the forward
   std::optional<clock::time_point> deadline_;
   std::chrono::milliseconds allowed_{0};
-  std::atomic<const std::string*> at_{nullptr};
-  std::atomic<const std::string*> struck_{nullptr}; ///< where it was when its deadline ended it
+  // Where the forward is (with a deadline), and where it was when its
+  // deadline ended it: copies, since a node actor (and its name) may be gone
+  // by the time a timer or the caller reads them.
+  mutable std::mutex where_lock_;
+  std::string at_;
+  std::optional<std::string> struck_;
+  void strike_here() {
+    std::lock_guard guard{where_lock_};
+    struck_ = at_;
+  }
   std::unique_ptr<std::mutex> calling_; ///< with a deadline: held while callables run
   bool callables_off_ = false;
   // Says `broke` for the deadline, once, when the deadline ended the forward.
