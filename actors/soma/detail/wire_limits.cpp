@@ -21,11 +21,13 @@
 // allocated for its payload.
 
 #include <dlfcn.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
 #include <utility>
 
 #include <caf/actor_system_config.hpp>
@@ -53,10 +55,27 @@ handle_fn cafs_own() {
 
 // Connections that sent a header but have not completed the handshake, by
 // (BASP instance, connection id): when their first header came.
+// CAF's connection id is the socket's descriptor, which the kernel hands out
+// again once a connection closes: an entry also names the peer, so a new
+// connection on a reused descriptor starts its own clock.
+struct first_header {
+  steady::time_point at;
+  std::string peer; ///< getpeername's bytes
+};
+
 struct unauthenticated {
   std::mutex lock;
-  std::map<std::pair<const void*, std::int64_t>, steady::time_point> since;
+  std::map<std::pair<const void*, std::int64_t>, first_header> since;
 };
+
+// The peer's address of connection `id` (a socket descriptor), as bytes.
+std::string peer_of(std::int64_t id) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (getpeername(static_cast<int>(id), reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+    return {};
+  return std::string{reinterpret_cast<const char*>(&addr), len};
+}
 
 unauthenticated& pending() {
   static unauthenticated p;
@@ -74,16 +93,21 @@ bool may_go_on(const instance* self, std::int64_t id, std::chrono::milliseconds 
   auto now = steady::now();
   std::lock_guard guard{p.lock};
   for (auto i = p.since.begin(); i != p.since.end();)
-    i = now - i->second > within + 2 * silence ? p.since.erase(i) : std::next(i);
+    i = now - i->second.at > within + 2 * silence ? p.since.erase(i) : std::next(i);
   auto key = std::make_pair(static_cast<const void*>(self), id);
+  auto peer = peer_of(id);
   auto i = p.since.find(key);
+  if (i != p.since.end() && i->second.peer != peer) {
+    p.since.erase(i); // a closed connection's descriptor, reused
+    i = p.since.end();
+  }
   if (i == p.since.end()) {
     if (p.since.size() >= at_most)
       return false;
-    p.since.emplace(key, now);
+    p.since.emplace(key, first_header{now, std::move(peer)});
     return true;
   }
-  if (now - i->second <= within)
+  if (now - i->second.at <= within)
     return true;
   p.since.erase(i); // refused: the connection closes
   return false;
