@@ -57,11 +57,6 @@ long long ms_between(clock_type::time_point from, clock_type::time_point to) {
   return std::chrono::duration_cast<milliseconds>(to - from).count();
 }
 
-struct tls_system {
-  soma::system_config cfg;
-  caf::actor_system sys;
-  explicit tls_system(const soma::tls& files) : sys{cfg.use_tls(files)} {}
-};
 
 } // namespace
 

@@ -13,6 +13,9 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <caf/actor_system.hpp>
+
+#include "soma/system_config.hpp"
 #include "soma/worker.hpp"
 
 namespace soma_test {
@@ -101,6 +104,13 @@ struct network_namespace {
   }
 };
 
+
+/// An actor system whose connections are mutual TLS with these files.
+struct tls_system {
+  soma::system_config cfg;
+  caf::actor_system sys;
+  explicit tls_system(const soma::tls& files) : sys{cfg.use_tls(files)} {}
+};
 
 /// Runs `command` in the namespace, quietly; its exit status.
 inline int in_namespace(const network_namespace& net, const std::string& command) {

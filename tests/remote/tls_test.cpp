@@ -21,11 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct tls_system {
-  soma::system_config cfg;
-  caf::actor_system sys;
-  explicit tls_system(const soma::tls& files) : sys{cfg.use_tls(files)} {}
-};
 
 } // namespace
 
