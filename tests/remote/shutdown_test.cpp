@@ -42,6 +42,20 @@ std::string read_all(const std::filesystem::path& p) {
   return text.str();
 }
 
+/// Whether a thread of `pid` is in nanosleep or clock_nanosleep: for a
+/// worker (whose own threads wait on futexes and signals) that is Sleepy
+/// running a slice.
+bool sleeping_in_a_node(pid_t pid) {
+  std::error_code ignored;
+  for (auto& task : std::filesystem::directory_iterator{"/proc/" + std::to_string(pid) + "/task", ignored}) {
+    std::ifstream in{task.path() / "syscall"};
+    long number = -1;
+    if (in >> number && (number == 35 || number == 230)) // x86_64 nanosleep, clock_nanosleep
+      return true;
+  }
+  return false;
+}
+
 /// The most a soma-node's stop may take (docs/remote.md): --stop-within's
 /// default of 1.5 s, plus what cutting short costs.
 constexpr milliseconds stop_bound{2000};
@@ -62,11 +76,9 @@ BOOST_AUTO_TEST_CASE(a_worker_with_a_forward_in_flight_exits_within_the_bound_of
     BOOST_REQUIRE(g.forward(1, {.broker = broker}) == 1);
     auto pending = std::async(std::launch::async, [&] { return g.forward(10000, {.broker = broker}); });
     // SIGTERM once the slice runs over there (a stop with nothing running is
-    // the next test's).
-    auto until = clock_type::now() + std::chrono::seconds(10);
-    while (clock_type::now() < until && read_all(log).find("session 1 opened") == std::string::npos)
-      std::this_thread::sleep_for(milliseconds(5));
-    std::this_thread::sleep_for(milliseconds(50)); // the slice on its way; not asserted on
+    // the next test's): a thread of the worker sleeping in the node.
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return sleeping_in_a_node(worker.pid); }),
+                          "round " << round << ": the slice never began over there");
     auto began = clock_type::now();
     BOOST_REQUIRE(kill(worker.pid, SIGTERM) == 0);
     int status = reaped_within(worker.pid, milliseconds(10000));
@@ -138,7 +150,9 @@ BOOST_AUTO_TEST_CASE(a_worker_with_idle_clients_a_writer_and_a_reporter_stops_cl
 }
 
 BOOST_AUTO_TEST_CASE(a_client_whose_worker_is_stopped_exits_without_hanging) {
-  node_process worker{{node_program, "--nodes", test_nodes}};
+  auto log = std::filesystem::temp_directory_path() / ("soma-hold-log-" + std::to_string(getpid()));
+  node_process worker{{"sh", "-c", "exec '" + node_program + "' --nodes '" + test_nodes + "' 2>'"
+                                     + log.string() + "'"}};
   // The client: another process, which connects, runs a forward, holds the
   // session, and then returns from main while the worker is stopped.
   auto address = "127.0.0.1:" + std::to_string(worker.port);
@@ -149,9 +163,10 @@ BOOST_AUTO_TEST_CASE(a_client_whose_worker_is_stopped_exits_without_hanging) {
     execl(SOMA_REMOTE_CLIENT, SOMA_REMOTE_CLIENT, address.c_str(), nullptr);
     _exit(127);
   }
-  // Stopped while the client holds its session: the client's second
-  // forward is in flight to a stopped worker, then it exits.
-  std::this_thread::sleep_for(milliseconds(700)); // inside the hold; the bound below is the test
+  // Stopped once the client has its session (its first forward runs or
+  // ran; either way a forward to a stopped worker fails and it exits 1).
+  auto text = wait_for_line(log, "session 1 opened");
+  BOOST_REQUIRE_MESSAGE(text.find("session 1 opened") != std::string::npos, text);
   BOOST_REQUIRE(kill(worker.pid, SIGSTOP) == 0);
   auto stopped = clock_type::now();
   int status = reaped_within(client, milliseconds(15000));
@@ -162,6 +177,7 @@ BOOST_AUTO_TEST_CASE(a_client_whose_worker_is_stopped_exits_without_hanging) {
              "the client exited " << ms << " ms after its worker stopped");
   BOOST_TEST(WIFEXITED(status));
   BOOST_TEST(WEXITSTATUS(status) == 1, "the client's forward to a stopped worker did not fail");
+  std::filesystem::remove(log);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
