@@ -21,7 +21,7 @@ constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | fa
                                  "nodes RUN [--last N] | cache ls|clear [--node NAME] | "
                                  "standing | fleet RUN | "
                                  "plot progress|spent|machines RUN -o FILE | "
-                                 "plot graph -o FILE PROGRAM | live --run RUN";
+                                 "plot graph -o FILE PROGRAM | live --run RUN | check";
 
 // What each reader costs, on the help page: the seed's price list, since a
 // reader that is quietly a thousand times slower is worse than one that says so.
@@ -38,11 +38,12 @@ constexpr const char* price_list = R"(What each command costs:
   plot       what the reader it draws costs: progress as curve, spent as
              nodes, machines a fetch per forward; graph runs PROGRAM
   live       forwards, curve and nodes --last 100, every --interval ms
+  check      one scan of the whole store
 
 The store is only ever opened read-only, reading never creates or changes it;
 `soma cache clear` alone writes, and only to a store that exists.
 Exit status: 0 when it answered; 2 for bad usage, a missing store, an unknown
-run or forward, or a damaged record.)";
+run or forward, or a damaged record (and for `soma check`, any damage found).)";
 
 // The options every subcommand takes, bound to the same invocation.
 CLI::Option* common_options(CLI::App& sub, invocation& inv) {
@@ -189,6 +190,10 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   live->add_flag("--once", inv.once, "print one frame and exit");
   given_stores.push_back(common_options(*live, inv));
 
+  auto* check = app.add_subcommand(
+    "check", "walk the whole store and list every damaged entry; exit 2 if any, 0 if none");
+  given_stores.push_back(common_options(*check, inv));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) { // --help, --version
@@ -229,6 +234,8 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
       inv.window = parse_count(window_text, "N of `soma plot progress --window N`");
     if (plot_last->count() > 0)
       inv.last = parse_count(last_text, "N of `soma plot spent --last N`");
+  } else if (check->parsed()) {
+    inv.what = command::check;
   } else if (live->parsed()) {
     inv.what = command::live;
     if (interval->count() > 0)

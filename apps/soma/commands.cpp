@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -13,11 +14,13 @@
 #include "live_view.hpp"
 #include "plot.hpp"
 #include "soma/store/cache.hpp"
+#include "soma/store/check.hpp"
 #include "soma/store/fleet.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/store.hpp"
 #include "table.hpp"
+#include "usage_error.hpp"
 
 namespace soma::cli {
 
@@ -238,32 +241,64 @@ void clear_cache(const invocation& inv, std::ostream& out) {
         << (inv.node ? " of node '" + *inv.node + "'" : std::string{}) << '\n';
 }
 
+// Every damaged entry, one a row, then what was checked. Damage a check
+// finds while opening (a cut-off file) is a store_error like any reader's.
+int show_check(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
+  auto began = std::chrono::steady_clock::now();
+  auto report = check(s);
+  auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began)
+              .count();
+  if (inv.json) {
+    auto array = json::array();
+    for (auto& d : report.damaged)
+      array.push_back(json{{"database", d.database}, {"key", d.key}, {"what", d.what}});
+    print_json_array(out, array);
+  } else if (!report.damaged.empty()) {
+    table t{{{"database"}, {"key"}, {"what"}}};
+    for (auto& d : report.damaged)
+      t.add({d.database, d.key, d.what});
+    t.print(out);
+  }
+  err << "soma: checked " << report.entries << " entries of the store '" << s.path() << "' in "
+      << decimal(ms, 0) << " ms: "
+      << (report.damaged.empty() ? std::string{"no damage found"}
+                                 : std::to_string(report.damaged.size()) + " damaged")
+      << '\n';
+  return report.damaged.empty() ? exit_ok : exit_damaged;
+}
+
 } // namespace
 
-void run(const invocation& inv, std::ostream& out, std::ostream& err) {
-  if (inv.what == command::cache_clear)
-    return clear_cache(inv, out);
-  if (inv.what == command::plot_graph)
-    return plot_graph(inv, out);
+int run(const invocation& inv, std::ostream& out, std::ostream& err) {
+  if (inv.what == command::cache_clear) {
+    clear_cache(inv, out);
+    return exit_ok;
+  }
+  if (inv.what == command::plot_graph) {
+    plot_graph(inv, out);
+    return exit_ok;
+  }
   // Read-only: a reader must never create a store where a typo pointed it,
   // nor change one it reads.
   store s{inv.store, store_options{.read_only = true}};
   switch (inv.what) {
-    case command::runs: return show_runs(s, inv, out);
-    case command::forwards: return show_forwards(s, inv, out);
-    case command::curve: return show_curve(s, inv, out, err);
-    case command::facts: return show_facts(s, inv, out);
-    case command::nodes: return show_nodes(s, inv, out);
-    case command::cache_ls: return show_cache(s, inv, out);
-    case command::standing: return show_standing(s, inv, out);
-    case command::fleet: return show_fleet(s, inv, out);
+    case command::runs: show_runs(s, inv, out); break;
+    case command::forwards: show_forwards(s, inv, out); break;
+    case command::curve: show_curve(s, inv, out, err); break;
+    case command::facts: show_facts(s, inv, out); break;
+    case command::nodes: show_nodes(s, inv, out); break;
+    case command::cache_ls: show_cache(s, inv, out); break;
+    case command::standing: show_standing(s, inv, out); break;
+    case command::fleet: show_fleet(s, inv, out); break;
     case command::plot_progress:
     case command::plot_spent:
-    case command::plot_machines: return plot(s, inv, out);
-    case command::live: return watch(s, inv, out);
+    case command::plot_machines: plot(s, inv, out); break;
+    case command::live: watch(s, inv, out); break;
+    case command::check: return show_check(s, inv, out, err);
     case command::cache_clear:
-    case command::plot_graph: return;
+    case command::plot_graph: break;
   }
+  return exit_ok;
 }
 
 } // namespace soma::cli

@@ -13,6 +13,8 @@ namespace soma::cli {
 /// Answers `inv` on `out`; notes for a human (a curve nobody told) go to
 /// `err`. Never creates or modifies the store. Throws soma::store_error for
 /// a missing store, an unknown run or forward and a damaged record or blob.
-void run(const invocation& inv, std::ostream& out, std::ostream& err);
+/// Returns the exit status: exit_ok, or exit_damaged when `soma check`
+/// found damage.
+[[nodiscard]] int run(const invocation& inv, std::ostream& out, std::ostream& err);
 
 } // namespace soma::cli

@@ -17,7 +17,7 @@ namespace soma::cli {
 /// and the terminal view (`live`).
 enum class command {
   runs, forwards, curve, facts, nodes, cache_ls, cache_clear, standing, fleet,
-  plot_progress, plot_spent, plot_machines, plot_graph, live
+  plot_progress, plot_spent, plot_machines, plot_graph, live, check
 };
 
 /// A parsed, checked command line.

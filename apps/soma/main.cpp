@@ -16,12 +16,12 @@ int main(int argc, char** argv) {
     auto inv = parse(argc, argv, std::cout);
     if (!inv)
       return exit_ok;
-    run(*inv, std::cout, std::cerr);
+    auto status = run(*inv, std::cout, std::cerr);
     if (!std::cout.flush()) {
       std::cerr << "soma: could not write the answer to stdout (a full disk, a closed pipe?)\n";
       return exit_failure;
     }
-    return exit_ok;
+    return status;
   } catch (const usage_error& e) {
     std::cerr << "soma: " << e.what() << '\n';
     return exit_usage;

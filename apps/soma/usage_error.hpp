@@ -15,6 +15,8 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_failure = 1;
 /// Bad usage, a missing store, an unknown run or forward, a damaged record.
 inline constexpr int exit_usage = 2;
+/// `soma check` found damage.
+inline constexpr int exit_damaged = 2;
 
 /// The command line asks for something that cannot be: an unknown command, a
 /// missing argument, a count that is not a number. what() names what was

@@ -85,16 +85,16 @@ double timed(std::size_t reps, const std::function<void()>& f) {
 void record(soma::store& s, std::size_t n) {
   s.env().write([&](MDB_txn* txn, auto& dbi) {
     s.env().put(txn, dbi(soma::detail::db::meta), soma::detail::meta_key("long"),
-                soma::detail::encode_run_meta({"loss"}));
+                soma::detail::encode_run_meta({{"loss"}, std::nullopt}, soma::detail::meta_key("long")));
     for (std::uint64_t i = 0; i < n; ++i) {
       auto loss = 1.5 * std::pow(0.9999, static_cast<double>(i)) + 0.2 + 0.05 * std::sin(i * 0.7);
       soma::record r{i, soma::outcome::ok, 3, 20, 1000, {{"loss.value", soma::text(loss)}}};
       auto key = soma::detail::record_key("long", i);
-      s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r));
+      s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r, key));
       std::vector<soma::fact> told{{"ran", {{"node", "a"}, {"took_us", 5}}},
                                    {"finished", {{"took_us", 20}}},
                                    {"loss", {{"value", loss}}}};
-      s.env().put(txn, dbi(soma::detail::db::facts), key, soma::detail::encode_facts(told));
+      s.env().put(txn, dbi(soma::detail::db::facts), key, soma::detail::encode_facts(told, key));
     }
   });
 }

@@ -120,8 +120,8 @@ built_store write_fleet_store(soma::store& s, const fleet_options& opt) {
     for (std::uint64_t i = 0; i < opt.forwards; ++i) {
       auto key = soma::detail::record_key(fleet_run, i);
       soma::record r{i, soma::outcome::ok, 2, 230, 1800000000, {}};
-      s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r));
-      s.env().put(txn, dbi(soma::detail::db::facts), key, soma::detail::encode_facts(trip(i)));
+      s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r, key));
+      s.env().put(txn, dbi(soma::detail::db::facts), key, soma::detail::encode_facts(trip(i), key));
     }
   });
   built.run_ms = ms_since(began);

@@ -78,7 +78,7 @@ std::vector<reader_row> readers(const std::string& store_dir, const workload& w,
     [&](const std::vector<soma::record>& got, std::vector<std::string>& problems) {
       if (got.size() != n || got.back().forward != n - 1 || got.back().nodes != 3)
         problems.push_back("expected " + std::to_string(n) + " records of 3 nodes");
-      auto bytes = got.empty() ? std::string{} : soma::detail::encode_record(got.back());
+      auto bytes = got.empty() ? std::string{} : soma::detail::encode_record(got.back(), w.keys[n - 1]);
       return std::to_string(got.size()) + " records, the last " + std::to_string(bytes.size())
              + " bytes encoded (floor's: " + std::to_string(w.record_bytes[n - 1].size()) + ")";
     }));
@@ -97,7 +97,7 @@ std::vector<reader_row> readers(const std::string& store_dir, const workload& w,
     [&](const std::vector<soma::fact>& got, std::vector<std::string>& problems) {
       // Re-encoded, the facts the recorder kept should be the size of the
       // floor's blob: the floor writes what the recorder writes.
-      auto bytes = soma::detail::encode_facts(got);
+      auto bytes = soma::detail::encode_facts(got, w.keys[n - 1]);
       if (got.size() != 5 || got[0].name != "ran" || got[3].name != "finished"
           || got[4].name != "loss")
         problems.push_back("expected ran x3, finished, loss");

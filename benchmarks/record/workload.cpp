@@ -73,8 +73,8 @@ workload make_workload(std::size_t n) {
     r.summary.emplace_back("loss.value", *facts[4].find("value"));
     w.keys.push_back(soma::detail::record_key(run_id, i));
     auto began = clock::now();
-    w.record_bytes.push_back(soma::detail::encode_record(r));
-    w.blob_bytes.push_back(soma::detail::encode_facts(facts));
+    w.record_bytes.push_back(soma::detail::encode_record(r, w.keys.back()));
+    w.blob_bytes.push_back(soma::detail::encode_facts(facts, w.keys.back()));
     encoding += clock::now() - began;
     w.records.push_back(std::move(r));
     w.loss.push_back(loss);

@@ -314,13 +314,13 @@ env_store)
   # Neither: ./soma-store, which a reader must not create.
   (cd "$T" && env -u SOMA_STORE "$SOMA" runs >"$T/out" 2>"$T/err")
   [ $? -eq 2 ] || fail "soma runs without a store should exit with 2"
-  expect_err "soma: no store at 'soma-store': there is no data.mdb in it; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)"
+  expect_err "soma: no store at 'soma-store': there is no such directory; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)"
   [ ! -e "$T/soma-store" ] || fail "soma runs created ./soma-store"
   [ ! -e "$T/elsewhere" ] || fail "soma runs created \$SOMA_STORE"
   ;;
 
 missing_store)
-  missing="soma: no store at '$T/nothere': there is no data.mdb in it; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)"
+  missing="soma: no store at '$T/nothere': there is no such directory; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)"
   expect_usage_error "${missing#soma: }" runs --store "$T/nothere"
   expect_usage_error "${missing#soma: }" forwards tuesday --store "$T/nothere"
   expect_usage_error "${missing#soma: }" curve tuesday loss --store "$T/nothere"
@@ -383,7 +383,7 @@ bad_numbers)
   ;;
 
 unknown_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check'
   expect_usage_error "unknown command 'frobnicate'; the commands are: $commands (\`soma --help\` lists the commands)" \
     frobnicate
   expect_usage_error "unknown command 'run'; the commands are: $commands (\`soma --help\` lists the commands)" \
@@ -394,7 +394,7 @@ unknown_command)
   ;;
 
 no_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check'
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)"
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)" --json --store "$STORE"
   ;;
@@ -413,8 +413,8 @@ missing_argument)
 
 damaged)
   before=$(sha256sum <"$DAMAGED/data.mdb")
-  record="the record of forward 1 of run 'bad' is damaged"
-  blob="the fact blob of forward 2 of run 'bad' is damaged"
+  record="the record of forward 1 of run 'bad' in the store '$DAMAGED' is damaged"
+  blob="the fact blob of forward 2 of run 'bad' in the store '$DAMAGED' is damaged"
   error_starting "$record" runs --store "$DAMAGED"
   error_starting "$record" forwards bad --store "$DAMAGED" --json
   error_starting "$blob" facts bad 2 --store "$DAMAGED"
@@ -453,7 +453,7 @@ cache)
   soma 0 cache ls --store "$T/cached" --json
   expect_out "[]"
   # Clearing never makes a store where a typo pointed.
-  expect_usage_error "no store at '$T/nowhere': there is no data.mdb in it; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)" \
+  expect_usage_error "no store at '$T/nowhere': there is no such directory; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)" \
     cache clear --store "$T/nowhere"
   [ ! -e "$T/nowhere" ] || fail "cache clear created a store"
   ;;
@@ -577,7 +577,7 @@ fleet_errors)
   expect_usage_error "RUN is required; \`soma fleet --help\` says how it goes" fleet --store "$FLEET"
   expect_usage_error "The following argument was not expected: remote; \`soma standing --help\` says how it goes" \
     standing remote --store "$FLEET"
-  missing="no store at '$T/nothere': there is no data.mdb in it; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)"
+  missing="no store at '$T/nothere': there is no such directory; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)"
   expect_usage_error "$missing" standing --store "$T/nothere"
   expect_usage_error "$missing" fleet remote --store "$T/nothere" --json
   [ ! -e "$T/nothere" ] || fail "reading a missing store created its directory"

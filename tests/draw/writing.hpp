@@ -25,8 +25,8 @@ inline void write_run(soma::store& s, const std::string& run,
       r.state = soma::outcome::ok;
       r.when = 1000;
       auto key = soma::detail::record_key(run, i);
-      s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r));
-      s.env().put(txn, dbi(soma::detail::db::facts), key, soma::detail::encode_facts(told[i]));
+      s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r, key));
+      s.env().put(txn, dbi(soma::detail::db::facts), key, soma::detail::encode_facts(told[i], key));
     }
   });
 }

@@ -25,10 +25,10 @@ void write_forwards(soma::store& s, const std::string& run, std::uint64_t n, siz
       r.took_us = 10;
       r.when = 1000 + static_cast<std::int64_t>(i);
       auto key = soma::detail::record_key(run, i);
-      s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r));
+      s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r, key));
       std::vector<soma::fact> facts{{"ran", {{"node", "a"}, {"took_us", 10}, {"pad", std::string(blob_bytes, 'p')}}},
                                     {"finished", {{"took_us", 10}}}};
-      s.env().put(txn, dbi(soma::detail::db::facts), key, soma::detail::encode_facts(facts));
+      s.env().put(txn, dbi(soma::detail::db::facts), key, soma::detail::encode_facts(facts, key));
     }
   });
 }
@@ -107,7 +107,9 @@ BOOST_AUTO_TEST_CASE(a_corrupted_blob_is_a_clear_error_and_costs_nothing_else) {
     (void) soma::facts(s, "r", 3);
     BOOST_FAIL("a corrupted blob decoded");
   } catch (const soma::store_error& e) {
-    BOOST_TEST(std::string{e.what()}.starts_with("the fact blob of forward 3 of run 'r' is damaged"));
+    BOOST_TEST(std::string{e.what()}.starts_with("the fact blob of forward 3 of run 'r' in the store '"
+                                                 + s.path() + "' is damaged"),
+               e.what());
   }
   BOOST_TEST(soma::facts(s, "r", 2).size() == 2u);
   BOOST_TEST(soma::forwards(s, "r").size() == 5u);

@@ -68,9 +68,6 @@ struct writer_options {
 /// writes it with the next batch.
 caf::actor spawn_record_writer(caf::actor_system& sys, store where, writer_options options);
 
-/// The record of `f` as number `n`, its summarised facts flattened.
-record to_record(const held_forward& f, std::uint64_t n, const std::vector<std::string>& summarising);
-
 } // namespace soma::detail
 
 namespace caf {

@@ -11,6 +11,8 @@
 #include <openssl/evp.h>
 
 #include "soma/schema/cache.capnp.h"
+#include "soma/detail/seal.hpp"
+#include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 
 namespace soma {
@@ -40,14 +42,32 @@ struct entry {
 // the CacheEntry message.
 constexpr std::size_t stamp = 8;
 
-std::uint64_t stamp_of(std::string_view stored) {
+// The entry's bytes inside its envelope (or all of a format-1 entry);
+// nullopt when the envelope says it is damaged.
+std::optional<std::string_view> payload_of(std::string_view key, std::string_view stored) {
+  std::string_view payload;
+  auto state = detail::unseal(key, stored, detail::sealed_kind::cache, payload);
+  if (state == detail::seal_state::ok || state == detail::seal_state::unsealed)
+    return payload;
+  return std::nullopt;
+}
+
+std::uint64_t stamp_of(std::string_view key, std::string_view value) {
+  auto p = payload_of(key, value);
+  if (!p)
+    return 0;
+  auto stored = *p;
   std::uint64_t x = 0;
   for (std::size_t i = 0; i < stamp && i < stored.size(); ++i)
     x = (x << 8) | static_cast<unsigned char>(stored[i]);
   return x;
 }
 
-std::optional<entry> decode(std::string_view stored) {
+std::optional<entry> decode(std::string_view key, std::string_view value) {
+  auto payload = payload_of(key, value);
+  if (!payload)
+    return std::nullopt;
+  auto stored = *payload;
   if (stored.size() < stamp)
     return std::nullopt;
   auto bytes = stored.substr(stamp);
@@ -75,8 +95,8 @@ std::optional<entry> decode(std::string_view stored) {
   }
 }
 
-std::string encode(const detail::cache_identity& who, std::string_view output,
-                   std::int64_t kept_at, std::uint64_t kept_ns) {
+std::string encode(std::string_view key, const detail::cache_identity& who,
+                   std::string_view output, std::int64_t kept_at, std::uint64_t kept_ns) {
   capnp::MallocMessageBuilder msg{static_cast<unsigned>(32 + output.size() / sizeof(capnp::word))};
   auto r = msg.initRoot<schema::CacheEntry>();
   r.setNode(std::string{who.node});
@@ -85,7 +105,7 @@ std::string encode(const detail::cache_identity& who, std::string_view output,
   r.setKeptAt(kept_at);
   r.setKeptNs(kept_ns);
   r.setOutput(kj::arrayPtr(reinterpret_cast<const kj::byte*>(output.data()), output.size()));
-  return be64(kept_ns) + detail::to_bytes(msg);
+  return detail::sealed(key, detail::sealed_kind::cache, be64(kept_ns) + detail::to_bytes(msg));
 }
 
 std::string node_prefix(std::string_view node) {
@@ -105,14 +125,9 @@ std::string age_key(std::uint64_t kept_ns, std::string_view key) {
 std::vector<std::pair<std::string, std::uint64_t>> ages_of(const detail::environment& env,
                                                              MDB_txn* txn, MDB_dbi ages) {
   std::vector<std::pair<std::string, std::uint64_t>> out;
-  MDB_cursor* cur = nullptr;
-  if (int rc = mdb_cursor_open(txn, ages, &cur); rc != 0)
-    env.fail(rc, "opening a cursor");
-  MDB_val k, v;
-  for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-       rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
-    out.emplace_back(std::string{detail::view(k)}, from_be64(detail::view(v)));
-  mdb_cursor_close(cur);
+  detail::cursor c{env, txn, ages};
+  for (bool ok = c.move(MDB_FIRST); ok; ok = c.move(MDB_NEXT))
+    out.emplace_back(std::string{c.key()}, from_be64(c.value()));
   return out;
 }
 
@@ -136,13 +151,21 @@ std::string cache_key(const cache_identity& who, std::string_view input) {
   return node_prefix(who.node) + std::string(reinterpret_cast<char*>(digest), len);
 }
 
+std::optional<std::string> cache_entry_damage(std::string_view key, std::string_view value) {
+  if (!payload_of(key, value))
+    return "its checksum does not match its bytes";
+  if (!decode(key, value))
+    return "its bytes do not decode as a kept output";
+  return std::nullopt;
+}
+
 std::optional<std::string> cache_get(const store& s, std::string_view key, const cache_identity& who) {
   std::optional<std::string> out;
   s.env().read([&](MDB_txn* txn, auto& dbi) {
     std::string_view bytes;
     if (!s.env().get(txn, dbi(db::cache), key, bytes))
       return;
-    auto e = decode(bytes);
+    auto e = decode(key, bytes);
     if (e && e->node == who.node && e->type == who.type && e->version == who.version)
       out = std::move(e->output);
   });
@@ -157,15 +180,15 @@ bool cache_put(const store& s, std::string_view key, const cache_identity& who,
   auto now = std::chrono::system_clock::now().time_since_epoch();
   auto kept_ns = static_cast<std::uint64_t>(
     std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
-  auto bytes = encode(who, output, unix_now(), kept_ns);
+  auto bytes = encode(key, who, output, unix_now(), kept_ns);
   auto& env = s.env();
   env.write([&](MDB_txn* txn, auto& dbi) {
     auto cache = dbi(db::cache);
     auto ages = dbi(db::cache_age);
     // Written again (it was damaged, or kept twice at once): drop its old age.
     std::string_view old;
-    if (env.get(txn, cache, key, old) && old.size() >= stamp)
-      env.del(txn, ages, age_key(stamp_of(old), key));
+    if (env.get(txn, cache, key, old))
+      env.del(txn, ages, age_key(stamp_of(key, old), key));
     env.put(txn, cache, key, bytes);
     env.put(txn, ages, age_key(kept_ns, key), be64(bytes.size()));
     if (!limit)
@@ -181,7 +204,8 @@ bool cache_put(const store& s, std::string_view key, const cache_identity& who,
         break;
       auto victim = std::string_view{age}.substr(8);
       std::string_view entry_bytes;
-      if (env.get(txn, cache, victim, entry_bytes) && stamp_of(entry_bytes) == from_be64(age.substr(0, 8)))
+      if (env.get(txn, cache, victim, entry_bytes)
+          && stamp_of(victim, entry_bytes) == from_be64(age.substr(0, 8)))
         env.del(txn, cache, victim);
       env.del(txn, ages, age);
       total -= size;
@@ -199,17 +223,13 @@ std::vector<cache_row> cache_entries(const store& s, std::optional<std::string_v
     auto cache = dbi(db::cache);
     if (cache == 0)
       return;
-    MDB_cursor* cur = nullptr;
-    if (int rc = mdb_cursor_open(txn, cache, &cur); rc != 0)
-      s.env().fail(rc, "opening a cursor");
-    auto k = detail::val(prefix);
-    MDB_val v;
-    for (int rc = mdb_cursor_get(cur, &k, &v, prefix.empty() ? MDB_FIRST : MDB_SET_RANGE);
-         rc == 0 && detail::view(k).starts_with(prefix); rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-      auto key = detail::view(k);
+    detail::cursor c{s.env(), txn, cache};
+    for (bool ok = prefix.empty() ? c.move(MDB_FIRST) : c.move(MDB_SET_RANGE, prefix);
+         ok && c.key().starts_with(prefix); ok = c.move(MDB_NEXT)) {
+      auto key = c.key();
       cache_row row;
       row.node = std::string{key.substr(0, key.find('\0'))};
-      if (auto e = decode(detail::view(v))) {
+      if (auto e = decode(key, c.value())) {
         row.type = e->type;
         row.version = e->version;
         row.bytes = e->output.size();
@@ -219,7 +239,6 @@ std::vector<cache_row> cache_entries(const store& s, std::optional<std::string_v
       }
       out.push_back(std::move(row));
     }
-    mdb_cursor_close(cur);
   });
   return out;
 }
@@ -235,15 +254,12 @@ std::size_t cache_clear(store& s, std::optional<std::string_view> node) {
     // Count what the cache holds; drop every age that names it (stale ones
     // included).
     std::vector<std::string> victims;
-    MDB_cursor* cur = nullptr;
-    if (int rc = mdb_cursor_open(txn, cache, &cur); rc != 0)
-      env.fail(rc, "opening a cursor");
-    auto k = detail::val(prefix);
-    MDB_val v;
-    for (int rc = mdb_cursor_get(cur, &k, &v, prefix.empty() ? MDB_FIRST : MDB_SET_RANGE);
-         rc == 0 && detail::view(k).starts_with(prefix); rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
-      victims.emplace_back(detail::view(k));
-    mdb_cursor_close(cur);
+    {
+      detail::cursor c{env, txn, cache};
+      for (bool ok = prefix.empty() ? c.move(MDB_FIRST) : c.move(MDB_SET_RANGE, prefix);
+           ok && c.key().starts_with(prefix); ok = c.move(MDB_NEXT))
+        victims.emplace_back(c.key());
+    }
     for (auto& victim : victims)
       env.del(txn, cache, victim);
     cleared = victims.size();

@@ -59,6 +59,11 @@ struct cache_identity {
 bool cache_put(const store& s, std::string_view key, const cache_identity& who,
                std::string_view output);
 
+/// Whether the cache entry `value` at `key` is sound (its envelope and its
+/// message), for `soma check`; why not, when it is not.
+[[nodiscard]] std::optional<std::string> cache_entry_damage(std::string_view key,
+                                                            std::string_view value);
+
 } // namespace detail
 
 } // namespace soma

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 
+#include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/record.hpp"
@@ -44,21 +45,17 @@ detail::host_scan detail::scan_hosts(const store& s, std::string_view run) {
     auto blobs = dbi(detail::db::facts);
     if (blobs == 0)
       return;
-    MDB_cursor* cur = nullptr;
-    if (int rc = mdb_cursor_open(txn, blobs, &cur); rc != 0)
-      env.fail(rc, "opening a cursor");
-    std::unique_ptr<MDB_cursor, void (*)(MDB_cursor*)> closing{cur, mdb_cursor_close};
+    detail::cursor c{env, txn, blobs};
     auto prefix = detail::run_prefix(run);
-    MDB_val k = detail::val(prefix), v{};
-    for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-         rc == 0 && detail::view(k).starts_with(prefix);
-         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+    for (bool ok = c.move(MDB_SET_RANGE, prefix); ok && c.key().starts_with(prefix);
+         ok = c.move(MDB_NEXT)) {
       std::string_view r;
       std::uint64_t n = 0;
-      if (!detail::parse_record_key(detail::view(k), r, n) || r != run)
+      if (!detail::parse_record_key(c.key(), r, n) || r != run)
         continue;
       any = true;
-      auto told = detail::decode_facts(detail::view(v), detail::origin{"the fact blob", run, n});
+      auto told = detail::decode_facts(c.key(), c.value(),
+                                       detail::origin{"the fact blob", run, n, env.path()});
       for (auto& f : told) {
         if (f.name == "machine" && !f["host"].empty()) {
           scanned.machines.insert_or_assign(std::string{f["host"]}, f);

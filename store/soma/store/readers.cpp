@@ -5,6 +5,7 @@
 #include <map>
 #include <ostream>
 
+#include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
 
@@ -15,39 +16,11 @@ namespace {
 using detail::db;
 using dbi_fn = std::function<MDB_dbi(db)>;
 
-// A cursor over one database, closed when it goes.
-class cursor {
-public:
-  cursor(const detail::environment& env, MDB_txn* txn, MDB_dbi dbi) : env_(env) {
-    if (int rc = mdb_cursor_open(txn, dbi, &cur_); rc != 0)
-      env_.fail(rc, "opening a cursor");
-  }
-  ~cursor() { mdb_cursor_close(cur_); }
-  cursor(const cursor&) = delete;
-  cursor& operator=(const cursor&) = delete;
+using detail::cursor;
 
-  /// Moves as `op` says (to `key` for MDB_SET_RANGE); false at the end.
-  bool move(MDB_cursor_op op, std::string_view key = {}) {
-    k_ = detail::val(key);
-    int rc = mdb_cursor_get(cur_, &k_, &v_, op);
-    if (rc == MDB_NOTFOUND)
-      return false;
-    if (rc != 0)
-      env_.fail(rc, "moving a cursor");
-    return true;
-  }
-
-  std::string_view key() const { return detail::view(k_); }
-  std::string_view value() const { return detail::view(v_); }
-
-private:
-  const detail::environment& env_;
-  MDB_cursor* cur_ = nullptr;
-  MDB_val k_{}, v_{};
-};
-
-detail::origin where(std::string_view run, std::uint64_t n, std::string_view what) {
-  return detail::origin{what, run, n};
+detail::origin where(const detail::environment& env, std::string_view run, std::uint64_t n,
+                     std::string_view what) {
+  return detail::origin{what, run, n, env.path()};
 }
 
 [[noreturn]] void no_run(const store& s, std::string_view run) {
@@ -60,7 +33,7 @@ void check_run(const store& s, std::string_view run) {
     throw store_error(*why);
 }
 
-// Calls f(n, value bytes) for every key of `run` in `which`, in order.
+// Calls f(n, key, value bytes) for every key of `run` in `which`, in order.
 // Returns how many there were.
 template <class F>
 std::size_t scan_run(const detail::environment& env, MDB_txn* txn, MDB_dbi dbi,
@@ -77,19 +50,39 @@ std::size_t scan_run(const detail::environment& env, MDB_txn* txn, MDB_dbi dbi,
     if (!detail::parse_record_key(c.key(), r, n) || r != run)
       continue;
     ++count;
-    f(n, c.value());
+    f(n, c.key(), c.value());
   }
   return count;
 }
 
-// The run's summarised fact names; empty when it has no metadata.
-std::vector<std::string> summarising(const detail::environment& env, MDB_txn* txn,
-                                     const dbi_fn& dbi, std::string_view run) {
+// The run's metadata; empty when it has none.
+detail::run_meta meta_of(const detail::environment& env, MDB_txn* txn, const dbi_fn& dbi,
+                         std::string_view run) {
   std::string_view bytes;
-  if (!env.get(txn, dbi(db::meta), detail::meta_key(run), bytes))
+  auto key = detail::meta_key(run);
+  if (!env.get(txn, dbi(db::meta), key, bytes))
     return {};
   auto what = "the metadata of run '" + std::string{run} + "'";
-  return detail::decode_run_meta(bytes, detail::origin{what});
+  return detail::decode_run_meta(key, bytes, detail::origin{what, {}, 0, env.path()});
+}
+
+std::vector<std::string> summarising(const detail::environment& env, MDB_txn* txn,
+                                     const dbi_fn& dbi, std::string_view run) {
+  return meta_of(env, txn, dbi, run).summarising;
+}
+
+// A run's forwards are numbered 0 .. next - 1 with none missing: a record
+// that damage hid from a scan shows here (for stores that keep `next`).
+void check_numbering(const detail::environment& env, MDB_txn* txn, const dbi_fn& dbi,
+                     std::string_view run, std::uint64_t seen, std::uint64_t last_plus_one) {
+  auto meta = meta_of(env, txn, dbi, run);
+  if (!meta.next)
+    return;
+  if (seen != *meta.next || last_plus_one != *meta.next)
+    env.damaged("run '" + std::string{run} + "' has " + std::to_string(*meta.next)
+                + " forwards written (its metadata says), but " + std::to_string(seen)
+                + " records were found, the last numbered " + std::to_string(last_plus_one)
+                + (last_plus_one ? " - 1" : "") + ": records are missing or were moved");
 }
 
 std::pair<std::string, std::string> split_name(std::string_view name) {
@@ -125,14 +118,19 @@ std::vector<run_row> runs(const store& s) {
     if (records == 0)
       return;
     cursor c{env, txn, records};
+    std::uint64_t last_plus_one = 0;
     for (bool ok = c.move(MDB_FIRST); ok; ok = c.move(MDB_NEXT)) {
       std::string_view run;
       std::uint64_t n = 0;
       if (!detail::parse_record_key(c.key(), run, n))
         continue;
-      auto r = detail::decode_record(c.value(), where(run, n, "the record"));
-      if (out.empty() || out.back().run != run)
+      auto r = detail::decode_record(c.key(), c.value(), where(env, run, n, "the record"));
+      if (out.empty() || out.back().run != run) {
+        if (!out.empty())
+          check_numbering(env, txn, dbi, out.back().run, out.back().forwards, last_plus_one);
         out.push_back(run_row{std::string{run}, 0, 0, 0, r.when, r.when});
+      }
+      last_plus_one = n + 1;
       auto& row = out.back();
       row.forwards += 1;
       row.broke += r.state == outcome::broke;
@@ -140,6 +138,8 @@ std::vector<run_row> runs(const store& s) {
       row.first = std::min(row.first, r.when);
       row.last = std::max(row.last, r.when);
     }
+    if (!out.empty())
+      check_numbering(env, txn, dbi, out.back().run, out.back().forwards, last_plus_one);
   });
   return out;
 }
@@ -149,9 +149,15 @@ std::vector<record> forwards(const store& s, std::string_view run) {
   std::vector<record> out;
   auto& env = s.env();
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
-    scan_run(env, txn, dbi(db::records), run, [&](std::uint64_t n, std::string_view bytes) {
-      out.push_back(detail::decode_record(bytes, where(run, n, "the record")));
-    });
+    std::uint64_t last_plus_one = 0;
+    auto seen = scan_run(env, txn, dbi(db::records), run,
+                         [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+                           out.push_back(detail::decode_record(key, bytes,
+                                                               where(env, run, n, "the record")));
+                           last_plus_one = n + 1;
+                         });
+    if (seen > 0)
+      check_numbering(env, txn, dbi, run, seen, last_plus_one);
   });
   if (out.empty())
     no_run(s, run);
@@ -197,8 +203,9 @@ std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_
   auto& env = s.env();
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     if (cost == curve_cost::scan) {
-      scan_run(env, txn, dbi(db::records), run, [&](std::uint64_t n, std::string_view bytes) {
-        auto r = detail::decode_record(bytes, where(run, n, "the record"));
+      scan_run(env, txn, dbi(db::records), run,
+               [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+        auto r = detail::decode_record(key, bytes, where(env, run, n, "the record"));
         const std::string* value = nullptr;
         for (auto& f : r.summary)
           if (f.key == flat)
@@ -208,8 +215,9 @@ std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_
       });
       return;
     }
-    scan_run(env, txn, dbi(db::facts), run, [&](std::uint64_t n, std::string_view bytes) {
-      auto told = detail::decode_facts(bytes, where(run, n, "the fact blob"));
+    scan_run(env, txn, dbi(db::facts), run,
+             [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+      auto told = detail::decode_facts(key, bytes, where(env, run, n, "the fact blob"));
       const std::string* value = nullptr;
       for (auto& f : told)
         if (f.name == fact_name)
@@ -229,9 +237,10 @@ std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n) {
   auto& env = s.env();
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     std::string_view bytes;
-    found = env.get(txn, dbi(db::facts), detail::record_key(run, n), bytes);
+    auto key = detail::record_key(run, n);
+    found = env.get(txn, dbi(db::facts), key, bytes);
     if (found)
-      out = detail::decode_facts(bytes, where(run, n, "the fact blob"));
+      out = detail::decode_facts(key, bytes, where(env, run, n, "the fact blob"));
   });
   if (!found) {
     auto all = forwards(s, run); // throws for an unknown run
@@ -276,9 +285,10 @@ std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     auto blobs = dbi(db::facts);
     if (!last) {
-      any = scan_run(env, txn, blobs, run, [&](std::uint64_t n, std::string_view bytes) {
-              count(detail::decode_facts(bytes, where(run, n, "the fact blob")));
-            }) > 0;
+      any = scan_run(env, txn, blobs, run,
+                     [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+                       count(detail::decode_facts(key, bytes, where(env, run, n, "the fact blob")));
+                     }) > 0;
       return;
     }
     if (blobs == 0)
@@ -294,7 +304,8 @@ std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<
       std::string_view r;
       std::uint64_t n = 0;
       if (detail::parse_record_key(c.key(), r, n) && r == run)
-        tail.emplace_back(n, detail::decode_facts(c.value(), where(run, n, "the fact blob")));
+        tail.emplace_back(n, detail::decode_facts(c.key(), c.value(),
+                                                  where(env, run, n, "the fact blob")));
     }
     any = !tail.empty() || (ok && c.key().starts_with(prefix));
     for (auto it = tail.rbegin(); it != tail.rend(); ++it)

@@ -11,6 +11,8 @@
 #include <kj/exception.h>
 
 #include "soma/schema/soma.capnp.h"
+#include "soma/detail/seal.hpp"
+#include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/remote.hpp"
@@ -39,7 +41,8 @@ std::string encode(const reading& r) {
   return detail::to_bytes(message);
 }
 
-reading decode(std::string_view bytes, const std::string& store_path) {
+// The reading in Cap'n Proto bytes (as the wire carries it too).
+reading decode_payload(std::string_view bytes, const std::string& store_path) {
   auto damaged = [&](const std::string& why) {
     return store_error("a machine reading in the store '" + store_path + "' is damaged (" + why
                        + "); the writer rewrites it with its next reading");
@@ -57,40 +60,43 @@ reading decode(std::string_view bytes, const std::string& store_path) {
   }
 }
 
+// The reading stored at `key`: sealed (format 2) or not (format 1).
+reading decode(std::string_view key, std::string_view bytes, const std::string& store_path) {
+  std::string_view payload;
+  switch (detail::unseal(key, bytes, detail::sealed_kind::reading, payload)) {
+    case detail::seal_state::unsealed:
+    case detail::seal_state::ok: return decode_payload(payload, store_path);
+    case detail::seal_state::newer:
+      throw store_error("a machine reading in the store '" + store_path
+                        + "' was written by a newer soma, which this one cannot read");
+    default:
+      throw store_error("a machine reading in the store '" + store_path + "' (at '"
+                        + std::string{key.substr(0, key.find('/', 2))}
+                        + "') is damaged: its checksum does not match its bytes; the writer "
+                          "rewrites it with its next reading");
+  }
+}
+
 // Calls f(key, value) for every entry under `prefix`, in key order.
 void scan(MDB_txn* txn, MDB_dbi dbi, const detail::environment& env, const std::string& prefix,
           const std::function<void(std::string_view, std::string_view)>& f) {
-  if (dbi == 0)
-    return;
-  MDB_cursor* cur = nullptr;
-  if (int rc = mdb_cursor_open(txn, dbi, &cur); rc != 0)
-    env.fail(rc, "opening a cursor on the readings");
-  std::unique_ptr<MDB_cursor, void (*)(MDB_cursor*)> closing{cur, mdb_cursor_close};
-  MDB_val k = detail::val(prefix), v{};
-  for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-       rc == 0 && detail::view(k).starts_with(prefix); rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
-    f(detail::view(k), detail::view(v));
+  detail::cursor c{env, txn, dbi};
+  for (bool ok = c.move(MDB_SET_RANGE, prefix); ok && c.key().starts_with(prefix);
+       ok = c.move(MDB_NEXT))
+    f(c.key(), c.value());
 }
 
 // Deletes all but the newest kept_per_machine entries under `prefix`.
 void trim(MDB_txn* txn, MDB_dbi dbi, const detail::environment& env, const std::string& prefix) {
-  MDB_cursor* cur = nullptr;
-  if (int rc = mdb_cursor_open(txn, dbi, &cur); rc != 0)
-    env.fail(rc, "opening a cursor on the readings");
-  std::unique_ptr<MDB_cursor, void (*)(MDB_cursor*)> closing{cur, mdb_cursor_close};
+  detail::cursor c{env, txn, dbi};
   auto past = prefix;
   past.back() = static_cast<char>('/' + 1); // the first key after the prefix
-  MDB_val k = detail::val(past), v{};
-  int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-  rc = rc == 0 ? mdb_cursor_get(cur, &k, &v, MDB_PREV) : mdb_cursor_get(cur, &k, &v, MDB_LAST);
+  bool ok = c.move(MDB_SET_RANGE, past) ? c.move(MDB_PREV) : c.move(MDB_LAST);
   std::size_t seen = 0;
-  while (rc == 0 && detail::view(k).starts_with(prefix)) {
-    if (++seen > kept_per_machine) {
-      if (int del = mdb_cursor_del(cur, 0); del != 0)
-        env.fail(del, "trimming a machine's readings");
-      // After a delete, MDB_PREV goes on to the entry before the deleted one.
-    }
-    rc = mdb_cursor_get(cur, &k, &v, MDB_PREV);
+  while (ok && c.key().starts_with(prefix)) {
+    if (++seen > kept_per_machine)
+      c.del(); // after a delete, MDB_PREV goes on to the entry before the deleted one
+    ok = c.move(MDB_PREV);
   }
 }
 
@@ -99,7 +105,12 @@ void trim(MDB_txn* txn, MDB_dbi dbi, const detail::environment& env, const std::
 std::string detail::encode_reading(const reading& r) { return encode(r); }
 
 reading detail::decode_reading(std::string_view bytes, const std::string& where) {
-  return decode(bytes, where);
+  return decode_payload(bytes, where);
+}
+
+reading detail::decode_stored_reading(std::string_view key, std::string_view bytes,
+                                      const std::string& where) {
+  return decode(key, bytes, where);
 }
 
 void put_reading(store& s, const reading& r) {
@@ -114,8 +125,10 @@ void put_reading(store& s, const reading& r) {
   env.write([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
     auto d = dbi(db::readings);
     auto mine = history_of(r.id);
-    env.put(txn, d, mine + detail::be64(static_cast<std::uint64_t>(r.when_us)), bytes);
-    env.put(txn, d, latest_prefix + r.id, bytes);
+    auto at = mine + detail::be64(static_cast<std::uint64_t>(r.when_us));
+    env.put(txn, d, at, detail::sealed(at, detail::sealed_kind::reading, bytes));
+    auto latest = latest_prefix + r.id;
+    env.put(txn, d, latest, detail::sealed(latest, detail::sealed_kind::reading, bytes));
     // Keep the newest kept_per_machine of this machine: walk back from the
     // newest over that many, then delete what is older (usually one).
     trim(txn, d, env, mine);
@@ -125,7 +138,7 @@ void put_reading(store& s, const reading& r) {
     std::vector<std::pair<std::string, std::int64_t>> newest;
     scan(txn, d, env, latest_prefix, [&](std::string_view k, std::string_view v) {
       try {
-        newest.emplace_back(std::string{k.substr(latest_prefix.size())}, decode(v, s.path()).when_us);
+        newest.emplace_back(std::string{k.substr(latest_prefix.size())}, decode(k, v, s.path()).when_us);
       } catch (const store_error&) {
         // A damaged entry is left for its writer to rewrite; it stops nobody.
       }
@@ -161,7 +174,7 @@ std::map<std::string, reading> standing(const store& s) {
   auto& env = s.env();
   env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
     scan(txn, dbi(db::readings), env, latest_prefix, [&](std::string_view k, std::string_view v) {
-      out.emplace(std::string{k.substr(latest_prefix.size())}, decode(v, s.path()));
+      out.emplace(std::string{k.substr(latest_prefix.size())}, decode(k, v, s.path()));
     });
   });
   return out;
@@ -172,7 +185,7 @@ std::vector<reading> readings(const store& s, const std::string& id) {
   auto& env = s.env();
   env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
     scan(txn, dbi(db::readings), env, history_of(id),
-         [&](std::string_view, std::string_view v) { out.push_back(decode(v, s.path())); });
+         [&](std::string_view k, std::string_view v) { out.push_back(decode(k, v, s.path())); });
   });
   return out;
 }

@@ -82,6 +82,11 @@ namespace detail {
 /// Decodes a reading; throws store_error naming `where` when damaged.
 [[nodiscard]] reading decode_reading(std::string_view bytes, const std::string& where);
 
+/// Decodes the reading stored at `key` (sealed, or of format 1); throws
+/// store_error naming the store `where` when damaged.
+[[nodiscard]] reading decode_stored_reading(std::string_view key, std::string_view bytes,
+                                            const std::string& where);
+
 } // namespace detail
 
 } // namespace soma

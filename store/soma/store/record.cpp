@@ -11,6 +11,7 @@
 #include <kj/exception.h>
 
 #include "soma/schema/soma.capnp.h"
+#include "soma/detail/compact.hpp"
 #include "soma/store/detail/fact_lists.hpp"
 #include "soma/store/store.hpp"
 
@@ -31,14 +32,6 @@ std::ostream& operator<<(std::ostream& out, outcome x) {
 namespace detail {
 
 namespace {
-
-// Serialises straight into the string that goes to LMDB: one copy.
-
-// A first segment sized to the message, instead of Cap'n Proto's default of
-// 8 KiB zeroed per message: most records and blobs are a few hundred bytes.
-unsigned first_segment(std::size_t text_bytes, std::size_t items) {
-  return static_cast<unsigned>(16 + items * 4 + text_bytes / sizeof(capnp::word));
-}
 
 // Cap'n Proto Text ends at the first NUL, so a NUL inside a fact's text
 // would cut off everything after it: it is written as U+FFFD instead.
@@ -88,33 +81,7 @@ auto read_message(std::string_view bytes, const origin& where, F&& f) {
   }
 }
 
-} // namespace
-
-std::string origin::str() const {
-  if (run.empty())
-    return std::string{what};
-  return std::string{what} + " of forward " + std::to_string(n) + " of run '" + std::string{run}
-         + "'";
-}
-
-std::string encode_record(const record& x) {
-  std::size_t text = 0;
-  for (auto& f : x.summary)
-    text += f.key.size() + f.value.size() + 2;
-  capnp::MallocMessageBuilder msg{first_segment(text, x.summary.size() + 4)};
-  auto r = msg.initRoot<schema::Record>();
-  r.setForward(x.forward);
-  r.setState(x.state == outcome::ok      ? schema::State::OK
-             : x.state == outcome::broke ? schema::State::BROKE
-                                         : schema::State::OPEN);
-  r.setNodes(x.nodes);
-  r.setTookUs(x.took_us);
-  r.setWhen(x.when);
-  set_fields(r.initSummary(static_cast<unsigned>(x.summary.size())), x.summary);
-  return to_bytes(msg);
-}
-
-record decode_record(std::string_view bytes, const origin& where) {
+record decode_record_v1(std::string_view bytes, const origin& where) {
   return read_message<schema::Record>(bytes, where, [](schema::Record::Reader r) {
     record x;
     x.forward = r.getForward();
@@ -131,18 +98,171 @@ record decode_record(std::string_view bytes, const origin& where) {
   });
 }
 
-std::string encode_facts(const std::vector<fact>& facts) {
-  std::size_t text = 0, items = facts.size();
-  for (auto& f : facts) {
-    text += f.name.size() + 1;
-    for (auto& fl : f.fields)
-      text += fl.key.size() + fl.value.size() + 2;
-    items += f.fields.size() * 2;
-  }
-  capnp::MallocMessageBuilder msg{first_segment(text, items)};
-  write_facts(msg.initRoot<schema::FactList>().initFacts(static_cast<unsigned>(facts.size())), facts);
-  return to_bytes(msg);
+} // namespace
+
+std::vector<fact> decode_facts_v1(std::string_view bytes, const origin& where);
+std::vector<std::string> decode_run_meta_v1(std::string_view bytes, const origin& where);
+
+std::string origin::str() const {
+  std::string out{what};
+  if (!run.empty())
+    out += " of forward " + std::to_string(n) + " of run '" + std::string{run} + "'";
+  if (!store.empty())
+    out += " in the store '" + std::string{store} + "'";
+  return out;
 }
+
+void damaged_value(const origin& where, std::string_view why) {
+  std::string msg = where.str() + " is damaged: " + std::string{why}
+                    + "; its bytes changed after they were written, and the rest of the store "
+                      "still reads";
+  if (!where.store.empty())
+    msg += " (`soma check --store " + std::string{where.store} + "` lists every damaged entry)";
+  throw store_error(msg);
+}
+
+int open_sealed(std::string_view key, std::string_view bytes, sealed_kind kind,
+                const origin& where, std::string_view& payload) {
+  switch (unseal(key, bytes, kind, payload)) {
+    case seal_state::unsealed: return 1;
+    case seal_state::ok: return format_version;
+    case seal_state::newer:
+      throw store_error(where.str() + " was written by a newer soma (format "
+                        + std::to_string(static_cast<unsigned char>(bytes[2]))
+                        + "), which this one cannot read; read it with that soma");
+    default:
+      damaged_value(where, "its checksum does not match its bytes");
+  }
+}
+
+namespace {
+
+// A record's state as one byte.
+unsigned char state_byte(outcome x) {
+  return static_cast<unsigned char>(x);
+}
+
+void put_fields(std::string& out, const std::vector<field>& fields) {
+  compact::put_varint(out, fields.size());
+  for (auto& f : fields) {
+    compact::put_name(out, f.key);
+    compact::put_text(out, f.value);
+  }
+}
+
+std::vector<field> get_fields(compact::reader& in) {
+  std::vector<field> out;
+  auto n = in.count(2);
+  out.reserve(n);
+  for (std::size_t i = 0; i < n && !in.failed; ++i) {
+    auto key = in.name();
+    out.emplace_back(std::move(key), in.text());
+  }
+  return out;
+}
+
+} // namespace
+
+void encode_record_into(std::string& out, const record& x, std::string_view key) {
+  auto at = out.size();
+  begin_seal(out, sealed_kind::record);
+  compact::put_varint(out, x.forward);
+  out.push_back(static_cast<char>(state_byte(x.state)));
+  compact::put_varint(out, x.nodes);
+  compact::put_varint(out, compact::zigzag(x.took_us));
+  compact::put_varint(out, compact::zigzag(x.when));
+  put_fields(out, x.summary);
+  seal(out, key, at);
+}
+
+std::string encode_record(const record& x, std::string_view key) {
+  std::string out;
+  out.reserve(64);
+  encode_record_into(out, x, key);
+  return out;
+}
+
+record decode_record(std::string_view key, std::string_view bytes, const origin& where) {
+  std::string_view payload;
+  if (open_sealed(key, bytes, sealed_kind::record, where, payload) == 1)
+    return decode_record_v1(payload, where);
+  compact::reader in{payload};
+  record x;
+  x.forward = in.varint();
+  auto state = in.byte();
+  x.nodes = static_cast<std::uint32_t>(in.varint());
+  x.took_us = compact::unzigzag(in.varint());
+  x.when = compact::unzigzag(in.varint());
+  x.summary = get_fields(in);
+  if (in.failed || !in.at_end() || state > state_byte(outcome::open))
+    damaged_value(where, "its checksum matches but its bytes do not decode as a record");
+  x.state = static_cast<outcome>(state);
+  return x;
+}
+
+void encode_facts_into(std::string& out, const std::vector<fact>& facts, std::string_view key) {
+  auto at = out.size();
+  begin_seal(out, sealed_kind::facts);
+  compact::put_varint(out, facts.size());
+  for (auto& f : facts) {
+    compact::put_name(out, f.name);
+    put_fields(out, f.fields);
+  }
+  seal(out, key, at);
+}
+
+std::string encode_facts(const std::vector<fact>& facts, std::string_view key) {
+  std::string out;
+  out.reserve(32 + facts.size() * 24);
+  encode_facts_into(out, facts, key);
+  return out;
+}
+
+std::vector<fact> decode_facts(std::string_view key, std::string_view bytes, const origin& where) {
+  std::string_view payload;
+  if (open_sealed(key, bytes, sealed_kind::facts, where, payload) == 1)
+    return decode_facts_v1(payload, where);
+  compact::reader in{payload};
+  std::vector<fact> out;
+  auto n = in.count(2);
+  out.reserve(n);
+  for (std::size_t i = 0; i < n && !in.failed; ++i) {
+    auto name = in.name();
+    out.push_back(fact{std::move(name), get_fields(in)});
+  }
+  if (in.failed || !in.at_end())
+    damaged_value(where, "its checksum matches but its bytes do not decode as facts");
+  return out;
+}
+
+std::string encode_run_meta(const run_meta& meta, std::string_view key) {
+  std::string out;
+  begin_seal(out, sealed_kind::run_meta);
+  compact::put_varint(out, meta.summarising.size());
+  for (auto& name : meta.summarising)
+    compact::put_name(out, name);
+  compact::put_varint(out, meta.next ? *meta.next + 1 : 0);
+  seal(out, key);
+  return out;
+}
+
+run_meta decode_run_meta(std::string_view key, std::string_view bytes, const origin& where) {
+  std::string_view payload;
+  if (open_sealed(key, bytes, sealed_kind::run_meta, where, payload) == 1)
+    return run_meta{decode_run_meta_v1(payload, where), std::nullopt};
+  compact::reader in{payload};
+  run_meta out;
+  auto n = in.count(1);
+  for (std::size_t i = 0; i < n && !in.failed; ++i)
+    out.summarising.push_back(in.name());
+  if (auto next = in.varint(); next > 0)
+    out.next = next - 1;
+  if (in.failed || !in.at_end())
+    damaged_value(where, "its checksum matches but its bytes do not decode as run metadata");
+  return out;
+}
+
+// Format 1: Cap'n Proto (schema/soma.capnp), read only.
 
 void write_facts(capnp::List<schema::Fact>::Builder out, const std::vector<fact>& facts) {
   for (unsigned i = 0; i < facts.size(); ++i) {
@@ -159,21 +279,12 @@ std::vector<fact> read_facts(capnp::List<schema::Fact>::Reader in) {
   return out;
 }
 
-std::vector<fact> decode_facts(std::string_view bytes, const origin& where) {
+std::vector<fact> decode_facts_v1(std::string_view bytes, const origin& where) {
   return read_message<schema::FactList>(bytes, where,
                                         [](schema::FactList::Reader r) { return read_facts(r.getFacts()); });
 }
 
-std::string encode_run_meta(const std::vector<std::string>& summarising) {
-  capnp::MallocMessageBuilder msg;
-  auto list = msg.initRoot<schema::RunMeta>().initSummarising(
-    static_cast<unsigned>(summarising.size()));
-  for (unsigned i = 0; i < summarising.size(); ++i)
-    list.set(i, summarising[i]);
-  return to_bytes(msg);
-}
-
-std::vector<std::string> decode_run_meta(std::string_view bytes, const origin& where) {
+std::vector<std::string> decode_run_meta_v1(std::string_view bytes, const origin& where) {
   return read_message<schema::RunMeta>(bytes, where, [](schema::RunMeta::Reader r) {
     std::vector<std::string> out;
     for (auto s : r.getSummarising())

@@ -10,6 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include <optional>
+
+#include "soma/detail/seal.hpp"
 #include "soma/fact.hpp"
 
 namespace soma {
@@ -42,33 +45,62 @@ struct record {
 namespace detail {
 
 /// Where bytes came from, said only when they turn out damaged: "<what> of
-/// forward <n> of run '<run>'", or just <what> when `run` is empty. Cheap to
-/// make, so readers make one per value without building text.
+/// forward <n> of run '<run>' in the store '<store>'" (the parts that are
+/// set). Cheap to make, so readers make one per value without building text.
 struct origin {
   std::string_view what;
   std::string_view run = {};
   std::uint64_t n = 0;
+  std::string_view store = {};
 
   [[nodiscard]] std::string str() const;
 };
 
-/// Encodes a record (Cap'n Proto, unpacked, whole words).
-[[nodiscard]] std::string encode_record(const record& x);
+/// Throws store_error: the value `where` names is damaged, as `why` says.
+[[noreturn]] void damaged_value(const origin& where, std::string_view why);
 
-/// Decodes a record; throws store_error naming `where` when the bytes are
-/// not one (truncated, overwritten, not a multiple of 8 bytes).
-[[nodiscard]] record decode_record(std::string_view bytes, const origin& where);
+/// A run's metadata (meta/run/<id>).
+struct run_meta {
+  /// The fact names every record of the run summarises.
+  std::vector<std::string> summarising;
+  /// The number after the last forward written: a run's forwards are
+  /// 0 .. next - 1, so a missing one shows. None in stores of format 1.
+  std::optional<std::uint64_t> next;
+};
 
-/// Encodes the facts of one forward.
-[[nodiscard]] std::string encode_facts(const std::vector<fact>& facts);
+/// Encodes a record stored at `key` (format 2: sealed, compact).
+[[nodiscard]] std::string encode_record(const record& x, std::string_view key);
 
-/// Decodes a fact blob; throws store_error naming `where` when damaged.
-[[nodiscard]] std::vector<fact> decode_facts(std::string_view bytes, const origin& where);
+/// Appends the encoding of `x` at `key` to `out`.
+void encode_record_into(std::string& out, const record& x, std::string_view key);
 
-/// Encodes / decodes a run's metadata: the fact names it summarises.
-[[nodiscard]] std::string encode_run_meta(const std::vector<std::string>& summarising);
-[[nodiscard]] std::vector<std::string> decode_run_meta(std::string_view bytes,
-                                                       const origin& where);
+/// Decodes the record stored at `key` (format 2, or 1: Cap'n Proto); throws
+/// store_error naming `where` when the bytes are damaged.
+[[nodiscard]] record decode_record(std::string_view key, std::string_view bytes,
+                                   const origin& where);
+
+/// Encodes the facts of one forward stored at `key`.
+[[nodiscard]] std::string encode_facts(const std::vector<fact>& facts, std::string_view key);
+
+/// Appends the encoding of `facts` at `key` to `out`.
+void encode_facts_into(std::string& out, const std::vector<fact>& facts, std::string_view key);
+
+/// Decodes a fact blob stored at `key`; throws store_error naming `where`
+/// when damaged.
+[[nodiscard]] std::vector<fact> decode_facts(std::string_view key, std::string_view bytes,
+                                             const origin& where);
+
+/// Encodes / decodes a run's metadata stored at `key`.
+[[nodiscard]] std::string encode_run_meta(const run_meta& meta, std::string_view key);
+[[nodiscard]] run_meta decode_run_meta(std::string_view key, std::string_view bytes,
+                                       const origin& where);
+
+/// The payload of the sealed value `bytes` at `key` (seal.hpp), or all of
+/// `bytes` for a value of format 1; the format it is in. Throws store_error
+/// naming `where` for a checksum that does not match, a value of another
+/// kind, or a newer format.
+int open_sealed(std::string_view key, std::string_view bytes, sealed_kind kind,
+                const origin& where, std::string_view& payload);
 
 } // namespace detail
 

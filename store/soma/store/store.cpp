@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "soma/error.hpp"
+#include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/remote.hpp"
@@ -107,7 +108,7 @@ std::shared_ptr<detail::remote_link> link_to(const std::string& dir, const store
 } // namespace
 
 store::store(const std::string& dir, store_options options)
-  : cache_limit_(options.cache_limit), read_only_(options.read_only) {
+  : read_only_(options.read_only), cache_limit_(options.cache_limit) {
   if (detail::is_remote_address(dir)) {
     auto link = link_to(dir, options);
     if (options.read_only)
@@ -161,21 +162,13 @@ std::vector<std::string> store::bound() const {
   std::vector<std::string> out;
   auto& env = this->env();
   env.read([&](MDB_txn* txn, auto& dbi) {
-    auto records = dbi(detail::db::records);
-    if (records == 0)
-      return;
-    MDB_cursor* cur = nullptr;
-    if (int rc = mdb_cursor_open(txn, records, &cur); rc != 0)
-      env.fail(rc, "opening a cursor");
-    MDB_val k, v;
-    for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+    detail::cursor c{env, txn, dbi(detail::db::records)};
+    for (bool ok = c.move(MDB_FIRST); ok; ok = c.move(MDB_NEXT)) {
       std::string_view run;
       std::uint64_t n = 0;
-      if (detail::parse_record_key(detail::view(k), run, n))
+      if (detail::parse_record_key(c.key(), run, n))
         out.push_back("run/" + std::string{run} + "/" + std::to_string(n));
     }
-    mdb_cursor_close(cur);
   });
   return out;
 }

@@ -6,7 +6,14 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <chrono>
+#include <thread>
+
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "soma/store/detail/guard.hpp"
 
 namespace soma::detail {
 
@@ -35,21 +42,116 @@ std::string printable(std::string_view key) {
   return out;
 }
 
-// Whether `file` starts like an LMDB data file: a page header, then the meta
-// page's magic number.
-bool looks_like_lmdb(const std::string& file) {
-  constexpr std::uint32_t magic = 0xBEEFC0DE;
-  std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f)
-    return true; // let LMDB say why it cannot open it
-  unsigned char head[20];
-  auto n = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
-  if (n < sizeof head)
-    return false;
-  std::uint32_t found = 0;
-  std::memcpy(&found, head + 16, sizeof found);
-  return found == magic;
+// LMDB's meta page, at the start of page 0 and page 1, as lmdb 0.9 lays it
+// out on a 64-bit machine: a 16-byte page header, then magic, version,
+// address, map size, two MDB_db of 48 bytes (the first's md_pad is the page
+// size, each ends in its root page), the last page used and the txnid.
+struct meta_page {
+  std::uint32_t magic = 0, psize = 0;
+  std::uint64_t roots[2] = {}, last_pg = 0, txnid = 0;
+};
+
+constexpr std::uint32_t lmdb_magic = 0xBEEFC0DE;
+constexpr std::uint64_t no_page = ~std::uint64_t{0};
+
+// What check_file() says of a file that is no LMDB data file at all.
+constexpr std::string_view not_lmdb = "not an LMDB data file";
+
+template <class T>
+T at(const unsigned char* p, std::size_t offset) {
+  T x;
+  std::memcpy(&x, p + offset, sizeof x);
+  return x;
+}
+
+meta_page parse_meta(const unsigned char* page) {
+  meta_page m;
+  m.magic = at<std::uint32_t>(page, 16);
+  m.psize = at<std::uint32_t>(page, 40);
+  m.roots[0] = at<std::uint64_t>(page, 80);
+  m.roots[1] = at<std::uint64_t>(page, 128);
+  m.last_pg = at<std::uint64_t>(page, 136);
+  m.txnid = at<std::uint64_t>(page, 144);
+  return m;
+}
+
+std::string bytes_text(std::uint64_t n) {
+  return std::to_string(n) + " bytes";
+}
+
+// What is wrong with data.mdb as LMDB would map it, or nothing: it must be
+// as long as its newest meta page says, and its two meta pages must agree
+// (LMDB writes them in turn, txnid even to page 0 and odd to page 1, so a
+// flipped txnid, which would silently select an older transaction, shows).
+// `file` is open; `name` names it in messages.
+std::optional<std::string> check_file(int fd, const std::string& name) {
+  unsigned char head[160];
+  auto got = ::pread(fd, head, sizeof head, 0);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    return "cannot stat '" + name + "': " + std::strerror(errno);
+  auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size == 0)
+    return std::nullopt; // LMDB makes a new environment in an empty file
+  if (got < 20 || at<std::uint32_t>(head, 16) != lmdb_magic)
+    return std::string{not_lmdb};
+  if (got < static_cast<ssize_t>(sizeof head))
+    return "'" + name + "' is " + bytes_text(size) + ", too short to hold LMDB's meta pages";
+  auto m0 = parse_meta(head);
+  if (m0.magic != lmdb_magic)
+    return std::string{not_lmdb};
+  auto psize = m0.psize;
+  if (psize < 512 || psize > 65536 || (psize & (psize - 1)) != 0)
+    return "the first meta page of '" + name + "' is damaged: it gives a page size of "
+           + std::to_string(psize) + " bytes";
+  unsigned char second[160];
+  if (::pread(fd, second, sizeof second, psize) < static_cast<ssize_t>(sizeof second))
+    return "'" + name + "' is " + bytes_text(size) + ", cut off before its second meta page";
+  auto m1 = parse_meta(second);
+  if (m1.magic != lmdb_magic)
+    return "the second meta page of '" + name + "' is damaged (no LMDB magic number)";
+  bool agree = (m0.txnid == 0 && m1.txnid == 0)
+               || (m0.txnid % 2 == 0 && m1.txnid % 2 == 1
+                   && (m0.txnid + 1 == m1.txnid || m1.txnid + 1 == m0.txnid));
+  if (!agree)
+    return "the meta pages of '" + name + "' are damaged: they name transactions "
+           + std::to_string(m0.txnid) + " and " + std::to_string(m1.txnid)
+           + ", which LMDB never writes together";
+  auto& newest = m1.txnid > m0.txnid ? m1 : m0;
+  auto needed = (newest.last_pg + 1) * psize;
+  if (newest.last_pg == no_page || needed / psize != newest.last_pg + 1)
+    return "the newest meta page of '" + name + "' is damaged: its last page is "
+           + std::to_string(newest.last_pg);
+  if (size < needed)
+    return "'" + name + "' is " + bytes_text(size) + ", shorter than the " + bytes_text(needed)
+           + " its last transaction wrote: it was cut off (a copy made while it was written, "
+             "a full disk, or a truncated file)";
+  for (auto root : newest.roots)
+    if (root != no_page && root > newest.last_pg)
+      return "the newest meta page of '" + name + "' is damaged: a root page (" + std::to_string(root)
+             + ") lies past its last page (" + std::to_string(newest.last_pg) + ")";
+  return std::nullopt;
+}
+
+// check_file() with the file opened; a writer in another process may be
+// rewriting a meta page as it is read, so a finding must hold three times.
+std::optional<std::string> check_data_file(const std::string& file) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return std::nullopt; // opening says why
+  std::optional<std::string> found;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    found = check_file(fd, file);
+    if (!found)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds{2});
+  }
+  ::close(fd);
+  return found;
+}
+
+std::string errno_text(int e) {
+  return std::strerror(e);
 }
 
 } // namespace
@@ -57,28 +159,63 @@ bool looks_like_lmdb(const std::string& file) {
 environment::environment(std::string path, const store_options& options)
   : path_(std::move(path)), read_only_(options.read_only) {
   namespace fs = std::filesystem;
+  auto data = path_ + "/data.mdb";
+  auto lock = path_ + "/lock.mdb";
   std::error_code ec;
   if (read_only_) {
-    if (!fs::exists(fs::path{path_} / "data.mdb", ec))
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0) {
+      if (errno == EACCES)
+        throw store_error("permission denied: cannot look into the store directory '" + path_
+                          + "' (" + errno_text(errno) + "); reading a store needs read and "
+                            "search (x) permission on its directory");
+      throw store_error("no store at '" + path_ + "': "
+                        + (errno == ENOENT ? std::string{"there is no such directory"}
+                                           : errno_text(errno))
+                        + "; give the directory a recorder wrote to (--store DIR or $SOMA_STORE)");
+    }
+    if (::access(path_.c_str(), R_OK | X_OK) != 0)
+      throw store_error("permission denied: cannot look into the store directory '" + path_
+                        + "'; reading a store needs read and search (x) permission on its "
+                          "directory");
+    if (::stat(data.c_str(), &st) != 0)
       throw store_error("no store at '" + path_
                         + "': there is no data.mdb in it; give the directory a recorder wrote "
                           "to (--store DIR or $SOMA_STORE)");
-    // LMDB makes lock.mdb before it looks at data.mdb: look first, so that a
-    // reader never writes a file into a directory that is not a store.
-    if (!looks_like_lmdb(path_ + "/data.mdb"))
-      throw store_error("'" + path_ + "' holds a data.mdb that is not a soma store; point "
-                        "--store at a directory a recorder wrote to");
+    if (::access(data.c_str(), R_OK) != 0)
+      throw store_error("permission denied: cannot read '" + data
+                        + "'; reading a store needs read permission on its data.mdb");
+    // Without write access to lock.mdb (or to the directory, to make one),
+    // read without the lock: LMDB's MDB_NOLOCK.
+    bool lock_exists = ::access(lock.c_str(), F_OK) == 0;
+    unlocked_ = lock_exists ? ::access(lock.c_str(), R_OK | W_OK) != 0
+                            : ::access(path_.c_str(), W_OK) != 0;
   } else {
     fs::create_directories(path_, ec);
     if (ec)
-      throw store_error("cannot create the store directory '" + path_ + "': " + ec.message());
+      throw store_error((ec == std::errc::permission_denied ? "permission denied: " : "")
+                        + std::string{"cannot create the store directory '"} + path_ + "': "
+                        + ec.message());
+  }
+  // LMDB maps the file as its meta page says: check it first, so that a
+  // damaged or cut-off file is an error here and not a SIGBUS later. (This
+  // also keeps a reader from making lock.mdb in a directory that is no store.)
+  if (::access(data.c_str(), F_OK) == 0) {
+    auto wrong = check_data_file(data);
+    if (wrong && *wrong == not_lmdb)
+      throw store_error("'" + path_ + "' holds a data.mdb that is not a soma store; point "
+                        "--store at a directory a recorder wrote to"
+                        + (read_only_ ? std::string{} : ", or at an empty directory to make one"));
+    if (wrong)
+      throw store_error("the store '" + path_ + "' is damaged: " + *wrong
+                        + "; nothing in it can be trusted as it is: restore it from a copy");
   }
   if (int rc = mdb_env_create(&env_); rc != 0)
     fail(rc, "creating an LMDB environment");
   mdb_env_set_maxdbs(env_, 8);
   mdb_env_set_mapsize(env_, options.map_size);
   unsigned flags = MDB_NOTLS | (read_only_ ? MDB_RDONLY : 0u)
-                   | (options.expendable ? MDB_NOMETASYNC : 0u);
+                   | (options.expendable ? MDB_NOMETASYNC : 0u) | (unlocked_ ? MDB_NOLOCK : 0u);
   if (int rc = mdb_env_open(env_, path_.c_str(), flags, 0664); rc != 0) {
     mdb_env_close(env_);
     env_ = nullptr;
@@ -86,14 +223,20 @@ environment::environment(std::string path, const store_options& options)
       throw store_error("'" + path_ + "' holds files that are not a soma store (" + describe(rc)
                         + "); point --store at a store"
                         + (read_only_ ? std::string{} : ", or at an empty directory to make one"));
-    if (rc == EACCES)
-      throw store_error("no permission to open the store '" + path_ + "'"
-                        + (read_only_ ? "" : " for writing") + ": " + describe(rc));
+    if (rc == EACCES || rc == EPERM || rc == EROFS)
+      throw store_error("permission denied: cannot open the store '" + path_ + "'"
+                        + (read_only_ ? std::string{}
+                                      : " for writing (writing needs write permission on its "
+                                        "directory, data.mdb and lock.mdb; to only read it, "
+                                        "open it read-only)")
+                        + ": " + describe(rc));
     throw store_error("cannot open the store '" + path_ + "': " + describe(rc));
   }
   // Reader slots left by processes that were killed while reading.
-  int dead = 0;
-  mdb_reader_check(env_, &dead);
+  if (!unlocked_) {
+    int dead = 0;
+    mdb_reader_check(env_, &dead);
+  }
   open_databases();
 }
 
@@ -134,10 +277,33 @@ environment::~environment() {
 }
 
 void environment::fail(int rc, std::string_view what) const {
-  std::string msg = "store '" + path_ + "': " + std::string{what} + " failed: " + describe(rc);
-  if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND)
-    msg += "; the store's file is damaged: copy out what still reads with the soma command";
-  throw store_error(msg);
+  if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_BAD_TXN || rc == MDB_CURSOR_FULL)
+    damaged(std::string{what} + " failed: " + describe(rc));
+  throw store_error("store '" + path_ + "': " + std::string{what} + " failed: " + describe(rc));
+}
+
+void environment::damaged(std::string_view what) const {
+  throw store_error("the store '" + path_ + "' is damaged: " + std::string{what}
+                    + (unlocked_ ? "; it was read without its lock (lock.mdb is not writable "
+                                   "here), so a writer may have changed it meanwhile: read "
+                                   "again, and if it persists"
+                                 : ";")
+                    + " `soma check --store " + path_
+                    + "` lists every damaged entry; what is not damaged still reads");
+}
+
+bool environment::readable(std::string_view bytes) const noexcept {
+  if (bytes.empty())
+    return true;
+  auto touch = [&] {
+    const volatile char* p = bytes.data();
+    char sink = 0;
+    for (std::size_t i = 0; i < bytes.size(); i += 4096)
+      sink ^= p[i];
+    sink ^= p[bytes.size() - 1];
+    (void) sink;
+  };
+  return guarded(touch);
 }
 
 MDB_txn* environment::begin(std::shared_lock<std::shared_mutex>& guard, unsigned flags) const {
@@ -166,7 +332,10 @@ void environment::put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::stri
                       unsigned flags) const {
   auto k = val(key);
   auto v = val(value);
-  int rc = mdb_put(txn, dbi, &k, &v, flags);
+  int rc = 0;
+  auto step = [&] { rc = mdb_put(txn, dbi, &k, &v, flags); };
+  if (!guarded(step))
+    damaged("writing faulted: LMDB followed a page number or offset out of the file");
   if (rc == MDB_MAP_FULL)
     throw map_full{};
   if (rc != 0)
@@ -178,19 +347,27 @@ bool environment::get(MDB_txn* txn, MDB_dbi dbi, std::string_view key,
   if (dbi == 0)
     return false;
   auto k = val(key);
-  MDB_val v;
-  int rc = mdb_get(txn, dbi, &k, &v);
+  MDB_val v{};
+  int rc = 0;
+  auto step = [&] { rc = mdb_get(txn, dbi, &k, &v); };
+  if (!guarded(step))
+    damaged("reading a key faulted: LMDB followed a page number or offset out of the file");
   if (rc == MDB_NOTFOUND)
     return false;
   if (rc != 0)
     fail(rc, "reading a key");
   value = view(v);
+  if (!readable(value))
+    damaged("an entry points past the end of the file");
   return true;
 }
 
 void environment::del(MDB_txn* txn, MDB_dbi dbi, std::string_view key) const {
   auto k = val(key);
-  int rc = mdb_del(txn, dbi, &k, nullptr);
+  int rc = 0;
+  auto step = [&] { rc = mdb_del(txn, dbi, &k, nullptr); };
+  if (!guarded(step))
+    damaged("deleting faulted: LMDB followed a page number or offset out of the file");
   if (rc == MDB_MAP_FULL)
     throw map_full{}; // deleting can need pages too: write() grows and replays
   if (rc != 0 && rc != MDB_NOTFOUND)

@@ -37,6 +37,13 @@ public:
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
   [[nodiscard]] bool read_only() const noexcept { return read_only_; }
 
+  /// Whether it was opened without lock.mdb (read-only, by a user who may
+  /// not write the lock file: LMDB's MDB_NOLOCK). Such a reader does not
+  /// hold back a writer in another process, which may reuse the pages it
+  /// reads: what it reads is checked as always, and a value changed under
+  /// it reads as damaged (read again).
+  [[nodiscard]] bool unlocked() const noexcept { return unlocked_; }
+
 
   /// Runs `f` in a read transaction. `f` gets the transaction and a way to
   /// find a database's handle; a database that does not exist yet gives 0
@@ -61,6 +68,13 @@ public:
 
   /// Throws store_error for LMDB code `rc` while doing `what`.
   [[noreturn]] void fail(int rc, std::string_view what) const;
+
+  /// Throws store_error: the store's file is damaged, as `what` says.
+  [[noreturn]] void damaged(std::string_view what) const;
+
+  /// Whether every page `bytes` spans can be read (guard.hpp); false when a
+  /// damaged file put them past its end.
+  [[nodiscard]] bool readable(std::string_view bytes) const noexcept;
 
   /// mdb_put inside write(): throws map_full (write() then grows the map and
   /// replays) or store_error.
@@ -89,6 +103,7 @@ private:
 
   std::string path_;
   bool read_only_;
+  bool unlocked_ = false;
   MDB_env* env_ = nullptr;
   // Transactions share it; growing the map takes it alone, since LMDB allows
   // mdb_env_set_mapsize only while no transaction of this process is open.

@@ -1,0 +1,68 @@
+#pragma once
+
+/// @file
+/// The envelope every value soma keeps in a store carries (docs/formats.md,
+/// "Sealed values"): 8 bytes before the payload,
+///
+///   0xF5 'S' <format version> <kind>  <checksum: 4 bytes, little-endian>
+///
+/// where the checksum is the low 32 bits of XXH3-64 over the value's key,
+/// the first four header bytes and the payload. A value moved to another
+/// key, a value of another kind, a flipped byte or a cut-off tail all fail
+/// it. The envelope stays the same in later formats, so a value of a newer
+/// format is told from a damaged one. Values written before the envelope existed (format 1) start with a
+/// Cap'n Proto segment table or a big-endian stamp, never with 0xF5 'S', so
+/// both read.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace soma::detail {
+
+/// The format a sealed value's payload is written in.
+inline constexpr std::uint8_t format_version = 2;
+
+/// What a sealed value holds; part of its checksum.
+enum class sealed_kind : std::uint8_t {
+  record = 1,   ///< a forward's record (records database)
+  facts = 2,    ///< a forward's fact blob (facts database)
+  run_meta = 3, ///< a run's metadata (meta database, meta/run/<id>)
+  reading = 4,  ///< a machine reading (readings database)
+  cache = 5,    ///< a kept output (cache database)
+  batch = 6,    ///< the numbers a served store gave a recorder's batch (meta database)
+};
+
+/// The envelope's size.
+inline constexpr std::size_t seal_bytes = 8;
+
+/// Appends an envelope to `out` whose checksum is still to be set; append the
+/// payload after it, then call seal().
+void begin_seal(std::string& out, sealed_kind kind);
+
+/// Sets the checksum of the envelope that starts at `out[at]`, over `key`
+/// and everything after the envelope.
+void seal(std::string& out, std::string_view key, std::size_t at = 0) noexcept;
+
+/// `payload` sealed at `key`: the envelope, then a copy of it.
+[[nodiscard]] std::string sealed(std::string_view key, sealed_kind kind, std::string_view payload);
+
+/// What unseal() found.
+enum class seal_state {
+  unsealed, ///< not sealed: a value of format 1; `payload` is all of it
+  ok,       ///< sealed, of `kind`, checksum matches; `payload` follows the envelope
+  damaged,  ///< sealed, but the checksum or the kind does not match
+  newer,    ///< sealed by a newer format than this soma reads
+};
+
+/// Reads the envelope of `bytes`, stored at `key`.
+[[nodiscard]] seal_state unseal(std::string_view key, std::string_view bytes, sealed_kind kind,
+                                std::string_view& payload) noexcept;
+
+/// The checksum of `payload` at `key` under `header` (the envelope's first
+/// four bytes): the low 32 bits of XXH3-64.
+[[nodiscard]] std::uint32_t checksum(std::string_view key, const unsigned char* header,
+                                     std::string_view payload) noexcept;
+
+} // namespace soma::detail

@@ -1,0 +1,215 @@
+#include "soma/store/check.hpp"
+
+#include <map>
+#include <set>
+
+#include "soma/store/cache.hpp"
+#include "soma/store/detail/cursor.hpp"
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/keys.hpp"
+#include "soma/store/readings.hpp"
+#include "soma/store/record.hpp"
+
+namespace soma {
+
+namespace {
+
+using detail::db;
+
+// A key as a person reads it: run/<id>/<n> for a run's, else the bytes with
+// anything unprintable as \xNN.
+std::string printable(std::string_view key) {
+  std::string_view run;
+  std::uint64_t n = 0;
+  if (detail::parse_record_key(key, run, n))
+    return "run/" + std::string{run} + "/" + std::to_string(n);
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : key.substr(0, 96)) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += "\\x";
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 0xf]);
+    }
+  }
+  if (key.size() > 96)
+    out += "...";
+  return out;
+}
+
+// What the walk of a run's records and blobs saw.
+struct run_seen {
+  std::set<std::uint64_t> records, blobs;
+};
+
+class walker {
+public:
+  walker(const store& s, check_report& report) : s_(s), env_(s.env()), report_(report) {}
+
+  void walk() {
+    env_.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+      txn_ = txn;
+      each(dbi(db::records), "records", [&](auto k, auto v) { record(k, v); });
+      each(dbi(db::facts), "facts", [&](auto k, auto v) { blob(k, v); });
+      each(dbi(db::meta), "meta", [&](auto k, auto v) { meta(k, v); });
+      each(dbi(db::readings), "readings", [&](auto k, auto v) { reading(k, v); });
+      each(dbi(db::cache), "cache", [&](auto k, auto v) { cache(k, v); });
+      each(dbi(db::cache_age), "cache_age", [&](auto k, auto v) { age(k, v); });
+      runs();
+      ages();
+    });
+  }
+
+private:
+  void bad(std::string database, std::string_view key, std::string what) {
+    report_.damaged.push_back(damage{std::move(database), printable(key), std::move(what)});
+  }
+
+  // Calls f(key, value) for every entry; a walk cut short by damage is
+  // itself reported, and the next database is walked.
+  template <class F>
+  void each(MDB_dbi dbi, const char* name, F&& f) {
+    if (dbi == 0)
+      return;
+    std::size_t walked = 0;
+    std::string last;
+    try {
+      detail::cursor c{env_, txn_, dbi};
+      for (bool ok = c.move(MDB_FIRST); ok; ok = c.move(MDB_NEXT)) {
+        ++walked;
+        ++report_.entries;
+        last.assign(c.key());
+        try {
+          f(c.key(), c.value());
+        } catch (const store_error& e) {
+          bad(name, c.key(), e.what());
+        }
+      }
+    } catch (const store_error& e) {
+      bad(name, last, std::string{"the walk stopped here: "} + e.what());
+      return;
+    }
+    MDB_stat st{};
+    if (mdb_stat(txn_, dbi, &st) == 0 && st.ms_entries != walked)
+      bad(name, {}, "LMDB counts " + std::to_string(st.ms_entries) + " entries, but "
+                      + std::to_string(walked) + " could be walked: part of its tree is damaged");
+  }
+
+  detail::origin at(std::string_view what, std::string_view run, std::uint64_t n) const {
+    return detail::origin{what, run, n, s_.path()};
+  }
+
+  void record(std::string_view key, std::string_view value) {
+    std::string_view run;
+    std::uint64_t n = 0;
+    if (!detail::parse_record_key(key, run, n)) {
+      bad("records", key, "a key that is no record's (run/<id>/<n>)");
+      return;
+    }
+    seen_[std::string{run}].records.insert(n); // damaged or not, it is there
+    auto r = detail::decode_record(key, value, at("the record", run, n));
+    if (r.forward != n)
+      bad("records", key, "the record says it is forward " + std::to_string(r.forward));
+  }
+
+  void blob(std::string_view key, std::string_view value) {
+    std::string_view run;
+    std::uint64_t n = 0;
+    if (!detail::parse_record_key(key, run, n)) {
+      bad("facts", key, "a key that is no fact blob's (run/<id>/<n>)");
+      return;
+    }
+    seen_[std::string{run}].blobs.insert(n);
+    (void) detail::decode_facts(key, value, at("the fact blob", run, n));
+  }
+
+  void meta(std::string_view key, std::string_view value) {
+    if (key.starts_with("batch/")) {
+      std::string_view pairs;
+      detail::open_sealed(key, value, detail::sealed_kind::batch, at("a batch's numbers", {}, 0),
+                          pairs);
+      return;
+    }
+    if (!key.starts_with("run/")) {
+      bad("meta", key, "a key soma does not write");
+      return;
+    }
+    auto run = std::string{key.substr(4)};
+    auto m = detail::decode_run_meta(key, value, at("the metadata of run '" + run + "'", {}, 0));
+    next_[run] = m.next;
+  }
+
+  void reading(std::string_view key, std::string_view value) {
+    if (!key.starts_with("latest/") && !key.starts_with("r/")) {
+      bad("readings", key, "a key soma does not write");
+      return;
+    }
+    (void) detail::decode_stored_reading(key, value, s_.path());
+  }
+
+  void cache(std::string_view key, std::string_view value) {
+    if (auto why = detail::cache_entry_damage(key, value))
+      bad("cache", key, "the kept output is damaged: " + *why + " (a read is a miss; it is "
+                        "computed and kept again)");
+    else
+      cached_.emplace(key);
+  }
+
+  void age(std::string_view key, std::string_view value) {
+    if (key.size() <= 8 || value.size() != 8) {
+      bad("cache_age", key, "an entry of the age index that is not 8 bytes of when, a key and "
+                            "8 bytes of size");
+      return;
+    }
+    aged_.emplace(key.substr(8));
+  }
+
+  void runs() {
+    for (auto& [run, seen] : seen_) {
+      auto next_it = next_.find(run);
+      std::optional<std::uint64_t> next;
+      if (next_it != next_.end())
+        next = next_it->second;
+      auto key = detail::meta_key(run);
+      if (next) {
+        if (seen.records.size() != *next
+            || (!seen.records.empty() && *seen.records.rbegin() + 1 != *next))
+          bad("records", key, "run '" + run + "' has " + std::to_string(*next)
+                                + " forwards written (its metadata says), but "
+                                + std::to_string(seen.records.size()) + " records were found");
+      }
+      for (auto n : seen.records)
+        if (!seen.blobs.count(n))
+          bad("facts", detail::record_key(run, n), "the record has no fact blob");
+      for (auto n : seen.blobs)
+        if (!seen.records.count(n))
+          bad("records", detail::record_key(run, n), "the fact blob has no record");
+    }
+  }
+
+  void ages() {
+    for (auto& key : cached_)
+      if (!aged_.count(key))
+        bad("cache_age", key, "the kept output has no place in the age index");
+  }
+
+  const store& s_;
+  const detail::environment& env_;
+  check_report& report_;
+  MDB_txn* txn_ = nullptr;
+  std::map<std::string, run_seen> seen_;
+  std::map<std::string, std::optional<std::uint64_t>> next_;
+  std::set<std::string, std::less<>> cached_, aged_;
+};
+
+} // namespace
+
+check_report check(const store& s) {
+  check_report report;
+  walker{s, report}.walk();
+  return report;
+}
+
+} // namespace soma

@@ -1,0 +1,36 @@
+#pragma once
+
+/// @file
+/// soma::check: walks every entry of a store and says which are damaged,
+/// changing nothing (`soma check`, docs/store.md "Damage").
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "soma/store/store.hpp"
+
+namespace soma {
+
+/// One damaged entry, or a part of the store that could not be walked.
+struct damage {
+  std::string database; ///< records, facts, meta, readings, cache, cache_age, or the file
+  std::string key;      ///< the entry's key, printable (run/<id>/<n> for a run's); empty for a database
+  std::string what;     ///< what is wrong with it
+};
+
+/// What a check found.
+struct check_report {
+  std::size_t entries = 0;      ///< entries read
+  std::vector<damage> damaged;  ///< in the order found
+};
+
+/// Reads every entry of every database of `s` in one read transaction and
+/// checks it: each value's checksum and encoding, each key's form, that a
+/// run's records are numbered 0 .. next - 1 and each has its fact blob, that
+/// every database holds as many entries as LMDB counts, and that every kept
+/// output has its place in the age index. Cost: one scan of the whole store.
+/// Throws store_error only when the store cannot be opened or read at all.
+[[nodiscard]] check_report check(const store& s);
+
+} // namespace soma

@@ -1,0 +1,72 @@
+#pragma once
+
+/// @file
+/// A run's log in a store: how forwards are numbered, written and kept
+/// beside the run's metadata. The recorder's writer hands it batches; the
+/// rules (numbering after what the run holds, overwrite, a batch sent again
+/// written once, the run's `next`) live here, with every LMDB call.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "soma/fact.hpp"
+#include "soma/store/record.hpp"
+#include "soma/store/store.hpp"
+
+namespace soma::detail {
+
+/// One forward to write.
+struct log_entry {
+  std::uint64_t id = 0;                ///< the engine's forward id; 0: none
+  std::optional<std::uint64_t> number; ///< its n, when an earlier write gave it one
+  record rec;                          ///< what the record says (its `forward` is set here)
+  const std::vector<fact>* facts = nullptr;
+};
+
+/// How a log writes.
+struct log_options {
+  std::string run;
+  std::vector<std::string> summarising;
+  /// Clear the run's forwards with the first write, and number from 0.
+  bool overwrite = false;
+  /// Nonzero: the writer (a served store's client recorder) whose batches
+  /// may come again; see record_log::write.
+  std::uint64_t once_for = 0;
+};
+
+/// One writer's log of one run. Not thread-safe: one writer owns it.
+class record_log {
+public:
+  record_log(store where, log_options options);
+
+  /// Writes `entries` in one transaction and returns (id, n) for each.
+  /// New forwards number after whatever the run holds (another writer of
+  /// the run may have written since this one began). With `once_for`, the
+  /// numbers given to the forwards of the batch whose ids are `batch` are
+  /// kept under `batch/<once_for>` in the meta database, so a forward sent
+  /// again keeps its number and is written over, never twice. Throws
+  /// store_error; then nothing of it was written.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>>
+  write(std::span<const log_entry> entries, const std::vector<std::uint64_t>& batch);
+
+  [[nodiscard]] const store& where() const noexcept { return where_; }
+
+private:
+  store where_;
+  log_options options_;
+  bool cleared_ = false;
+  std::uint64_t next_ = 0;
+  std::string buffer_; // encodings, reused
+};
+
+/// The record that `facts` make, numbered n: state, took_us and when as
+/// given, nodes counted, the summarised facts' fields flattened.
+[[nodiscard]] record make_record(const std::vector<fact>& facts, std::uint64_t n, outcome state,
+                                 std::int64_t took_us, std::int64_t when,
+                                 const std::vector<std::string>& summarising);
+
+} // namespace soma::detail
