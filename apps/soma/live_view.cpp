@@ -69,10 +69,8 @@ view read_view(const store& s, const std::string& run, const std::string& fact,
   std::vector<record> rows;
   try {
     rows = forwards(s, run);
-  } catch (const store_error&) {
-    if (why_not_a_run_id(run))
-      throw;
-    return v; // not recorded yet: the view waits for it
+  } catch (const no_run_error&) {
+    return v; // not recorded yet: the view waits for it (damage is an error)
   }
   v.found = true;
   v.forwards = rows.size();

@@ -32,6 +32,7 @@ enum class sealed_kind : std::uint8_t {
   reading = 4,  ///< a machine reading (readings database)
   cache = 5,    ///< a kept output (cache database)
   batch = 6,    ///< the numbers a served store gave a recorder's batch (meta database)
+  machines = 7, ///< how many machines have a latest reading (readings database)
 };
 
 /// The envelope's size.

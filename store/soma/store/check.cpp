@@ -1,8 +1,10 @@
 #include "soma/store/check.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
 
+#include "soma/detail/seal.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
@@ -59,6 +61,9 @@ public:
       each(dbi(db::cache_age), "cache_age", [&](auto k, auto v) { age(k, v); });
       runs();
       ages();
+      if (machines_ && *machines_ != latest_)
+        bad("readings", "count/latest", std::to_string(*machines_) + " machines have a reading "
+                        "(the store's count says), but " + std::to_string(latest_) + " were found");
     });
   }
 
@@ -142,6 +147,17 @@ private:
   }
 
   void reading(std::string_view key, std::string_view value) {
+    if (key == "count/latest") {
+      std::string_view payload;
+      if (detail::unseal(key, value, detail::sealed_kind::machines, payload)
+            != detail::seal_state::ok
+          || payload.size() != 8)
+        bad("readings", key, "the count of machines with a reading is damaged");
+      else
+        machines_ = detail::from_be64(payload);
+      return;
+    }
+    latest_ += key.starts_with("latest/");
     if (!key.starts_with("latest/") && !key.starts_with("r/")) {
       bad("readings", key, "a key soma does not write");
       return;
@@ -200,6 +216,8 @@ private:
   check_report& report_;
   MDB_txn* txn_ = nullptr;
   std::map<std::string, run_seen> seen_;
+  std::optional<std::uint64_t> machines_;
+  std::uint64_t latest_ = 0;
   std::map<std::string, std::optional<std::uint64_t>> next_;
   std::set<std::string, std::less<>> cached_, aged_;
 };

@@ -7,6 +7,8 @@
 
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/numbering.hpp"
+#include "soma/store/readers.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/record.hpp"
 
@@ -43,8 +45,7 @@ detail::host_scan detail::scan_hosts(const store& s, std::string_view run) {
   auto& env = s.env();
   env.read([&](MDB_txn* txn, const std::function<MDB_dbi(detail::db)>& dbi) {
     auto blobs = dbi(detail::db::facts);
-    if (blobs == 0)
-      return;
+    std::uint64_t seen = 0, last_plus_one = 0;
     detail::cursor c{env, txn, blobs};
     auto prefix = detail::run_prefix(run);
     for (bool ok = c.move(MDB_SET_RANGE, prefix); ok && c.key().starts_with(prefix);
@@ -54,6 +55,8 @@ detail::host_scan detail::scan_hosts(const store& s, std::string_view run) {
       if (!detail::parse_record_key(c.key(), r, n) || r != run)
         continue;
       any = true;
+      ++seen;
+      last_plus_one = n + 1;
       auto told = detail::decode_facts(c.key(), c.value(),
                                        detail::origin{"the fact blob", run, n, env.path()});
       for (auto& f : told) {
@@ -76,9 +79,10 @@ detail::host_scan detail::scan_hosts(const store& s, std::string_view run) {
         }
       }
     }
+    detail::check_count(env, txn, dbi(detail::db::meta), run, "fact blobs", seen, last_plus_one);
   });
   if (!any)
-    throw store_error("no run '" + std::string{run} + "' in the store '" + s.path()
+    throw no_run_error("no run '" + std::string{run} + "' in the store '" + s.path()
                       + "'; `soma runs` lists the runs it holds");
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (rows[i].host != "here")

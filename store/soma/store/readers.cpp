@@ -7,6 +7,7 @@
 
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/numbering.hpp"
 #include "soma/store/keys.hpp"
 
 namespace soma {
@@ -24,7 +25,7 @@ detail::origin where(const detail::environment& env, std::string_view run, std::
 }
 
 [[noreturn]] void no_run(const store& s, std::string_view run) {
-  throw store_error("no run '" + std::string{run} + "' in the store '" + s.path()
+  throw no_run_error("no run '" + std::string{run} + "' in the store '" + s.path()
                     + "'; `soma runs` lists the runs it holds");
 }
 
@@ -55,34 +56,15 @@ std::size_t scan_run(const detail::environment& env, MDB_txn* txn, MDB_dbi dbi,
   return count;
 }
 
-// The run's metadata; empty when it has none.
-detail::run_meta meta_of(const detail::environment& env, MDB_txn* txn, const dbi_fn& dbi,
-                         std::string_view run) {
-  std::string_view bytes;
-  auto key = detail::meta_key(run);
-  if (!env.get(txn, dbi(db::meta), key, bytes))
-    return {};
-  auto what = "the metadata of run '" + std::string{run} + "'";
-  return detail::decode_run_meta(key, bytes, detail::origin{what, {}, 0, env.path()});
-}
-
 std::vector<std::string> summarising(const detail::environment& env, MDB_txn* txn,
                                      const dbi_fn& dbi, std::string_view run) {
-  return meta_of(env, txn, dbi, run).summarising;
+  return detail::meta_of(env, txn, dbi(db::meta), run).summarising;
 }
 
-// A run's forwards are numbered 0 .. next - 1 with none missing: a record
-// that damage hid from a scan shows here (for stores that keep `next`).
 void check_numbering(const detail::environment& env, MDB_txn* txn, const dbi_fn& dbi,
-                     std::string_view run, std::uint64_t seen, std::uint64_t last_plus_one) {
-  auto meta = meta_of(env, txn, dbi, run);
-  if (!meta.next)
-    return;
-  if (seen != *meta.next || last_plus_one != *meta.next)
-    env.damaged("run '" + std::string{run} + "' has " + std::to_string(*meta.next)
-                + " forwards written (its metadata says), but " + std::to_string(seen)
-                + " records were found, the last numbered " + std::to_string(last_plus_one)
-                + (last_plus_one ? " - 1" : "") + ": records are missing or were moved");
+                     std::string_view run, std::uint64_t seen, std::uint64_t last_plus_one,
+                     std::string_view what = "records") {
+  detail::check_count(env, txn, dbi(db::meta), run, what, seen, last_plus_one);
 }
 
 std::pair<std::string, std::string> split_name(std::string_view name) {
@@ -156,8 +138,7 @@ std::vector<record> forwards(const store& s, std::string_view run) {
                                                                where(env, run, n, "the record")));
                            last_plus_one = n + 1;
                          });
-    if (seen > 0)
-      check_numbering(env, txn, dbi, run, seen, last_plus_one);
+    check_numbering(env, txn, dbi, run, seen, last_plus_one);
   });
   if (out.empty())
     no_run(s, run);
@@ -184,6 +165,8 @@ curve_cost curve_costs(const store& s, std::string_view run, std::string_view na
       cursor c{env, txn, records};
       any = c.move(MDB_SET_RANGE, prefix) && c.key().starts_with(prefix);
     }
+    if (!any)
+      check_numbering(env, txn, dbi, run, 0, 0);
     auto names = summarising(env, txn, dbi, run);
     summarised = std::find(names.begin(), names.end(), fact_name) != names.end();
   });
@@ -202,9 +185,11 @@ std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_
   std::vector<std::pair<std::uint64_t, double>> out;
   auto& env = s.env();
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
+    std::uint64_t last_plus_one = 0;
     if (cost == curve_cost::scan) {
-      scan_run(env, txn, dbi(db::records), run,
+      auto seen = scan_run(env, txn, dbi(db::records), run,
                [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+        last_plus_one = n + 1;
         auto r = detail::decode_record(key, bytes, where(env, run, n, "the record"));
         const std::string* value = nullptr;
         for (auto& f : r.summary)
@@ -213,10 +198,12 @@ std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_
         if (value)
           out.emplace_back(n, number(*value, run, n, flat));
       });
+      check_numbering(env, txn, dbi, run, seen, last_plus_one);
       return;
     }
-    scan_run(env, txn, dbi(db::facts), run,
+    auto seen = scan_run(env, txn, dbi(db::facts), run,
              [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+      last_plus_one = n + 1;
       auto told = detail::decode_facts(key, bytes, where(env, run, n, "the fact blob"));
       const std::string* value = nullptr;
       for (auto& f : told)
@@ -226,6 +213,7 @@ std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_
       if (value)
         out.emplace_back(n, number(*value, run, n, flat));
     });
+    check_numbering(env, txn, dbi, run, seen, last_plus_one, "fact blobs");
   });
   return out;
 }
@@ -239,8 +227,15 @@ std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n) {
     std::string_view bytes;
     auto key = detail::record_key(run, n);
     found = env.get(txn, dbi(db::facts), key, bytes);
-    if (found)
+    if (found) {
       out = detail::decode_facts(key, bytes, where(env, run, n, "the fact blob"));
+      return;
+    }
+    auto m = detail::meta_of(env, txn, dbi(db::meta), run);
+    if (m.next && n < *m.next)
+      env.damaged("forward " + std::to_string(n) + " of run '" + std::string{run}
+                  + "' was written (the run has " + std::to_string(*m.next)
+                  + " forwards, its metadata says), but its fact blob cannot be found");
   });
   if (!found) {
     auto all = forwards(s, run); // throws for an unknown run
@@ -285,14 +280,21 @@ std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     auto blobs = dbi(db::facts);
     if (!last) {
-      any = scan_run(env, txn, blobs, run,
-                     [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
-                       count(detail::decode_facts(key, bytes, where(env, run, n, "the fact blob")));
-                     }) > 0;
+      std::uint64_t last_plus_one = 0;
+      auto seen = scan_run(env, txn, blobs, run,
+                           [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+                             last_plus_one = n + 1;
+                             count(detail::decode_facts(key, bytes,
+                                                        where(env, run, n, "the fact blob")));
+                           });
+      any = seen > 0;
+      check_numbering(env, txn, dbi, run, seen, last_plus_one, "fact blobs");
       return;
     }
-    if (blobs == 0)
+    if (blobs == 0) {
+      check_numbering(env, txn, dbi, run, 0, 0, "fact blobs");
       return;
+    }
     // Only the tail: walk back from the end of the run, then count forwards.
     auto prefix = detail::run_prefix(run);
     auto past = prefix;
@@ -308,6 +310,15 @@ std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<
                                                   where(env, run, n, "the fact blob")));
     }
     any = !tail.empty() || (ok && c.key().starts_with(prefix));
+    // The tail must be the run's last forwards, one after another.
+    for (std::size_t i = 1; i < tail.size(); ++i)
+      if (tail[i].first + 1 != tail[i - 1].first)
+        env.damaged("the fact blobs of run '" + std::string{run} + "' skip from forward "
+                    + std::to_string(tail[i].first) + " to " + std::to_string(tail[i - 1].first)
+                    + ": some are missing or were moved");
+    if (*last > 0 || !any)
+      detail::check_tail(env, txn, dbi(db::meta), run, "fact blobs", tail.size(),
+                         tail.empty() ? 0 : tail.front().first);
     for (auto it = tail.rbegin(); it != tail.rend(); ++it)
       count(it->second);
   });

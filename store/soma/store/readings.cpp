@@ -77,6 +77,27 @@ reading decode(std::string_view key, std::string_view bytes, const std::string& 
   }
 }
 
+// How many machines have a latest reading, kept beside them so that a
+// reading damage hid from `standing` shows (formats.md).
+const std::string count_key = "count/latest";
+
+void put_count(const detail::environment& env, MDB_txn* txn, MDB_dbi d, std::size_t n) {
+  std::string payload = detail::be64(n);
+  env.put(txn, d, count_key, detail::sealed(count_key, detail::sealed_kind::machines, payload));
+}
+
+// The count put_count kept; none in a store of format 1.
+std::optional<std::uint64_t> count_of(const detail::environment& env, MDB_txn* txn, MDB_dbi d) {
+  std::string_view bytes, payload;
+  if (!env.get(txn, d, count_key, bytes))
+    return std::nullopt;
+  if (detail::unseal(count_key, bytes, detail::sealed_kind::machines, payload)
+        != detail::seal_state::ok
+      || payload.size() != 8)
+    env.damaged("the count of machines with a reading is damaged");
+  return detail::from_be64(payload);
+}
+
 // Calls f(key, value) for every entry under `prefix`, in key order.
 void scan(MDB_txn* txn, MDB_dbi dbi, const detail::environment& env, const std::string& prefix,
           const std::function<void(std::string_view, std::string_view)>& f) {
@@ -136,7 +157,9 @@ void put_reading(store& s, const reading& r) {
     // every machine's newest reading, so that no single clock, however
     // wrong, can make the others look a day old.
     std::vector<std::pair<std::string, std::int64_t>> newest;
+    std::size_t machines = 0;
     scan(txn, d, env, latest_prefix, [&](std::string_view k, std::string_view v) {
+      ++machines;
       try {
         newest.emplace_back(std::string{k.substr(latest_prefix.size())}, decode(k, v, s.path()).when_us);
       } catch (const store_error&) {
@@ -161,6 +184,7 @@ void put_reading(store& s, const reading& r) {
         env.del(txn, d, k);
       env.del(txn, d, latest_prefix + id);
     }
+    put_count(env, txn, d, machines - gone.size());
   });
 }
 
@@ -173,9 +197,15 @@ std::map<std::string, reading> standing(const store& s) {
   std::map<std::string, reading> out;
   auto& env = s.env();
   env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
-    scan(txn, dbi(db::readings), env, latest_prefix, [&](std::string_view k, std::string_view v) {
+    auto d = dbi(db::readings);
+    std::size_t seen = 0;
+    scan(txn, d, env, latest_prefix, [&](std::string_view k, std::string_view v) {
+      ++seen;
       out.emplace(std::string{k.substr(latest_prefix.size())}, decode(k, v, s.path()));
     });
+    if (auto n = count_of(env, txn, d); n && *n != seen)
+      env.damaged(std::to_string(*n) + " machines have a reading (the store's count says), but "
+                  + std::to_string(seen) + " were found: some are missing or were moved");
   });
   return out;
 }

@@ -62,6 +62,13 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// The store holds no run of the name asked for (and none was written that
+/// damage hid: that is a store_error saying "damaged").
+class no_run_error : public store_error {
+public:
+  using store_error::store_error;
+};
+
 /// An LMDB store. A handle: copies share one environment, which closes with
 /// the last copy. Safe to use from any thread.
 class store {

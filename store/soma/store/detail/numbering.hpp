@@ -1,0 +1,37 @@
+#pragma once
+
+/// @file
+/// A run's forwards are numbered 0 .. next - 1 with none missing, and its
+/// metadata keeps `next` (formats.md, RunMeta). Readers compare what they
+/// found with it, so that damage which hides entries from a scan is an
+/// error naming the store, never a shorter run.
+
+#include <cstdint>
+#include <string_view>
+
+#include <lmdb.h>
+
+#include "soma/store/record.hpp"
+
+namespace soma::detail {
+
+class environment;
+
+/// The run's metadata; empty when it has none.
+[[nodiscard]] run_meta meta_of(const environment& env, MDB_txn* txn, MDB_dbi meta,
+                               std::string_view run);
+
+/// Throws store_error (damaged) unless a scan that found `seen` of the
+/// run's `what` ("records", "fact blobs"), the last numbered
+/// `last_plus_one - 1`, found them all. Nothing to compare for a run
+/// without `next` (format 1), or a run nobody wrote (then the caller says
+/// there is no such run).
+void check_count(const environment& env, MDB_txn* txn, MDB_dbi meta, std::string_view run,
+                 std::string_view what, std::uint64_t seen, std::uint64_t last_plus_one);
+
+/// The same for a walk back from the run's end that found `seen` entries
+/// consecutively, the newest numbered `newest`: they must end at next - 1.
+void check_tail(const environment& env, MDB_txn* txn, MDB_dbi meta, std::string_view run,
+                std::string_view what, std::uint64_t seen, std::uint64_t newest);
+
+} // namespace soma::detail

@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Damage: a store of format 1 still reads, and damaged stores are detected,
+never crashed on and never believed (docs/store.md, "Damage").
+
+  damage_test.py CASE SOMA MAKE_STORE FIXTURE WORK
+
+Cases:
+  format1     the fixture store (tests/fixtures/store-v1, written by the soma
+              of format 1) reads as it did, `soma check` finds it clean, and
+              a recorder of today writes beside it
+  truncated   data.mdb cut to half: every reader and `soma check` refuse it,
+              naming the store, with no signal
+  permissions as an unprivileged user: an unreadable directory and data.mdb
+              are "permission denied"; a store whose lock.mdb it may not
+              write reads all the same (MDB_NOLOCK)
+  fuzz        random single-byte flips and truncations (a fixed seed, so the
+              test is the same every run; SOMA_FUZZ_SEED and SOMA_FUZZ_FLIPS
+              change it): every reader and `soma check` end in time and by
+              exit, never by a signal; an answer that differs from the clean
+              store's is always an error saying "damaged"; `soma check` exits
+              2 whenever a reader saw damage, and 0 only when every reader
+              answered as on the clean store
+"""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+case, SOMA, MAKE_STORE, FIXTURE, WORK = sys.argv[1], *map(os.path.abspath, sys.argv[2:6])
+T = tempfile.mkdtemp(prefix="soma-damage-test.")
+TIMEOUT = 20  # seconds; a reader of a 100 KB store takes milliseconds
+
+
+def fail(why):
+    print(f"FAIL [{case}]: {why}", file=sys.stderr)
+    shutil.rmtree(T, ignore_errors=True)
+    sys.exit(1)
+
+
+def soma(*args, store, user=None):
+    """(exit status, stdout, stderr); a signal is a negative status."""
+    cmd = [SOMA, *args, "--store", store]
+    if user is not None:
+        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+    try:
+        p = subprocess.run(cmd, capture_output=True, timeout=TIMEOUT, cwd=T)
+    except subprocess.TimeoutExpired:
+        fail(f"`soma {' '.join(args)}` did not end within {TIMEOUT} s")
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+# The commands a user reads a store with, on the runs make_store records.
+READERS = [
+    ["runs"], ["forwards", "tuesday"], ["forwards", "plain"], ["curve", "tuesday", "loss"],
+    ["curve", "plain", "acc"], ["facts", "tuesday", "3"], ["facts", "plain", "1"],
+    ["nodes", "tuesday"], ["nodes", "plain", "--last", "2"], ["cache", "ls"], ["standing"],
+    ["fleet", "remote"], ["live", "--once", "--run", "tuesday"],
+    ["plot", "progress", "tuesday", "-o", "p.svg"],
+]
+
+
+def answers(store):
+    out = {}
+    for r in READERS:
+        rc, o, e = soma(*r, store=store)
+        if r[0] == "plot" and rc == 0:
+            with open(os.path.join(T, "p.svg"), "rb") as f:
+                o = f.read()
+        out[" ".join(r)] = (rc, o, e)
+    return out
+
+
+def make_full_store(d):
+    for mode in ([], ["--cached"], ["--fleet"]):
+        if subprocess.run([MAKE_STORE, d, *mode]).returncode != 0:
+            fail(f"make_store {d} {' '.join(mode)} failed")
+
+
+def copy_store(src, dst):
+    os.makedirs(dst)
+    shutil.copy(os.path.join(src, "data.mdb"), dst)
+
+
+if case == "format1":
+    s = os.path.join(T, "v1")
+    copy_store(FIXTURE, s)
+    expected = {
+        "runs": ["runs"], "forwards_tuesday": ["forwards", "tuesday"],
+        "forwards_plain": ["forwards", "plain"], "curve_tuesday_loss": ["curve", "tuesday", "loss"],
+        "curve_plain_acc": ["curve", "plain", "acc"], "facts_tuesday_3": ["facts", "tuesday", "3"],
+        "facts_remote_0": ["facts", "remote", "0"], "nodes_tuesday": ["nodes", "tuesday"],
+        "nodes_plain_last_2": ["nodes", "plain", "--last", "2"], "cache_ls": ["cache", "ls"],
+        "standing": ["standing"], "fleet_remote": ["fleet", "remote"],
+    }
+    for name, args in expected.items():
+        rc, o, e = soma("--json", *args, store=s)
+        if rc != 0:
+            fail(f"`soma {' '.join(args)}` on the format-1 store: {e}")
+        with open(os.path.join(FIXTURE, name + ".json")) as f:
+            want = json.load(f)
+        if json.loads(o) != want:
+            fail(f"`soma {' '.join(args)}` on the format-1 store reads differently:\n{o.decode()}")
+    rc, o, e = soma("check", store=s)
+    if rc != 0 or "no damage found" not in e:
+        fail(f"`soma check` on the format-1 store: {rc} {o.decode()} {e}")
+    # Today's recorder continues beside format-1 runs: it records run
+    # tuesday again (overwriting it) and plain, and the store stays sound.
+    if subprocess.run([MAKE_STORE, s]).returncode != 0:
+        fail("make_store into the format-1 store failed")
+    rc, o, e = soma("--json", "runs", store=s)
+    runs = {r["run"]: r["forwards"] for r in json.loads(o)}
+    if runs != {"plain": 3, "remote": 4, "tuesday": 12}:
+        fail(f"runs after writing into the format-1 store: {runs}")
+    rc, o, e = soma("check", store=s)
+    if rc != 0:
+        fail(f"`soma check` after writing into the format-1 store: {o.decode()} {e}")
+
+elif case == "truncated":
+    s = os.path.join(T, "cut")
+    make_full_store(s)
+    data = os.path.join(s, "data.mdb")
+    with open(data, "r+b") as f:
+        f.truncate(os.path.getsize(data) // 2)
+    for r in READERS + [["check"]]:
+        rc, o, e = soma(*r, store=s)
+        if rc != 2:
+            fail(f"`soma {' '.join(r)}` on a cut-off store exited {rc}: {e}")
+        if f"the store '{s}' is damaged" not in e or "shorter than" not in e:
+            fail(f"`soma {' '.join(r)}` on a cut-off store says: {e}")
+
+elif case == "permissions":
+    if os.geteuid() != 0:
+        print("skipped: runs as root only (it switches to an unprivileged user)")
+        sys.exit(77)
+    nobody = 65534
+    os.chmod(T, 0o755)
+    probe = subprocess.run(["setpriv", f"--reuid={nobody}", f"--regid={nobody}",
+                            "--clear-groups", SOMA, "--version"], capture_output=True)
+    if probe.returncode != 0:
+        print(f"skipped: user {nobody} cannot run {SOMA} here (its directories are closed to "
+              f"it): {probe.stderr.decode(errors='replace')}")
+        shutil.rmtree(T, ignore_errors=True)
+        sys.exit(77)
+    s = os.path.join(T, "s")
+    make_full_store(s)
+    rc, clean, _ = soma("--json", "runs", store=s)
+    # Read-only for the user: the directory, data.mdb and lock.mdb are root's.
+    os.chmod(s, 0o755)
+    os.chmod(os.path.join(s, "data.mdb"), 0o644)
+    os.chmod(os.path.join(s, "lock.mdb"), 0o644)
+    rc, o, e = soma("--json", "runs", store=s, user=nobody)
+    if rc != 0 or o != clean:
+        fail(f"a user who may only read the store could not read it: {rc} {e}")
+    rc, o, e = soma("check", store=s, user=nobody)
+    if rc != 0:
+        fail(f"`soma check` by a user who may only read the store: {rc} {e}")
+    # No lock.mdb, and a directory the user may not write: read all the same.
+    os.remove(os.path.join(s, "lock.mdb"))
+    rc, o, e = soma("--json", "runs", store=s, user=nobody)
+    if rc != 0 or o != clean or os.path.exists(os.path.join(s, "lock.mdb")):
+        fail(f"a reader without lock.mdb: {rc} {e}")
+    # data.mdb unreadable.
+    os.chmod(os.path.join(s, "data.mdb"), 0o600)
+    rc, o, e = soma("runs", store=s, user=nobody)
+    if rc != 2 or not e.startswith(f"soma: permission denied: cannot read '{s}/data.mdb'"):
+        fail(f"an unreadable data.mdb: {rc} {e}")
+    # The directory unreadable.
+    os.chmod(os.path.join(s, "data.mdb"), 0o644)
+    os.chmod(s, 0o700)
+    rc, o, e = soma("runs", store=s, user=nobody)
+    if rc != 2 or not e.startswith(f"soma: permission denied: cannot look into the store directory '{s}'"):
+        fail(f"an unreadable store directory: {rc} {e}")
+    if "no data.mdb" in e:
+        fail(f"an unreadable directory was said to hold no data.mdb: {e}")
+
+elif case == "fuzz":
+    seed = int(os.environ.get("SOMA_FUZZ_SEED", "20261201"))
+    flips = int(os.environ.get("SOMA_FUZZ_FLIPS", "60"))
+    rng = random.Random(seed)
+    clean_dir = os.path.join(T, "clean")
+    make_full_store(clean_dir)
+    clean = answers(clean_dir)
+    for k, (rc, o, e) in clean.items():
+        if rc != 0:
+            fail(f"`soma {k}` fails on the clean store: {e}")
+    with open(os.path.join(clean_dir, "data.mdb"), "rb") as f:
+        original = f.read()
+    # Only pages LMDB uses: the rest of the file is never read.
+    tried = 0
+    seen_damage = 0
+    for i in range(flips + flips // 6):
+        d = os.path.join(T, f"d{i}")
+        os.makedirs(d)
+        data = bytearray(original)
+        if i < flips:
+            at = rng.randrange(len(data))
+            data[at] ^= 1 << rng.randrange(8)
+            what = f"byte {at} flipped"
+        else:
+            at = rng.randrange(len(data))
+            data = data[:at]
+            what = f"cut to {at} bytes"
+        with open(os.path.join(d, "data.mdb"), "wb") as f:
+            f.write(data)
+        got = answers(d)
+        rc_check, o_check, e_check = soma("check", store=d)
+        if rc_check < 0:
+            fail(f"{what} (seed {seed}): `soma check` died of signal {-rc_check}")
+        if rc_check not in (0, 2):
+            fail(f"{what} (seed {seed}): `soma check` exited {rc_check}: {e_check}")
+        differs = False
+        for k, (rc, o, e) in got.items():
+            if rc < 0:
+                fail(f"{what} (seed {seed}): `soma {k}` died of signal {-rc}")
+            if (rc, o) == clean[k][:2]:
+                continue
+            differs = True
+            if rc == 0 and k == "cache ls" and b"(damaged)" in o:
+                # A kept output that is damaged is listed as such (and read as a miss).
+                if rc_check != 2:
+                    fail(f"{what} (seed {seed}): `soma cache ls` saw damage, `soma check` did not")
+                continue
+            if rc == 0:
+                fail(f"{what} (seed {seed}): `soma {k}` answered differently with exit 0, "
+                     f"believing damage:\n{o[:400]!r}\nclean:\n{clean[k][1][:400]!r}")
+            if "damaged" not in e:
+                fail(f"{what} (seed {seed}): `soma {k}` failed without saying damage: {e}")
+            if rc_check != 2:
+                fail(f"{what} (seed {seed}): `soma {k}` saw damage, `soma check` did not: "
+                     f"{e} / {o_check.decode()} {e_check}")
+        seen_damage += differs
+        tried += 1
+        shutil.rmtree(d)
+    print(f"fuzz: seed {seed}, {tried} damaged copies of a {len(original)}-byte store, "
+          f"{seen_damage} with an answer changed (each said damaged); no signal, no hang")
+
+else:
+    fail(f"unknown case {case}")
+
+shutil.rmtree(T, ignore_errors=True)
