@@ -318,7 +318,8 @@ std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<
                     + ": some are missing or were moved");
     if (*last > 0 || !any)
       detail::check_tail(env, txn, dbi(db::meta), run, "fact blobs", tail.size(),
-                         tail.empty() ? 0 : tail.front().first);
+                         tail.empty() ? 0 : tail.front().first,
+                         tail.size() < *last); // the walk ran out before --last did
     for (auto it = tail.rbegin(); it != tail.rend(); ++it)
       count(it->second);
   });

@@ -267,6 +267,31 @@ void environment::open_databases() {
     env_ = nullptr;
     throw store_error("cannot open the store '" + path_ + "': " + describe(rc));
   }
+  if (!all && read_only_) {
+    // A writer makes every database at once, so a store with some and not
+    // others has lost them to damage (LMDB's main database names them).
+    std::size_t found = 0;
+    std::string missing;
+    for (size_t i = 0; i < db_count; ++i) {
+      if (opened[i] != 0)
+        ++found;
+      else
+        missing += std::string{missing.empty() ? "" : ", "} + db_names[i];
+    }
+    MDB_stat main{};
+    MDB_txn* look = nullptr;
+    bool listed = false;
+    if (found == 0 && mdb_txn_begin(env_, nullptr, MDB_RDONLY, &look) == 0) {
+      listed = mdb_stat(look, 1 /* MAIN_DBI */, &main) == 0 && main.ms_entries > 0;
+      mdb_txn_abort(look);
+    }
+    if (found > 0 || listed) {
+      mdb_env_close(env_);
+      env_ = nullptr;
+      damaged("its database" + std::string{found + 1 < db_count ? "s " : " "} + missing
+              + " cannot be found, though a writer makes them all at once");
+    }
+  }
   publish(opened);
   all_open_ = all;
 }

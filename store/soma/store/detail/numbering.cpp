@@ -40,11 +40,11 @@ void check_count(const environment& env, MDB_txn* txn, MDB_dbi meta, std::string
 }
 
 void check_tail(const environment& env, MDB_txn* txn, MDB_dbi meta, std::string_view run,
-                std::string_view what, std::uint64_t seen, std::uint64_t newest) {
+                std::string_view what, std::uint64_t seen, std::uint64_t newest, bool whole) {
   auto m = meta_of(env, txn, meta, run);
   if (!m.next || (*m.next == 0 && seen == 0))
     return;
-  if (seen == 0 || newest + 1 != *m.next || seen > *m.next)
+  if (seen == 0 || newest + 1 != *m.next || seen > *m.next || (whole && seen != *m.next))
     missing(env, run, what, *m.next,
             seen == 0 ? std::string{"none was found"}
                       : "the newest found is numbered " + std::to_string(newest));

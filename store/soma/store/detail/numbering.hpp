@@ -30,8 +30,9 @@ void check_count(const environment& env, MDB_txn* txn, MDB_dbi meta, std::string
                  std::string_view what, std::uint64_t seen, std::uint64_t last_plus_one);
 
 /// The same for a walk back from the run's end that found `seen` entries
-/// consecutively, the newest numbered `newest`: they must end at next - 1.
+/// consecutively, the newest numbered `newest`: they must end at next - 1,
+/// and when the walk reached the run's first entry (`whole`), be all of them.
 void check_tail(const environment& env, MDB_txn* txn, MDB_dbi meta, std::string_view run,
-                std::string_view what, std::uint64_t seen, std::uint64_t newest);
+                std::string_view what, std::uint64_t seen, std::uint64_t newest, bool whole);
 
 } // namespace soma::detail
