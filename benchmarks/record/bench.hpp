@@ -93,6 +93,8 @@ struct workload {
   /// What encoding a record and its blob took per forward, as they were built
   /// (a cost the recorder pays and the floor does not).
   double encode_us = 0;
+  /// Of which the checksums (XXH3 over key and bytes, both values).
+  double checksum_us = 0;
 
   [[nodiscard]] std::size_t size() const noexcept { return records.size(); }
   /// Bytes written per forward, keys excluded: record + blob, averaged.

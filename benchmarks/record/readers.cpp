@@ -2,6 +2,7 @@
 // the same store, every answer checked against what was written.
 
 #include "bench.hpp"
+#include "soma/store/check.hpp"
 #include "soma/store/readers.hpp"
 
 namespace bench {
@@ -118,6 +119,15 @@ std::vector<reader_row> readers(const std::string& store_dir, const workload& w,
     [&](const std::vector<soma::node_row>& got, std::vector<std::string>& problems) {
       return check_nodes(got, n, problems);
     }));
+  rows.push_back(time_reader(
+    "check(store): every entry of the store", std::nullopt, opt, [&] { return soma::check(s); },
+    [&](const soma::check_report& got, std::vector<std::string>& problems) {
+      if (!got.damaged.empty() || got.entries < 2 * n)
+        problems.push_back("expected " + std::to_string(2 * n) + " sound entries or more");
+      return std::to_string(got.entries) + " entries, " + std::to_string(got.damaged.size())
+             + " damaged";
+    }));
+
   return rows;
 }
 

@@ -117,6 +117,15 @@ record_log::write(std::span<const log_entry> entries, const std::vector<std::uin
           return n;
       return std::nullopt;
     };
+    // New forwards of the run that sorts last go at the end of both
+    // databases: appended, they fill LMDB's pages instead of splitting them.
+    bool at_end = true;
+    auto put = [&](MDB_dbi d, const std::string& key, bool fresh) {
+      if (!(fresh && at_end && env.append(txn, d, key, buffer_))) {
+        at_end = false;
+        env.put(txn, d, key, buffer_);
+      }
+    };
     for (auto& e : entries) {
       auto again = e.number ? e.number : given_to(e.id);
       auto n = again ? *again : next++;
@@ -126,10 +135,10 @@ record_log::write(std::span<const log_entry> entries, const std::vector<std::uin
       r.forward = n;
       buffer_.clear();
       encode_record_into(buffer_, r, key);
-      env.put(txn, records, key, buffer_);
+      put(records, key, !again);
       buffer_.clear();
       encode_facts_into(buffer_, *e.facts, key);
-      env.put(txn, blobs, key, buffer_);
+      put(blobs, key, !again);
     }
     if (options_.once_for) {
       // What this batch was given so far (earlier chunks, earlier tries),

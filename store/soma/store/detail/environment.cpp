@@ -367,6 +367,23 @@ void environment::put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::stri
     fail(rc, "writing '" + printable(key.substr(0, 64)) + "'");
 }
 
+bool environment::append(MDB_txn* txn, MDB_dbi dbi, std::string_view key,
+                         std::string_view value) const {
+  auto k = val(key);
+  auto v = val(value);
+  int rc = 0;
+  auto step = [&] { rc = mdb_put(txn, dbi, &k, &v, MDB_APPEND); };
+  if (!guarded(step))
+    damaged("writing faulted: LMDB followed a page number or offset out of the file");
+  if (rc == MDB_KEYEXIST)
+    return false;
+  if (rc == MDB_MAP_FULL)
+    throw map_full{};
+  if (rc != 0)
+    fail(rc, "appending '" + printable(key.substr(0, 64)) + "'");
+  return true;
+}
+
 bool environment::get(MDB_txn* txn, MDB_dbi dbi, std::string_view key,
                       std::string_view& value) const {
   if (dbi == 0)

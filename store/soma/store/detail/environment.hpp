@@ -81,6 +81,12 @@ public:
   void put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view value,
            unsigned flags = 0) const;
 
+  /// put() with MDB_APPEND, for a key past every key of the database (LMDB
+  /// then fills pages instead of splitting them): false, writing nothing,
+  /// when it is not past the last.
+  [[nodiscard]] bool append(MDB_txn* txn, MDB_dbi dbi, std::string_view key,
+                            std::string_view value) const;
+
   /// mdb_get: the value, valid until the transaction ends, or false.
   bool get(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view& value) const;
 
