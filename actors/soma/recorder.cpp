@@ -6,10 +6,13 @@
 #include <cstdio>
 #include <deque>
 #include <optional>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 
 #include <caf/actor_system.hpp>
 #include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include "soma/detail/record_writer.hpp"
@@ -26,6 +29,70 @@ using detail::held_forward;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using close_atom = caf::atom_constant<caf::atom("close")>;
+using arrived_atom = caf::atom_constant<caf::atom("arrived")>;
+
+}  // namespace
+
+namespace detail {
+
+/// Where facts wait for the recorder's actor: the sink appends on the
+/// node's (or the teller's) thread, in the order they happened; the actor
+/// takes them all at once when it is woken, which is once when the inbox
+/// stops being empty and once when a batch of forwards waits, not once per
+/// fact.
+struct recorder_inbox {
+  struct item {
+    std::uint64_t forward; ///< 0: told through recorder::tell
+    fact x;
+  };
+  std::mutex mtx;
+  std::vector<item> items;
+  std::uint64_t last_forward = 0;
+  std::size_t forwards = 0; ///< distinct forwards begun in `items`
+  std::size_t batch = 1000;
+  bool woken = false;       ///< an arrived message is on its way
+  bool full_said = false;   ///< ... and one for a full batch
+  caf::actor actor;         ///< none once the recorder closed
+
+  void add(std::uint64_t forward, const fact& x) { put(forward, fact{x}); }
+
+  void put(std::uint64_t forward, fact&& x) {
+    caf::actor wake;
+    bool full = false;
+    {
+      std::lock_guard guard{mtx};
+      if (!actor)
+        return; // closed: nobody would take it
+      if (forward != 0 && forward != last_forward) {
+        last_forward = forward;
+        ++forwards;
+      }
+      items.push_back(item{forward, std::move(x)});
+      full = forwards >= batch;
+      if (!woken || (full && !full_said)) {
+        full_said = full;
+        woken = true;
+        wake = actor;
+      }
+    }
+    if (wake)
+      caf::anon_send(wake, arrived_atom::value, full);
+  }
+
+  std::vector<item> take() {
+    std::lock_guard guard{mtx};
+    std::vector<item> out;
+    out.swap(items);
+    forwards = 0;
+    woken = false;
+    full_said = false;
+    return out;
+  }
+};
+
+} // namespace detail
+
+namespace {
 
 struct held_entry {
   held_forward forward;
@@ -43,6 +110,7 @@ struct waiter {
 // memory (cheap, so it runs where the node actors run, with no thread to
 // wake per fact) and hands whole batches to the detached writer.
 struct recorder_state {
+  std::shared_ptr<detail::recorder_inbox> inbox;
   caf::actor writer;
   std::chrono::milliseconds durable_within{100};
   std::size_t batch = 1000;
@@ -228,8 +296,26 @@ caf::response_promise wait_for_writes(recorder_actor* self, bool closing) {
   return rp;
 }
 
-caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_options options) {
+void take(recorder_actor* self, held_entry& e, fact&& x, bool from_engine);
+held_entry& entry_for(recorder_actor* self, std::uint64_t id);
+
+// Everything the inbox holds, in the order it came.
+void drain(recorder_actor* self) {
   auto& st = self->state;
+  for (auto& item : st.inbox->take()) {
+    if (item.forward != 0)
+      take(self, entry_for(self, item.forward), std::move(item.x), true);
+    else if (st.held.empty())
+      st.prelude.push_back(std::move(item.x));
+    else
+      take(self, st.held.back(), std::move(item.x), false);
+  }
+}
+
+caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_options options,
+                        std::shared_ptr<detail::recorder_inbox> inbox) {
+  auto& st = self->state;
+  st.inbox = std::move(inbox);
   st.writer = std::move(writer);
   st.durable_within = options.durable_within;
   st.batch = std::max<std::size_t>(1, options.batch);
@@ -244,13 +330,33 @@ caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_option
       else
         take(self, st.held.back(), std::move(x), false);
     },
+    [self](arrived_atom, bool full) {
+      // Facts wait: take them when a batch of forwards does, or when the
+      // durability bound says (the tick), not one message at a time.
+      if (full) {
+        drain(self);
+        if (self->state.dirty > 0)
+          start_write(self);
+      } else {
+        schedule_tick(self);
+      }
+    },
     [self](tick_atom) {
       self->state.tick_due = false;
+      drain(self);
       start_write(self);
     },
-    [self](flush_atom) { return wait_for_writes(self, false); },
+    [self](flush_atom) {
+      drain(self);
+      return wait_for_writes(self, false);
+    },
     [self](close_atom) {
       auto& st = self->state;
+      {
+        std::lock_guard guard{st.inbox->mtx};
+        st.inbox->actor = nullptr; // nothing more is taken
+      }
+      drain(self);
       if (!st.prelude.empty()) {
         // Facts told with no forward at all are still kept, as a forward of
         // their own that never ran.
@@ -284,7 +390,15 @@ recorder::recorder(caf::actor_system& sys, store s, recorder_options options)
     throw store_error("cannot record into '" + s.path() + "': it was opened read-only");
   auto writer = detail::spawn_record_writer(
     sys, std::move(s), {options.run, options.summarising, options.overwrite, options.batch});
-  actor_ = sys.spawn(recording, std::move(writer), std::move(options));
+  inbox_ = std::make_shared<detail::recorder_inbox>();
+  inbox_->batch = std::max<std::size_t>(1, options.batch);
+  actor_ = sys.spawn(recording, std::move(writer), std::move(options), inbox_);
+  inbox_->actor = actor_;
+}
+
+recorder::operator watcher() const {
+  return watcher::sink(
+    [inbox = inbox_](std::uint64_t forward, const fact& x) { inbox->add(forward, x); });
 }
 
 recorder& recorder::operator=(recorder&& other) noexcept {
@@ -292,6 +406,7 @@ recorder& recorder::operator=(recorder&& other) noexcept {
     close();
     sys_ = other.sys_;
     actor_ = std::move(other.actor_);
+    inbox_ = std::move(other.inbox_);
     run_ = std::move(other.run_);
   }
   return *this;
@@ -326,7 +441,7 @@ void recorder::tell(fact x) const {
     throw std::invalid_argument("'" + x.name + "' was told to the recorder of run '" + run_
                                 + "' with a field named 'fact', which is where a fact's name is "
                                   "written; rename the field");
-  caf::anon_send(actor_, std::move(x));
+  inbox_->put(0, std::move(x));
 }
 
 void recorder::flush() const {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@
 #include "soma/watching.hpp"
 
 namespace soma {
+
+namespace detail {
+struct recorder_inbox;
+} // namespace detail
 
 /// How a recorder records.
 struct recorder_options {
@@ -80,14 +85,18 @@ public:
   /// The run it records.
   [[nodiscard]] const std::string& run() const noexcept { return run_; }
 
-  /// As a watcher: it is told each fact with the forward it belongs to.
-  operator watcher() const { return watcher::forward_aware(actor_); }
+  /// As a watcher: a sink (soma::watcher::sink) that takes each fact with
+  /// the forward it belongs to into the actor's inbox, on the thread that
+  /// stamped it, so that a fact costs no message of its own; the actor is
+  /// woken once when facts wait and once per batch.
+  operator watcher() const;
 
 private:
   void close() noexcept;
 
   caf::actor_system* sys_ = nullptr;
   caf::actor actor_;
+  std::shared_ptr<detail::recorder_inbox> inbox_;
   std::string run_;
 };
 

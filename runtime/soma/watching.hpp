@@ -67,6 +67,24 @@ public:
     return w;
   }
 
+  /// What a sink is called with: the forward's id and the fact.
+  using sink_fn = std::function<void(std::uint64_t forward, const fact&)>;
+
+  /// A sink: called like a callable, on the thread that stamped each fact,
+  /// in order, never twice at once for one forward, but told the forward's
+  /// id too, and told every fact even after a caller gave up waiting (as an
+  /// actor would be): it must own everything it touches and be safe to call
+  /// from several threads. soma::recorder is one: it takes facts into its
+  /// actor's inbox on the node's thread, with no message per fact.
+  static watcher sink(sink_fn f) {
+    watcher w{caf::actor{}};
+    w.sink_ = std::move(f);
+    return w;
+  }
+
+  /// The sink; empty for anything else.
+  [[nodiscard]] const sink_fn& sink() const noexcept { return sink_; }
+
   /// Whether the actor is told soma::forward_fact.
   [[nodiscard]] bool is_forward_aware() const noexcept { return forward_aware_; }
 
@@ -83,6 +101,7 @@ public:
 
 private:
   std::function<void(const fact&)> call_;
+  sink_fn sink_;
   caf::actor actor_;
   bool forward_aware_ = false;
 };
@@ -122,13 +141,16 @@ public:
   [[nodiscard]] bool empty() const noexcept { return size() == 0; }
 
   [[nodiscard]] std::size_t size() const noexcept {
-    return callables_.size() + actors_.size() + forward_aware_.size();
+    return callables_.size() + actors_.size() + forward_aware_.size() + sinks_.size();
   }
 
   /// The callables, in the order they were given.
   [[nodiscard]] const std::vector<std::function<void(const fact&)>>& callables() const noexcept {
     return callables_;
   }
+
+  /// The sinks, in the order they were given.
+  [[nodiscard]] const std::vector<watcher::sink_fn>& sinks() const noexcept { return sinks_; }
 
   /// The actors told soma::fact, in the order they were given.
   [[nodiscard]] const std::vector<caf::actor>& actors() const noexcept { return actors_; }
@@ -140,6 +162,7 @@ public:
 
 private:
   std::vector<std::function<void(const fact&)>> callables_;
+  std::vector<watcher::sink_fn> sinks_;
   std::vector<caf::actor> actors_;
   std::vector<caf::actor> forward_aware_;
 };

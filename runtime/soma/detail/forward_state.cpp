@@ -63,6 +63,21 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
                          + "' (not a std::exception)";
     }
   }
+  // Sinks own what they touch: told even after the caller left, under the
+  // same lock (never twice at once for one forward).
+  if (calling_ && !calling.owns_lock() && !watching_->sinks().empty())
+    calling = std::unique_lock{*calling_};
+  for (auto& sink : watching_->sinks()) {
+    try {
+      sink(id_, x);
+    } catch (const std::exception& e) {
+      if (!watcher_error_)
+        watcher_error_ = "a sink threw while told '" + x.name + "': " + e.what();
+    } catch (...) {
+      if (!watcher_error_)
+        watcher_error_ = "a sink threw while told '" + x.name + "'";
+    }
+  }
   if (calling.owns_lock())
     calling.unlock();
   auto& actors = watching_->actors();
