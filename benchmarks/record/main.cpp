@@ -26,7 +26,10 @@ using bench::record_options;
 using bench::row;
 using bench::writer_row;
 
-constexpr double target_ratio_to_floor = 2;
+// The issue's targets: the recorder alone at most 1.5x the raw LMDB floor
+// and faster than SQLite, and b at least 150,000 recorded forwards/s.
+constexpr double target_ratio_to_floor = 1.5;
+constexpr double target_forwards_per_s = 150000;
 
 const char* usage = R"(usage: bench_record [options]
   --forwards N   forwards per repetition of every writer row (100000); the
@@ -251,10 +254,9 @@ int main(int argc, char** argv) {
     std::printf("\ntargets:\n");
     auto verdict = [](bool ok) { return ok ? "met" : "MISSED"; };
     if (b) {
-      std::printf("  recording at most %.0fx the raw LMDB floor, graph included: b / a = %s  %s\n",
-                  target_ratio_to_floor, fixed(b_us / a_us, 2).c_str(),
-                  verdict(b_us / a_us <= target_ratio_to_floor));
-      std::printf("  recording at most %.0fx the raw LMDB floor, the recorder alone: (b - b0) / a "
+      std::printf("  recorded forwards/s at least %.0f: b %.0f  %s\n", target_forwards_per_s,
+                  1e6 / b_us, verdict(1e6 / b_us >= target_forwards_per_s));
+      std::printf("  recording at most %.1fx the raw LMDB floor, the recorder alone: (b - b0) / a "
                   "= %s  %s\n",
                   target_ratio_to_floor, fixed((b_us - b0_us) / a_us, 2).c_str(),
                   verdict((b_us - b0_us) / a_us <= target_ratio_to_floor));
