@@ -1,6 +1,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
+#include <future>
+#include <thread>
 
 #include "../store/child.hpp"
 #include "../store/scratch.hpp"
@@ -234,3 +236,57 @@ BOOST_AUTO_TEST_CASE(two_processes_share_one_store) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// A miss is kept by the node's cache writer, a detached actor: while LMDB's
+// write lock is taken (another writer, a slow disk), the node waits for it
+// but the CAF worker does not, so other graphs go on. With one worker
+// thread, a node that wrote itself would stop every actor of the process.
+BOOST_AUTO_TEST_CASE(a_miss_waiting_for_the_write_lock_holds_no_worker) {
+  soma::system_config cfg;
+  cfg.set("scheduler.max-threads", 1);
+  caf::actor_system sys{cfg};
+  scratch tmp;
+  soma::store kept{tmp / "kept"};
+  auto cached = soma::graph::somatize(sys, Tokenize{}.named("tokenize").frozen().cached()
+                                             >> Embed{}.named("embed") >> Score{}.named("score"));
+  auto plain = soma::graph::somatize(sys, Tokenize{}.named("t") >> Embed{}.named("e")
+                                            >> Score{}.named("s"));
+  auto expected = plain.forward("a bc");
+  std::promise<void> locked, release;
+  auto released = release.get_future().share();
+  std::thread holder{[&] {
+    kept.env().write([&](MDB_txn*, auto&) {
+      locked.set_value();
+      released.wait();
+    });
+  }};
+  locked.get_future().wait();
+  collected seen;
+  std::thread missing{[&] {
+    cached.forward("words to keep", {.watching = [&](const soma::fact& f) { seen.push(f); },
+                                     .store = kept});
+  }};
+  // The cached forward ran tokenize and now waits on the lock ...
+  BOOST_TEST(seen.wait_for(1));
+  // ... and another graph's forwards still run on the one worker.
+  bool went_on = true;
+  for (int i = 0; i < 3 && went_on; ++i) {
+    try {
+      went_on = plain.forward("a bc", {.deadline = std::chrono::seconds{2}}) == expected;
+    } catch (const soma::forward_error& e) {
+      BOOST_TEST_MESSAGE("while the write lock was held: " << e.what());
+      went_on = false;
+    }
+  }
+  BOOST_TEST(went_on); // else the worker thread waited on LMDB's lock
+  release.set_value();
+  missing.join();
+  holder.join();
+  std::vector<std::string> names;
+  for (auto& f : seen.facts())
+    names.push_back(f.name + (f.has("node") ? " " + std::string{f["node"]} : ""));
+  std::vector<std::string> want{"ran tokenize", "kept tokenize", "ran embed", "ran score",
+                                "finished"};
+  BOOST_TEST(names == want, boost::test_tools::per_element());
+  BOOST_TEST(soma::cache_entries(kept).size() == 1u);
+}

@@ -16,6 +16,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "soma/codec.hpp"
+#include "soma/detail/cache_writer.hpp"
 #include "soma/context.hpp"
 #include "soma/detail/forward_state.hpp"
 #include "soma/node.hpp"
@@ -55,6 +56,7 @@ struct node_state {
   std::string type;           ///< the node's C++ type: part of its cache identity
   node_config config;
   bool said_no_store = false; ///< a cached node told once that it had no store
+  caf::actor cache_writer;    ///< keeps its outputs (a cached node), from its first miss
   sink<typename N::Out> next; ///< empty for the last node: it ends the forward
   static inline const char* name = "soma.node";
 };
@@ -164,17 +166,41 @@ void run_cached(Self* self, step<typename N::In>& s, const store& kept) {
   auto out = run<N>(self, s, false);
   if (!out)
     return;
-  if (!key.empty()) {
-    auto keeping = clock::now();
-    try {
-      auto bytes = encode(*out);
-      if (cache_put(kept, key, who, bytes))
-        node_kept(fw, st.node_name, keeping, clock::now(), bytes.size(), self);
-    } catch (const std::exception&) {
-      // Not kept, so no `kept`: the next forward with this input runs again.
-    }
+  std::string bytes;
+  try {
+    if (!key.empty())
+      bytes = encode(*out);
+  } catch (const std::exception&) {
+    key.clear(); // not kept, so no `kept`: the next forward with this input runs again
   }
-  pass_on<N>(self, std::move(s.forward), std::move(*out));
+  if (key.empty()) {
+    pass_on<N>(self, std::move(s.forward), std::move(*out));
+    return;
+  }
+  // Kept by the writer, on its own thread; this actor waits for the answer
+  // (facts stay in order) but its worker thread goes on with other actors.
+  if (!st.cache_writer)
+    st.cache_writer = spawn_cache_writer(self);
+  auto keeping = clock::now();
+  auto size = bytes.size();
+  auto held = std::make_shared<std::pair<forward_ptr, Out>>(std::move(s.forward), std::move(*out));
+  auto go_on = [self, held](bool kept_it, clock::time_point began, std::size_t bytes_kept) {
+    auto& st = self->state;
+    forward_ptr keep = held->first; // outlives the step moved on before a throw
+    try {
+      if (kept_it)
+        node_kept(*keep, st.node_name, began, clock::now(), bytes_kept, self);
+      pass_on<N>(self, std::move(held->first), std::move(held->second));
+    } catch (...) {
+      broke_after_running(*keep, st.node_name, std::current_exception(), self);
+    }
+  };
+  self
+    ->request(st.cache_writer, keep_within, keep_atom::value,
+              cache_write{kept, std::move(key), std::string{who.type}, std::string{who.node},
+                          std::string{who.version}, std::move(bytes)})
+    .await([go_on, keeping, size](bool kept_it) { go_on(kept_it, keeping, size); },
+           [go_on, keeping](caf::error&) { go_on(false, keeping, 0); });
 }
 
 /// The behaviour of the actor running node type `N`.

@@ -1,0 +1,31 @@
+#include "soma/detail/cache_writer.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <caf/local_actor.hpp>
+#include <caf/spawn_options.hpp>
+
+#include "soma/store/cache.hpp"
+
+namespace soma::detail {
+
+namespace {
+
+caf::behavior writing(caf::event_based_actor*) {
+  return {
+    [](keep_atom, cache_write& w) {
+      try {
+        return cache_put(w.where, w.key, cache_identity{w.type, w.node, w.version}, w.bytes);
+      } catch (const std::exception&) {
+        return false; // not kept: the next forward with this input runs again
+      }
+    },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_cache_writer(caf::local_actor* parent) {
+  return parent->spawn<caf::detached + caf::linked>(writing);
+}
+
+} // namespace soma::detail
