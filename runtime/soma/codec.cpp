@@ -1,6 +1,8 @@
 #include "soma/codec.hpp"
 
+#include <bit>
 #include <cstring>
+#include <span>
 #include <new>
 #include <type_traits>
 
@@ -116,12 +118,39 @@ std::string_view view(capnp::Data::Reader d) {
   return {reinterpret_cast<const char*>(d.begin()), d.size()};
 }
 
+// A list of 8-byte numbers is, on a little-endian machine, its elements'
+// own bytes: copied in one go, not one element at a time.
+constexpr bool wire_is_native = std::endian::native == std::endian::little;
+
 template <class T, class List>
 std::vector<T> copy_numbers(List list) {
   std::vector<T> out(list.size());
+  if constexpr (wire_is_native) {
+    auto raw = capnp::AnyList::Reader{list}.getRawBytes();
+    if (raw.size() == out.size() * sizeof(T)) {
+      if (!out.empty())
+        std::memcpy(out.data(), raw.begin(), raw.size());
+      return out;
+    }
+  }
   for (unsigned i = 0; i < list.size(); ++i)
     out[i] = list[i];
   return out;
+}
+
+// Fills a list of 8-byte numbers just made by init*s(n) from `xs`.
+template <class T, class ListBuilder>
+void fill_numbers(ListBuilder list, std::span<const T> xs) {
+  if constexpr (wire_is_native) {
+    auto raw = capnp::AnyList::Reader{list.asReader()}.getRawBytes();
+    if (raw.size() == xs.size_bytes()) {
+      if (!xs.empty()) // the builder's own segment, seen through its reader
+        std::memcpy(const_cast<kj::byte*>(raw.begin()), xs.data(), raw.size());
+      return;
+    }
+  }
+  for (unsigned i = 0; i < xs.size(); ++i)
+    list.set(i, xs[i]);
 }
 
 // The canonical form of the struct `root`, written straight into the string
@@ -218,25 +247,22 @@ list_writer value_writer::write_list(std::size_t size) {
 void value_writer::write_int64s(std::span<const std::int64_t> xs) {
   check_size(xs.size(), "a list");
   check_depth(depth_);
-  auto list = access::get_mut<value_builder>(h_).initInt64s(static_cast<unsigned>(xs.size()));
-  for (unsigned i = 0; i < xs.size(); ++i)
-    list.set(i, xs[i]);
+  fill_numbers<std::int64_t>(
+    access::get_mut<value_builder>(h_).initInt64s(static_cast<unsigned>(xs.size())), xs);
 }
 
 void value_writer::write_uint64s(std::span<const std::uint64_t> xs) {
   check_size(xs.size(), "a list");
   check_depth(depth_);
-  auto list = access::get_mut<value_builder>(h_).initUint64s(static_cast<unsigned>(xs.size()));
-  for (unsigned i = 0; i < xs.size(); ++i)
-    list.set(i, xs[i]);
+  fill_numbers<std::uint64_t>(
+    access::get_mut<value_builder>(h_).initUint64s(static_cast<unsigned>(xs.size())), xs);
 }
 
 void value_writer::write_float64s(std::span<const double> xs) {
   check_size(xs.size(), "a list");
   check_depth(depth_);
-  auto list = access::get_mut<value_builder>(h_).initFloat64s(static_cast<unsigned>(xs.size()));
-  for (unsigned i = 0; i < xs.size(); ++i)
-    list.set(i, xs[i]);
+  fill_numbers<double>(
+    access::get_mut<value_builder>(h_).initFloat64s(static_cast<unsigned>(xs.size())), xs);
 }
 
 value_writer list_writer::operator[](std::size_t i) const {

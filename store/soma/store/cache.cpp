@@ -3,6 +3,7 @@
 #include "soma/store/keys.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 
 #include <capnp/message.h>
@@ -73,7 +74,17 @@ std::optional<entry> decode(std::string_view key, std::string_view value) {
   auto bytes = stored.substr(stamp);
   if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
     return std::nullopt;
-  auto words = detail::aligned_words(bytes);
+  // Read in place when LMDB's bytes happen to be word-aligned (a large
+  // value on its own overflow pages usually is); else copied into words.
+  kj::Array<capnp::word> copied;
+  kj::ArrayPtr<const capnp::word> words;
+  if (reinterpret_cast<std::uintptr_t>(bytes.data()) % alignof(capnp::word) == 0) {
+    words = kj::arrayPtr(reinterpret_cast<const capnp::word*>(bytes.data()),
+                         bytes.size() / sizeof(capnp::word));
+  } else {
+    copied = detail::aligned_words(bytes);
+    words = copied.asPtr();
+  }
   try {
     // The entry is ours and whole-sized: let the reader walk all of it (the
     // default limit, 64 MiB, would refuse a larger kept output).
