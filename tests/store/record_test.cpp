@@ -133,6 +133,24 @@ BOOST_AUTO_TEST_CASE(a_newer_format_is_refused_as_newer_not_damaged) {
                      "the record was written by a newer soma (format 3)"));
 }
 
+BOOST_AUTO_TEST_CASE(a_summary_field_reads_without_decoding_the_record) {
+  soma::record r{3, soma::outcome::ok, 3, 212, 1796131251,
+                 {{"loss.value", "1.7087140000000003"}, {"step.n", "-12"}, {"note.text", "1.50"}}};
+  auto bytes = soma::detail::encode_record(r, key);
+  auto loss = soma::detail::summary_field(key, bytes, {"the record"}, "loss.value");
+  BOOST_TEST_REQUIRE(loss.has_value());
+  BOOST_TEST(loss->number.value_or(0) == 1.7087140000000003);
+  BOOST_TEST(soma::detail::summary_field(key, bytes, {"the record"}, "step.n")->number.value_or(0)
+             == -12.0);
+  auto note = soma::detail::summary_field(key, bytes, {"the record"}, "note.text");
+  BOOST_TEST(!note->number.has_value()); // "1.50" is not how soma writes 1.5: kept as text
+  BOOST_TEST(note->text == "1.50");
+  BOOST_TEST(!soma::detail::summary_field(key, bytes, {"the record"}, "acc.value").has_value());
+  bytes[10] ^= 4;
+  BOOST_TEST(refused([&] { return soma::detail::summary_field(key, bytes, {"the record"}, "loss.value"); },
+                     "the record is damaged"));
+}
+
 BOOST_AUTO_TEST_CASE(run_metadata_round_trips_with_its_count) {
   auto meta_key = soma::detail::meta_key("test");
   soma::detail::run_meta m{{"loss", "acc"}, 12};

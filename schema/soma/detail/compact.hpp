@@ -178,6 +178,35 @@ public:
     return std::string{bytes(x / 2)};
   }
 
+  /// A name as a view (into the bytes or the dictionary).
+  std::string_view name_view() noexcept {
+    auto x = varint();
+    if (x % 2 == 0)
+      return word(x / 2);
+    return bytes(x / 2);
+  }
+
+  /// A text, as the number it was kept as (true, `number` set) or as its
+  /// bytes (false, `text` set): for readers that want numbers.
+  bool text_or_number(double& number, std::string_view& text) noexcept {
+    switch (byte()) {
+      case integer_tag: number = static_cast<double>(unzigzag(varint())); return true;
+      case real_tag: {
+        auto b = bytes(8);
+        if (failed)
+          return false;
+        std::uint64_t bits = 0;
+        for (int k = 0; k < 8; ++k)
+          bits |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[k])) << (8 * k);
+        std::memcpy(&number, &bits, sizeof number);
+        return true;
+      }
+      case word_tag: text = word(varint()); return false;
+      case text_tag: text = bytes(varint()); return false;
+      default: fail(); return false;
+    }
+  }
+
   std::string text() {
     switch (byte()) {
       case integer_tag: {

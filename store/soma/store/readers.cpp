@@ -190,13 +190,9 @@ std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_
       auto seen = scan_run(env, txn, dbi(db::records), run,
                [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
         last_plus_one = n + 1;
-        auto r = detail::decode_record(key, bytes, where(env, run, n, "the record"));
-        const std::string* value = nullptr;
-        for (auto& f : r.summary)
-          if (f.key == flat)
-            value = &f.value;
+        auto value = detail::summary_field(key, bytes, where(env, run, n, "the record"), flat);
         if (value)
-          out.emplace_back(n, number(*value, run, n, flat));
+          out.emplace_back(n, value->number ? *value->number : number(value->text, run, n, flat));
       });
       check_numbering(env, txn, dbi, run, seen, last_plus_one);
       return;

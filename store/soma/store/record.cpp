@@ -200,6 +200,36 @@ record decode_record(std::string_view key, std::string_view bytes, const origin&
   return x;
 }
 
+std::optional<summary_value> summary_field(std::string_view key, std::string_view bytes,
+                                           const origin& where, std::string_view name) {
+  std::string_view payload;
+  if (open_sealed(key, bytes, sealed_kind::record, where, payload) == 1) {
+    for (auto& f : decode_record_v1(payload, where).summary)
+      if (f.key == name)
+        return summary_value{std::nullopt, f.value};
+    return std::nullopt;
+  }
+  compact::reader in{payload};
+  in.varint();                       // forward
+  auto state = in.byte();
+  in.varint();                       // nodes
+  in.varint();                       // took_us
+  in.varint();                       // when
+  std::optional<summary_value> found;
+  auto n = in.count(2);
+  for (std::size_t i = 0; i < n && !in.failed; ++i) {
+    auto field = in.name_view();
+    double number = 0;
+    std::string_view text;
+    bool is_number = in.text_or_number(number, text);
+    if (field == name && !in.failed)
+      found = is_number ? summary_value{number, {}} : summary_value{std::nullopt, std::string{text}};
+  }
+  if (in.failed || !in.at_end() || state > state_byte(outcome::open))
+    damaged_value(where, "its checksum matches but its bytes do not decode as a record");
+  return found;
+}
+
 void encode_facts_into(std::string& out, const std::vector<fact>& facts, std::string_view key) {
   auto at = out.size();
   begin_seal(out, sealed_kind::facts);

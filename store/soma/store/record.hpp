@@ -79,6 +79,21 @@ void encode_record_into(std::string& out, const record& x, std::string_view key)
 [[nodiscard]] record decode_record(std::string_view key, std::string_view bytes,
                                    const origin& where);
 
+/// One summarised field of a record, as a curve reads it: the number it was
+/// kept as, or its text.
+struct summary_value {
+  std::optional<double> number;
+  std::string text;
+};
+
+/// The summary field `name` of the record stored at `key`, without decoding
+/// the rest of it; nullopt when the record has none. Throws store_error as
+/// decode_record does.
+[[nodiscard]] std::optional<summary_value> summary_field(std::string_view key,
+                                                         std::string_view bytes,
+                                                         const origin& where,
+                                                         std::string_view name);
+
 /// Encodes the facts of one forward stored at `key`.
 [[nodiscard]] std::string encode_facts(const std::vector<fact>& facts, std::string_view key);
 
