@@ -3,8 +3,15 @@
 #include <filesystem>
 #include <fstream>
 
+#include <csignal>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "scratch.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/guard.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/record.hpp"
@@ -146,6 +153,42 @@ BOOST_AUTO_TEST_CASE(readers_name_what_is_missing) {
   BOOST_TEST(says([&] { (void) soma::nodes(s, "nope"); }, "no run 'nope'"));
   BOOST_TEST(says([&] { (void) soma::curve(s, "nope"); }, "no run 'nope'"));
   BOOST_TEST(says([&] { (void) soma::forwards(s, "a/b"); }, "contains '/'"));
+}
+
+BOOST_AUTO_TEST_CASE(a_fault_inside_a_guarded_read_is_an_answer_and_outside_still_kills) {
+  // A page past the end of a mapped file: SIGBUS when touched, as damaged
+  // LMDB pages make mdb_cursor_get do.
+  scratch tmp;
+  std::string file = tmp / "short";
+  { std::ofstream out{file}; out << "x"; }
+  int fd = ::open(file.c_str(), O_RDONLY);
+  auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  auto* map = static_cast<const volatile char*>(::mmap(nullptr, 2 * page, PROT_READ, MAP_SHARED, fd, 0));
+  ::close(fd);
+  BOOST_TEST_REQUIRE(map != MAP_FAILED);
+  soma::detail::install_fault_guard(); // after the test framework's own handler
+  char seen = 0;
+  auto first = [&] { seen = map[0]; };
+  auto past = [&] { seen = map[page]; };
+  BOOST_TEST(soma::detail::guarded(first));
+  BOOST_TEST(seen == 'x');
+  for (int i = 0; i < 3; ++i) // again and again: the signal is not left blocked
+    BOOST_TEST(!soma::detail::guarded(past));
+  // Outside guarded(), the same fault still ends the process.
+  pid_t child = ::fork();
+  if (child == 0) {
+    // Only soma's handler, over the default: the fault must kill.
+    std::signal(SIGBUS, SIG_DFL);
+    soma::detail::install_fault_guard();
+    (void) soma::detail::guarded(first);
+    seen = map[page];
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  BOOST_TEST(WIFSIGNALED(status));
+  BOOST_TEST(WTERMSIG(status) == SIGBUS);
+  ::munmap(const_cast<char*>(map), 2 * page);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -12,6 +12,11 @@
 
 namespace soma::detail {
 
+/// Puts soma's SIGBUS/SIGSEGV handler in place, unless it is: a handler
+/// installed since (by the program) keeps getting the faults that are not
+/// soma's. Opening a store calls it; guarded() calls it once.
+void install_fault_guard() noexcept;
+
 /// Runs `fn(arg)`; false when it faulted (SIGBUS or SIGSEGV). `fn` must be
 /// plain code (LMDB calls, hashing): nothing with a destructor may live in
 /// it, since a fault leaves it without unwinding.
