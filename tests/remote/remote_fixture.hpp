@@ -61,19 +61,22 @@ bool eventually(F done) {
   return true;
 }
 
-/// The text of the file at `path`, waiting (with a deadline) until it holds `line`.
+/// The text of the file at `path` (empty when there is none).
+inline std::string read_all(const std::filesystem::path& path) {
+  std::ifstream in{path};
+  std::stringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+/// The text of the file at `path`, once it holds `line` (eventually's
+/// deadline); what it held then, if it never did.
 inline std::string wait_for_line(const std::filesystem::path& path, const std::string& line) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   std::string text;
-  while (std::chrono::steady_clock::now() < until) {
-    std::ifstream in{path};
-    std::stringstream all;
-    all << in.rdbuf();
-    text = all.str();
-    if (text.find(line) != std::string::npos)
-      return text;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  (void) eventually([&] {
+    text = read_all(path);
+    return text.find(line) != std::string::npos;
+  });
   return text;
 }
 

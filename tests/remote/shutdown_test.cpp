@@ -35,13 +35,6 @@ int reaped_within(pid_t pid, milliseconds within) {
   return -1;
 }
 
-std::string read_all(const std::filesystem::path& p) {
-  std::ifstream in{p};
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 /// Whether a thread of `pid` is in nanosleep or clock_nanosleep: for a
 /// worker (whose own threads wait on futexes and signals) that is Sleepy
 /// running a slice.

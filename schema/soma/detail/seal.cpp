@@ -45,6 +45,13 @@ std::string sealed(std::string_view key, sealed_kind kind, std::string_view payl
   return out;
 }
 
+std::string_view unchecked_payload(std::string_view bytes) noexcept {
+  auto* head = reinterpret_cast<const unsigned char*>(bytes.data());
+  if (bytes.size() >= seal_bytes && head[0] == magic0 && head[1] == magic1)
+    return bytes.substr(seal_bytes);
+  return bytes;
+}
+
 seal_state unseal(std::string_view key, std::string_view bytes, sealed_kind kind,
                   std::string_view& payload) noexcept {
   auto* head = reinterpret_cast<const unsigned char*>(bytes.data());

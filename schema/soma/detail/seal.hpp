@@ -61,6 +61,10 @@ enum class seal_state {
 [[nodiscard]] seal_state unseal(std::string_view key, std::string_view bytes, sealed_kind kind,
                                 std::string_view& payload) noexcept;
 
+/// The payload of `bytes` without checking it (all of a value of format 1):
+/// for a reader that only needs a field it can check another way.
+[[nodiscard]] std::string_view unchecked_payload(std::string_view bytes) noexcept;
+
 /// The checksum of `payload` at `key` under `header` (the envelope's first
 /// four bytes): the low 32 bits of XXH3-64.
 [[nodiscard]] std::uint32_t checksum(std::string_view key, const unsigned char* header,

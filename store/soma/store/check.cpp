@@ -18,29 +18,6 @@ namespace {
 
 using detail::db;
 
-// A key as a person reads it: run/<id>/<n> for a run's, else the bytes with
-// anything unprintable as \xNN.
-std::string printable(std::string_view key) {
-  std::string_view run;
-  std::uint64_t n = 0;
-  if (detail::parse_record_key(key, run, n))
-    return "run/" + std::string{run} + "/" + std::to_string(n);
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : key.substr(0, 96)) {
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out += "\\x";
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 0xf]);
-    }
-  }
-  if (key.size() > 96)
-    out += "...";
-  return out;
-}
-
 // What the walk of a run's records and blobs saw.
 struct run_seen {
   std::set<std::uint64_t> records, blobs;
@@ -69,7 +46,7 @@ public:
 
 private:
   void bad(std::string database, std::string_view key, std::string what) {
-    report_.damaged.push_back(damage{std::move(database), printable(key), std::move(what)});
+    report_.damaged.push_back(damage{std::move(database), detail::printable_key(key), std::move(what)});
   }
 
   // Calls f(key, value) for every entry; a walk cut short by damage is
@@ -106,13 +83,21 @@ private:
     return detail::origin{what, run, n, s_.path()};
   }
 
+  // The run and number of a record's or blob's key; false (reported) when
+  // it is no such key.
+  bool run_key(const char* database, std::string_view key, std::string_view& run,
+               std::uint64_t& n) {
+    if (detail::parse_record_key(key, run, n))
+      return true;
+    bad(database, key, "a key that is no run's entry (run/<id>/<n>)");
+    return false;
+  }
+
   void record(std::string_view key, std::string_view value) {
     std::string_view run;
     std::uint64_t n = 0;
-    if (!detail::parse_record_key(key, run, n)) {
-      bad("records", key, "a key that is no record's (run/<id>/<n>)");
+    if (!run_key("records", key, run, n))
       return;
-    }
     seen_[std::string{run}].records.insert(n); // damaged or not, it is there
     auto r = detail::decode_record(key, value, at("the record", run, n));
     if (r.forward != n)
@@ -122,10 +107,8 @@ private:
   void blob(std::string_view key, std::string_view value) {
     std::string_view run;
     std::uint64_t n = 0;
-    if (!detail::parse_record_key(key, run, n)) {
-      bad("facts", key, "a key that is no fact blob's (run/<id>/<n>)");
+    if (!run_key("facts", key, run, n))
       return;
-    }
     seen_[std::string{run}].blobs.insert(n);
     (void) detail::decode_facts(key, value, at("the fact blob", run, n));
   }

@@ -49,6 +49,27 @@ std::string meta_key(std::string_view run) {
   return "run/" + std::string{run};
 }
 
+std::string printable_key(std::string_view key) {
+  std::string_view run;
+  std::uint64_t n = 0;
+  if (parse_record_key(key, run, n))
+    return "run/" + std::string{run} + "/" + std::to_string(n);
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : key.substr(0, 96)) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += "\\x";
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 0xf]);
+    }
+  }
+  if (key.size() > 96)
+    out += "...";
+  return out;
+}
+
 std::string be64(std::uint64_t x) {
   std::string out(8, '\0');
   for (int i = 7; i >= 0; --i, x >>= 8)

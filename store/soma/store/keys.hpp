@@ -35,6 +35,10 @@ namespace detail {
 /// `run/<id>`: where a run's metadata is kept.
 [[nodiscard]] std::string meta_key(std::string_view run);
 
+/// A key as a person reads it, for messages: run/<id>/<n> for a run's entry,
+/// else its first 96 bytes with anything unprintable as \xNN.
+[[nodiscard]] std::string printable_key(std::string_view key);
+
 /// `x` as 8 big-endian bytes: keys holding it sort numerically.
 [[nodiscard]] std::string be64(std::uint64_t x);
 

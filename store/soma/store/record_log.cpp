@@ -82,7 +82,7 @@ record_log::record_log(store where, log_options options)
   : where_(std::move(where)), options_(std::move(options)) {}
 
 std::vector<std::pair<std::uint64_t, std::uint64_t>>
-record_log::write(std::span<const log_entry> entries, const std::vector<std::uint64_t>& batch) {
+record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>& batch) {
   auto& env = where_.env();
   std::vector<std::pair<std::uint64_t, std::uint64_t>> numbered;
   bool cleared = cleared_;
@@ -121,7 +121,7 @@ record_log::write(std::span<const log_entry> entries, const std::vector<std::uin
     // databases: appended, they fill LMDB's pages instead of splitting them.
     bool at_end = true;
     auto put = [&](MDB_dbi d, const std::string& key, bool fresh) {
-      if (!(fresh && at_end && env.append(txn, d, key, buffer_))) {
+      if (!(fresh && at_end && env.put(txn, d, key, buffer_, MDB_APPEND))) {
         at_end = false;
         env.put(txn, d, key, buffer_);
       }
@@ -131,10 +131,9 @@ record_log::write(std::span<const log_entry> entries, const std::vector<std::uin
       auto n = again ? *again : next++;
       numbered.emplace_back(e.id, n);
       auto key = record_key(run, n);
-      auto r = e.rec;
-      r.forward = n;
+      e.rec.forward = n;
       buffer_.clear();
-      encode_record_into(buffer_, r, key);
+      encode_record_into(buffer_, e.rec, key);
       put(records, key, !again);
       buffer_.clear();
       encode_facts_into(buffer_, *e.facts, key);

@@ -50,8 +50,9 @@ public:
   /// kept under `batch/<once_for>` in the meta database, so a forward sent
   /// again keeps its number and is written over, never twice. Throws
   /// store_error; then nothing of it was written.
+  /// The entries' records get their numbers (`rec.forward`) in place.
   std::vector<std::pair<std::uint64_t, std::uint64_t>>
-  write(std::span<const log_entry> entries, const std::vector<std::uint64_t>& batch);
+  write(std::span<log_entry> entries, const std::vector<std::uint64_t>& batch);
 
   [[nodiscard]] const store& where() const noexcept { return where_; }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "soma/store/detail/guard.hpp"
+#include "soma/store/keys.hpp"
 
 namespace soma::detail {
 
@@ -23,23 +24,6 @@ constexpr const char* db_names[db_count] = {"records", "facts", "meta", "cache",
 
 std::string describe(int rc) {
   return mdb_strerror(rc);
-}
-
-// A key as text: bytes that are not printable as \xNN (keys end in a
-// big-endian number whose first byte is often NUL, which would end a message).
-std::string printable(std::string_view key) {
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : key) {
-    if (c >= 0x20 && c < 0x7f) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out += "\\x";
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 0xf]);
-    }
-  }
-  return out;
 }
 
 // LMDB's meta page, at the start of page 0 and page 1, as lmdb 0.9 lays it
@@ -354,7 +338,7 @@ MDB_txn* environment::begin(std::shared_lock<std::shared_mutex>& guard, unsigned
   }
 }
 
-void environment::put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view value,
+bool environment::put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view value,
                       unsigned flags) const {
   auto k = val(key);
   auto v = val(value);
@@ -362,26 +346,12 @@ void environment::put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::stri
   auto step = [&] { rc = mdb_put(txn, dbi, &k, &v, flags); };
   if (!guarded(step))
     damaged("writing faulted: LMDB followed a page number or offset out of the file");
-  if (rc == MDB_MAP_FULL)
-    throw map_full{};
-  if (rc != 0)
-    fail(rc, "writing '" + printable(key.substr(0, 64)) + "'");
-}
-
-bool environment::append(MDB_txn* txn, MDB_dbi dbi, std::string_view key,
-                         std::string_view value) const {
-  auto k = val(key);
-  auto v = val(value);
-  int rc = 0;
-  auto step = [&] { rc = mdb_put(txn, dbi, &k, &v, MDB_APPEND); };
-  if (!guarded(step))
-    damaged("writing faulted: LMDB followed a page number or offset out of the file");
-  if (rc == MDB_KEYEXIST)
+  if (rc == MDB_KEYEXIST && (flags & (MDB_APPEND | MDB_NOOVERWRITE)))
     return false;
   if (rc == MDB_MAP_FULL)
     throw map_full{};
   if (rc != 0)
-    fail(rc, "appending '" + printable(key.substr(0, 64)) + "'");
+    fail(rc, "writing '" + printable_key(key) + "'");
   return true;
 }
 

@@ -77,15 +77,11 @@ public:
   [[nodiscard]] bool readable(std::string_view bytes) const noexcept;
 
   /// mdb_put inside write(): throws map_full (write() then grows the map and
-  /// replays) or store_error.
-  void put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view value,
+  /// replays) or store_error. With MDB_APPEND (a key past every key of the
+  /// database: LMDB then fills pages instead of splitting them) or
+  /// MDB_NOOVERWRITE, false when that does not hold, and nothing written.
+  bool put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view value,
            unsigned flags = 0) const;
-
-  /// put() with MDB_APPEND, for a key past every key of the database (LMDB
-  /// then fills pages instead of splitting them): false, writing nothing,
-  /// when it is not past the last.
-  [[nodiscard]] bool append(MDB_txn* txn, MDB_dbi dbi, std::string_view key,
-                            std::string_view value) const;
 
   /// mdb_get: the value, valid until the transaction ends, or false.
   bool get(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view& value) const;
