@@ -14,12 +14,14 @@ struct SliceNode {
   name @1 :Text;        # the graph's name for it: what its facts say
   definition @2 :Text;  # SHA-256 (hex) of the node library that defines the type
   library @3 :Text;     # that library's file name, said in errors
+  state @4 :Data;       # the node's fields, encoded by its codec (empty: it has none)
 }
 
-# Consecutive nodes of one graph at one host, and the value they start from.
+# Consecutive nodes of one graph at one host. The value they start from
+# travels beside it in the same CAF message, as the value codec wrote it.
 struct Slice {
   nodes @0 :List(SliceNode);
-  input @1 :Data;       # the first node's In, encoded with the value codec
+  input @1 :Data;       # unused since format 2 (the value travels beside the slice)
 }
 
 # Why a slice did not give a value.
@@ -35,7 +37,7 @@ enum Refusal {
 # What a worker answers to a slice.
 struct SliceResult {
   facts @0 :List(Soma.Fact);  # everything that happened over there, in order
-  output @1 :Data;            # the last node's Out, encoded (refusal = none)
+  output @1 :Data;            # unused since format 2 (the output travels beside it)
   refusal @2 :Refusal;
   node @3 :Text;              # the graph's name of the node concerned
   error @4 :Text;             # what went wrong, in words

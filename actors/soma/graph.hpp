@@ -18,12 +18,12 @@
 #include <caf/send.hpp>
 
 #include "soma/atoms.hpp"
-#include "soma/broker.hpp"
+#include "soma/remote/broker.hpp"
 #include "soma/chain.hpp"
 #include "soma/detail/completion.hpp"
 #include "soma/detail/libraries.hpp"
 #include "soma/detail/node_actor.hpp"
-#include "soma/detail/slice_actor.hpp"
+#include "soma/remote/slice.hpp"
 #include "soma/draw/graph.hpp"
 #include "soma/watching.hpp"
 
@@ -279,22 +279,55 @@ private:
     declaration.push_back(std::move(d));
   }
 
-  // Refuses a remote node that cannot travel: no codec, cached, or defined
-  // outside any node library.
+  // Refuses a remote node that cannot travel: no codec for its values,
+  // fields of its own and no codec to carry them, or defined outside any
+  // node library.
   template <class N>
   static void check_remote(const node_declaration& d) {
     auto at = "node '" + d.name + "' runs at " + *d.host + ", but ";
-    if (d.cached)
-      throw std::invalid_argument(at + "it is cached, and a worker keeps no cache: cache it here "
-                                       "(drop .at) or drop .cached()");
     if (!detail::cacheable<N>)
       throw std::invalid_argument(at + "its In or Out has no soma::codec, and values cross the "
                                        "wire encoded; give the type a codec (docs/codec.md)");
+    if constexpr (!soma::encodable<N>) {
+      if (detail::has_fields<N>)
+        throw std::invalid_argument(
+          at + "its type " + d.type + " has fields of its own and no soma::codec, so they "
+          "cannot travel: the worker would make a default " + d.type + " and its settings would "
+          "be lost. Give " + d.type + " a codec of its fields, as for a value: template <> struct "
+          "soma::codec<" + d.type + "> : soma::fields_codec<" + d.type + "> { static std::string "
+          "name() { return \"" + d.type + "\"; } static auto fields(" + d.type + "& x) { return "
+          "std::tie(/* its fields */); } }; (docs/remote.md, \"Settings travel\")");
+    }
     try {
       (void)detail::library_defining(d.type);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(at + e.what());
     }
+  }
+
+  // The node's fields encoded by its codec, or nothing when its type has
+  // none: what a worker makes it from, and part of its cache key.
+  template <class N>
+  static std::string state_of(const N& n, const std::string& name) {
+    if constexpr (soma::encodable<N>) {
+      try {
+        return encode(n);
+      } catch (const std::exception& e) {
+        throw std::invalid_argument("node '" + name + "': its fields could not be encoded: "
+                                    + e.what());
+      }
+    } else {
+      return {};
+    }
+  }
+
+  // Whether declaration[k + 1] goes in the same trip as declaration[k]: both
+  // at one host, and neither cached (a cached remote node is a trip of its
+  // own, so that the client can recall it without one).
+  static bool same_slice(const std::vector<node_declaration>& declaration, std::size_t k) {
+    return k + 1 < declaration.size() && declaration[k].host
+           && declaration[k + 1].host == declaration[k].host && !declaration[k].cached
+           && !declaration[k + 1].cached;
   }
 
   // Spawns the actors of nodes I... and returns the one a forward enters
@@ -313,37 +346,63 @@ private:
       next = spawn_from<I + 1>(sys, nodes, declaration, actors, exits);
     if constexpr (soma::encodable<NOut>)
       exits[I] = [next, name = declaration[I].name](std::string_view bytes, detail::forward_ptr&& fw,
-                                                     caf::local_actor* self) {
+                                                     caf::local_actor* self,
+                                                     const std::function<void()>* decoded) {
         auto value = decode<NOut>(bytes);
+        if (decoded)
+          (*decoded)();
         if (next)
           caf::anon_send(next, detail::step<NOut>{std::move(fw), std::move(value)});
         else
           detail::finish<NOut>(*fw, name, std::move(value), self);
       };
     auto& d = declaration[I];
+    auto& node = *std::get<I>(nodes);
     if (!d.host) {
-      std::shared_ptr<N> node{std::move(std::get<I>(nodes))};
-      auto a = sys.spawn(detail::node_behavior<N>, std::move(node), d.name, std::move(next));
+      auto state = d.cached ? state_of(node, d.name) : std::string{};
+      std::shared_ptr<N> owned{std::move(std::get<I>(nodes))};
+      auto a = sys.spawn(detail::node_behavior<N>, std::move(owned), d.name, std::move(state),
+                         std::move(next));
       actors.push_back(caf::actor_cast<caf::actor>(a));
       return detail::sink<NIn>{a};
     }
-    if (I > 0 && declaration[I - 1].host == d.host)
+    if (I > 0 && same_slice(declaration, I - 1))
       return detail::sink<NIn>{}; // inside a slice: entered by its first node's actor
     std::size_t j = I;
-    while (j + 1 < declaration.size() && declaration[j + 1].host == d.host)
+    while (same_slice(declaration, j))
       ++j;
-    std::vector<detail::slice_member> members;
-    for (auto k = I; k <= j; ++k) {
+    std::vector<wire::slice_node> members;
+    auto member = [&](std::size_t k, std::string state) {
       auto& lib = detail::library_defining(declaration[k].type);
-      members.push_back({declaration[k].type, declaration[k].name, lib.definition, lib.path});
-    }
+      members.push_back({declaration[k].type, declaration[k].name, lib.definition, lib.path,
+                         std::move(state)});
+    };
+    std::optional<detail::slice_cache> cached;
+    member(I, state_of(node, d.name));
+    if (d.cached)
+      cached = detail::slice_cache{d.type, d.name, *d.frozen, members.front().state};
+    if constexpr (I + 1 < sizeof...(Ns))
+      add_members<I + 1>(nodes, declaration, j, member);
     if constexpr (soma::encodable<NIn>) {
-      auto a = sys.spawn(detail::slice_behavior<NIn>, *d.host, std::move(members), exits[j]);
+      auto a = sys.spawn(detail::slice_behavior<NIn>, *d.host, std::move(members), std::move(cached),
+                         exits[j]);
       actors.push_back(a);
       return caf::actor_cast<detail::sink<NIn>>(a);
     } else {
       return detail::sink<NIn>{}; // refused by declare(): never reached
     }
+  }
+
+  // Adds nodes K..last of a slice to its members, each with its fields.
+  template <std::size_t K, class... Ns, class Member>
+  static void add_members(std::tuple<std::unique_ptr<Ns>...>& nodes,
+                          const std::vector<node_declaration>& declaration, std::size_t last,
+                          Member& member) {
+    if (K > last)
+      return;
+    member(K, state_of(*std::get<K>(nodes), declaration[K].name));
+    if constexpr (K + 1 < sizeof...(Ns))
+      add_members<K + 1>(nodes, declaration, last, member);
   }
 };
 

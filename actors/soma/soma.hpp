@@ -4,7 +4,7 @@
 /// Everything a user of soma includes.
 
 #include "soma/atoms.hpp"
-#include "soma/broker.hpp"
+#include "soma/remote/broker.hpp"
 #include "soma/chain.hpp"
 #include "soma/context.hpp"
 #include "soma/error.hpp"
@@ -21,4 +21,4 @@
 #include "soma/system_config.hpp"
 #include "soma/vocabulary.hpp"
 #include "soma/watching.hpp"
-#include "soma/worker.hpp"
+#include "soma/remote/worker.hpp"

@@ -8,7 +8,7 @@
 
 #include <caf/actor_system_config.hpp>
 
-#include "soma/worker.hpp"
+#include "soma/remote/worker.hpp"
 
 namespace soma {
 

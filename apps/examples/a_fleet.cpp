@@ -16,14 +16,14 @@
 #include <caf/actor_system.hpp>
 
 #include "fleet_nodes.hpp"
-#include "soma/broker.hpp"
+#include "soma/remote/broker.hpp"
 #include "soma/draw/machines.hpp"
 #include "soma/graph.hpp"
 #include "soma/recorder.hpp"
 #include "soma/store/fleet.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/system_config.hpp"
-#include "soma/worker.hpp"
+#include "soma/remote/worker.hpp"
 
 namespace {
 

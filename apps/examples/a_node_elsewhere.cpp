@@ -11,11 +11,11 @@
 #include <caf/actor_system.hpp>
 
 #include "seed_nodes.hpp"
-#include "soma/broker.hpp"
+#include "soma/remote/broker.hpp"
 #include "soma/graph.hpp"
 #include "soma/print.hpp"
 #include "soma/system_config.hpp"
-#include "soma/worker.hpp"
+#include "soma/remote/worker.hpp"
 
 int main(int argc, char** argv) {
   bool network = argc > 1 && std::strcmp(argv[1], "network") == 0;

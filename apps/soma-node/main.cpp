@@ -21,7 +21,7 @@
 #include <caf/openssl/publish.hpp>
 #include <caf/send.hpp>
 
-#include "soma/address.hpp"
+#include "soma/remote/address.hpp"
 #include "soma/serve/catalog.hpp"
 #include "soma/serve/reporter.hpp"
 #include "soma/serve/server.hpp"

@@ -40,10 +40,10 @@
 
 #include "bench.hpp"
 #include "cheap_node.hpp"
-#include "soma/broker.hpp"
+#include "soma/remote/broker.hpp"
 #include "soma/graph.hpp"
 #include "soma/system_config.hpp"
-#include "soma/worker.hpp"
+#include "soma/remote/worker.hpp"
 
 namespace {
 

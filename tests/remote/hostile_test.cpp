@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "remote_fixture.hpp"
-#include "soma/address.hpp"
+#include "soma/remote/address.hpp"
 
 using namespace soma_test;
 using clock_type = std::chrono::steady_clock;

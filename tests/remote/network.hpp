@@ -16,7 +16,7 @@
 #include <caf/actor_system.hpp>
 
 #include "soma/system_config.hpp"
-#include "soma/worker.hpp"
+#include "soma/remote/worker.hpp"
 
 namespace soma_test {
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "../actors/fixture.hpp"
-#include "soma/broker.hpp"
-#include "soma/worker.hpp"
+#include "soma/remote/broker.hpp"
+#include "soma/remote/worker.hpp"
 #include "test_nodes.hpp"
 
 namespace soma_test {

@@ -11,7 +11,7 @@
 #include "remote_fixture.hpp"
 #include "network.hpp"
 #include "../store/scratch.hpp"
-#include "soma/address.hpp"
+#include "soma/remote/address.hpp"
 #include "soma/recorder.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"

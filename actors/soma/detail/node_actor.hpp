@@ -54,6 +54,7 @@ struct node_state {
   std::shared_ptr<N> node;
   std::string node_name;
   std::string type;           ///< the node's C++ type: part of its cache identity
+  std::string state;          ///< its fields encoded (a cached node with a codec): part of its key
   node_config config;
   bool said_no_store = false; ///< a cached node told once that it had no store
   caf::actor cache_writer;    ///< keeps its outputs (a cached node), from its first miss
@@ -146,7 +147,7 @@ void run_cached(Self* self, step<typename N::In>& s, const store& kept) {
   auto& fw = *s.forward;
   auto began = clock::now();
   std::string key;
-  cache_identity who{st.type, st.node_name, *st.config.frozen};
+  cache_identity who{st.type, st.node_name, *st.config.frozen, st.state};
   std::optional<Out> recalled;
   std::size_t recalled_bytes = 0;
   try {
@@ -207,12 +208,14 @@ void run_cached(Self* self, step<typename N::In>& s, const store& kept) {
 template <class N>
 typename node_actor<N>::behavior_type
 node_behavior(typename node_actor<N>::template stateful_pointer<node_state<N>> self,
-              std::shared_ptr<N> node, std::string name, sink<typename N::Out> next) {
+              std::shared_ptr<N> node, std::string name, std::string state,
+               sink<typename N::Out> next) {
   using In = typename N::In;
   self->state.config = node->config();
   self->state.type = type_name(typeid(N));
   self->state.node = std::move(node);
   self->state.node_name = std::move(name);
+  self->state.state = std::move(state);
   self->state.next = std::move(next);
   return {
     [self](step<In>& s) {

@@ -7,7 +7,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/stateful_actor.hpp>
 
-#include "soma/detail/record_wire.hpp"
+#include "soma/wire/record_write.hpp"
 #include "soma/error.hpp"
 #include "soma/store/record_log.hpp"
 #include "soma/store/keys.hpp"

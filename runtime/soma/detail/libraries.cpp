@@ -121,9 +121,14 @@ std::shared_ptr<const node_library> load_node_library(const std::string& given) 
   Dl_info where{};
   // dlsym also searches the library's dependencies: only its own catalog counts.
   if (!fn || !dladdr(reinterpret_cast<void*>(fn), &where) || !where.dli_fname
-      || std::filesystem::canonical(where.dli_fname, ec).string() != path)
+      || std::filesystem::canonical(where.dli_fname, ec).string() != path) {
+    if (dlsym(handle, old_library_symbol))
+      throw std::runtime_error("cannot load node library '" + given + "': it was built by an "
+                               "older soma, whose nodes travel without their fields; rebuild it "
+                               "against this one");
     throw std::runtime_error("cannot load node library '" + given + "': it is not a soma node "
                              "library, it has no SOMA_NODE_LIBRARY(...) of its own (docs/remote.md)");
+  }
   auto lib = std::make_shared<node_library>();
   lib->path = path;
   lib->definition = sha256_hex(bytes);

@@ -1,4 +1,3 @@
-#include "soma/store/detail/capnp_bytes.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/store/keys.hpp"
 
@@ -6,15 +5,13 @@
 #include <cstdint>
 #include <cstring>
 
-#include <capnp/message.h>
-#include <capnp/serialize.h>
-#include <kj/exception.h>
 #include <openssl/evp.h>
 
-#include "soma/schema/cache.capnp.h"
+#include "soma/detail/undecodable.hpp"
 #include "soma/detail/seal.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/wire/cache_entry.hpp"
 
 namespace soma {
 
@@ -31,12 +28,7 @@ std::int64_t unix_now() {
 using detail::be64;
 using detail::from_be64;
 
-/// An entry decoded; nullopt when its bytes are damaged.
-struct entry {
-  std::string node, type, version, output;
-  std::int64_t kept_at = 0;
-  std::uint64_t kept_ns = 0;
-};
+using entry = wire::cache_entry;
 
 // A stored value is the entry's kept-at nanoseconds (8 bytes, big-endian:
 // its place in the age index, readable even when the rest is damaged), then
@@ -70,52 +62,18 @@ std::optional<entry> decode(std::string_view key, std::string_view value) {
   auto stored = *payload;
   if (stored.size() < stamp)
     return std::nullopt;
-  auto bytes = stored.substr(stamp);
-  if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
-    return std::nullopt;
-  // Read in place when LMDB's bytes happen to be word-aligned (a large
-  // value on its own overflow pages usually is); else copied into words.
-  kj::Array<capnp::word> copied;
-  kj::ArrayPtr<const capnp::word> words;
-  if (reinterpret_cast<std::uintptr_t>(bytes.data()) % alignof(capnp::word) == 0) {
-    words = kj::arrayPtr(reinterpret_cast<const capnp::word*>(bytes.data()),
-                         bytes.size() / sizeof(capnp::word));
-  } else {
-    copied = detail::aligned_words(bytes);
-    words = copied.asPtr();
-  }
   try {
-    // The entry is ours and whole-sized: let the reader walk all of it (the
-    // default limit, 64 MiB, would refuse a larger kept output).
-    capnp::ReaderOptions options;
-    options.traversalLimitInWords = words.size() + 64;
-    capnp::FlatArrayMessageReader reader{words, options};
-    auto r = reader.getRoot<schema::CacheEntry>();
-    entry e;
-    e.node = std::string{r.getNode().cStr(), r.getNode().size()};
-    e.type = std::string{r.getType().cStr(), r.getType().size()};
-    e.version = std::string{r.getVersion().cStr(), r.getVersion().size()};
-    e.kept_at = r.getKeptAt();
-    e.kept_ns = r.getKeptNs();
-    auto out = r.getOutput();
-    e.output.assign(reinterpret_cast<const char*>(out.begin()), out.size());
-    return e;
-  } catch (const kj::Exception&) {
+    return wire::decode_cache_entry(stored.substr(stamp));
+  } catch (const detail::undecodable&) {
     return std::nullopt;
   }
 }
 
 std::string encode(std::string_view key, const detail::cache_identity& who,
                    std::string_view output, std::int64_t kept_at, std::uint64_t kept_ns) {
-  capnp::MallocMessageBuilder msg{static_cast<unsigned>(32 + output.size() / sizeof(capnp::word))};
-  auto r = msg.initRoot<schema::CacheEntry>();
-  r.setNode(std::string{who.node});
-  r.setType(std::string{who.type});
-  r.setVersion(std::string{who.version});
-  r.setKeptAt(kept_at);
-  r.setKeptNs(kept_ns);
-  r.setOutput(kj::arrayPtr(reinterpret_cast<const kj::byte*>(output.data()), output.size()));
-  return detail::sealed(key, detail::sealed_kind::cache, be64(kept_ns) + detail::to_bytes(msg));
+  auto payload = be64(kept_ns);
+  wire::encode_cache_entry(payload, who.node, who.type, who.version, output, kept_at, kept_ns);
+  return detail::sealed(key, detail::sealed_kind::cache, payload);
 }
 
 std::string node_prefix(std::string_view node) {
@@ -150,10 +108,19 @@ std::string cache_key(const cache_identity& who, std::string_view input) {
   unsigned len = 0;
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
-  for (auto part : {who.type, who.node, who.version}) {
-    auto size = be64(part.size());
+  auto part = [ctx](std::string_view x) {
+    auto size = be64(x.size());
     EVP_DigestUpdate(ctx, size.data(), size.size());
-    EVP_DigestUpdate(ctx, part.data(), part.size());
+    EVP_DigestUpdate(ctx, x.data(), x.size());
+  };
+  part(who.type);
+  part(who.node);
+  part(who.version);
+  // Only a node with fields adds them, so that the keys of nodes without
+  // stay what they were.
+  if (!who.state.empty()) {
+    EVP_DigestUpdate(ctx, "state", 5);
+    part(who.state);
   }
   EVP_DigestUpdate(ctx, input.data(), input.size());
   EVP_DigestFinal_ex(ctx, digest, &len);

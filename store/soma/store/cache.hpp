@@ -5,9 +5,10 @@
 /// node's identity and its encoded input.
 ///
 /// An entry's key is the node's name, a NUL, then the SHA-256 of the node's
-/// type, name and frozen version and the input's bytes: an entry can only
-/// ever be recalled for the same node, at the same version, given the same
-/// input. An entry that does not decode is a miss (the node runs and the
+/// type, name and frozen version, its fields when its type has a codec
+/// (`Scale{3}` and `Scale{2}` keep apart), and the input's bytes: an entry
+/// can only ever be recalled for the same node, at the same version and
+/// settings, given the same input. An entry that does not decode is a miss (the node runs and the
 /// entry is written again); it never fails a forward.
 
 #include <cstdint>
@@ -43,6 +44,7 @@ struct cache_identity {
   std::string_view type;
   std::string_view node;
   std::string_view version;
+  std::string_view state = {}; ///< the node's fields encoded by its codec, if it has one
 };
 
 /// The key of `who`'s output for the input encoded as `input`.

@@ -1,4 +1,3 @@
-#include "soma/store/detail/capnp_bytes.hpp"
 #include "soma/store/readings.hpp"
 
 #include <algorithm>
@@ -6,16 +5,13 @@
 #include <functional>
 #include <memory>
 
-#include <capnp/message.h>
-#include <capnp/serialize.h>
-#include <kj/exception.h>
-
-#include "soma/schema/soma.capnp.h"
+#include "soma/detail/undecodable.hpp"
 #include "soma/detail/seal.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/remote.hpp"
+#include "soma/wire/reading.hpp"
 
 namespace soma {
 
@@ -28,18 +24,7 @@ const std::string history_prefix = "r/";
 
 std::string history_of(const std::string& id) { return history_prefix + id + "/"; }
 
-std::string encode(const reading& r) {
-  capnp::MallocMessageBuilder message;
-  auto x = message.initRoot<schema::Reading>();
-  x.setId(r.id);
-  x.setBusy(r.busy);
-  x.setMemory(r.memory);
-  x.setCores(r.cores);
-  x.setUpUs(r.up_us);
-  x.setServed(r.served);
-  x.setWhenUs(r.when_us);
-  return detail::to_bytes(message);
-}
+std::string encode(const reading& r) { return wire::encode_reading(r); }
 
 // The reading in Cap'n Proto bytes (as the wire carries it too).
 reading decode_payload(std::string_view bytes, const std::string& store_path) {
@@ -47,16 +32,10 @@ reading decode_payload(std::string_view bytes, const std::string& store_path) {
     return store_error("a machine reading in the store '" + store_path + "' is damaged (" + why
                        + "); the writer rewrites it with its next reading");
   };
-  if (bytes.size() % sizeof(capnp::word) != 0 || bytes.empty())
-    throw damaged("its size is not a whole number of words");
-  auto words = detail::aligned_words(bytes);
   try {
-    capnp::FlatArrayMessageReader reader{words};
-    auto x = reader.getRoot<schema::Reading>();
-    return {x.getId(), x.getBusy(), x.getMemory(), x.getCores(), x.getUpUs(), x.getServed(),
-            x.getWhenUs()};
-  } catch (const kj::Exception& e) {
-    throw damaged(e.getDescription().cStr());
+    return wire::decode_reading(bytes);
+  } catch (const detail::undecodable& e) {
+    throw damaged(e.what());
   }
 }
 

@@ -23,20 +23,10 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/reading.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma {
-
-/// One reading of one machine.
-struct reading {
-  std::string id;           ///< hostname-pid
-  double busy = 0;          ///< the machine's CPU busy fraction over the last interval
-  double memory = 0;        ///< fraction of the machine's memory in use
-  std::uint32_t cores = 0;
-  std::int64_t up_us = 0;   ///< since the worker started
-  std::uint64_t served = 0; ///< slices served so far
-  std::int64_t when_us = 0; ///< the writer's wall clock, unix microseconds
-};
 
 /// How many readings of one machine a store keeps (the newest).
 inline constexpr std::size_t kept_per_machine = 600;

@@ -1,81 +1,28 @@
-#include "soma/store/detail/capnp_bytes.hpp"
 #include "soma/store/record.hpp"
 
 #include <cstring>
 #include <ostream>
 
-#include <capnp/message.h>
-#include <capnp/serialize.h>
-#include <kj/array.h>
-#include <kj/io.h>
-#include <kj/exception.h>
-
 #include "soma/schema/soma.capnp.h"
+#include "soma/detail/capnp.hpp"
 #include "soma/detail/compact.hpp"
-#include "soma/store/detail/fact_lists.hpp"
+#include "soma/detail/fact_lists.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma {
-
-std::string_view to_string(outcome x) noexcept {
-  switch (x) {
-    case outcome::ok: return "ok";
-    case outcome::broke: return "broke";
-    default: return "open";
-  }
-}
-
-std::ostream& operator<<(std::ostream& out, outcome x) {
-  return out << to_string(x);
-}
 
 namespace detail {
 
 namespace {
 
-// Cap'n Proto Text ends at the first NUL, so a NUL inside a fact's text
-// would cut off everything after it: it is written as U+FFFD instead.
-std::string text_of(const std::string& s) {
-  if (s.find('\0') == std::string::npos)
-    return s;
-  std::string out;
-  for (char c : s)
-    out += c == '\0' ? std::string{"\xEF\xBF\xBD"} : std::string(1, c);
-  return out;
-}
-
-void set_fields(capnp::List<schema::Field>::Builder out, const std::vector<field>& in) {
-  for (unsigned i = 0; i < in.size(); ++i) {
-    out[i].setKey(text_of(in[i].key));
-    out[i].setValue(text_of(in[i].value));
-  }
-}
-
-std::vector<field> get_fields(capnp::List<schema::Field>::Reader in) {
-  std::vector<field> out;
-  out.reserve(in.size());
-  for (auto f : in)
-    out.emplace_back(std::string{f.getKey().cStr(), f.getKey().size()},
-                     std::string{f.getValue().cStr(), f.getValue().size()});
-  return out;
-}
-
-// Reads a message from bytes LMDB hands out, which need not be 8-byte
-// aligned: copy into words first. Every Cap'n Proto error becomes a
-// store_error naming where the bytes came from.
+// Reads a format-1 message; every Cap'n Proto error becomes a store_error
+// naming where the bytes came from.
 template <class Root, class F>
 auto read_message(std::string_view bytes, const origin& where, F&& f) {
-  if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
-    throw store_error(where.str() + " is damaged: " + std::to_string(bytes.size())
-                      + " bytes is not a whole number of 8-byte words; its bytes were changed "
-                        "after they were written, and the rest of the store still reads");
-  auto words = detail::aligned_words(bytes);
   try {
-    capnp::FlatArrayMessageReader reader{words};
-    return f(reader.getRoot<Root>());
-  } catch (const kj::Exception& e) {
-    throw store_error(where.str() + " is damaged and cannot be decoded ("
-                      + e.getDescription().cStr()
+    return read_capnp<Root>(bytes, std::forward<F>(f));
+  } catch (const undecodable& e) {
+    throw store_error(where.str() + " is damaged and cannot be decoded (" + e.what()
                       + "); its bytes were changed after they were written, and the rest of "
                         "the store still reads");
   }
@@ -93,7 +40,7 @@ record decode_record_v1(std::string_view bytes, const origin& where) {
     x.nodes = r.getNodes();
     x.took_us = r.getTookUs();
     x.when = r.getWhen();
-    x.summary = get_fields(r.getSummary());
+    x.summary = read_fields(r.getSummary());
     return x;
   });
 }
@@ -293,21 +240,6 @@ run_meta decode_run_meta(std::string_view key, std::string_view bytes, const ori
 }
 
 // Format 1: Cap'n Proto (schema/soma.capnp), read only.
-
-void write_facts(capnp::List<schema::Fact>::Builder out, const std::vector<fact>& facts) {
-  for (unsigned i = 0; i < facts.size(); ++i) {
-    out[i].setName(text_of(facts[i].name));
-    set_fields(out[i].initFields(static_cast<unsigned>(facts[i].fields.size())), facts[i].fields);
-  }
-}
-
-std::vector<fact> read_facts(capnp::List<schema::Fact>::Reader in) {
-  std::vector<fact> out;
-  out.reserve(in.size());
-  for (auto f : in)
-    out.push_back(fact{std::string{f.getName().cStr(), f.getName().size()}, get_fields(f.getFields())});
-  return out;
-}
 
 std::vector<fact> decode_facts_v1(std::string_view bytes, const origin& where) {
   return read_message<schema::FactList>(bytes, where,

@@ -14,21 +14,9 @@
 
 #include "soma/detail/seal.hpp"
 #include "soma/fact.hpp"
+#include "soma/outcome.hpp"
 
 namespace soma {
-
-/// How a forward ended.
-enum class outcome : std::uint8_t {
-  ok,    ///< finished with a value
-  broke, ///< a node failed
-  open   ///< the recorder closed before the forward ended
-};
-
-/// "ok", "broke" or "open".
-[[nodiscard]] std::string_view to_string(outcome x) noexcept;
-
-/// Writes to_string(x).
-std::ostream& operator<<(std::ostream& out, outcome x);
 
 /// The small record kept per forward.
 struct record {

@@ -4,17 +4,42 @@
 /// soma::broker: which worker each of a graph's host names means.
 
 #include <initializer_list>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "soma/worker.hpp"
+#include "soma/remote/worker.hpp"
 
 namespace soma {
 
 namespace detail {
-class broker_state;
+
+class worker_link;
+
+/// What a broker holds.
+class broker_state {
+public:
+  /// The link called `host`, or nullptr.
+  std::shared_ptr<worker_link> find(const std::string& host) const;
+
+  void put(std::string host, std::shared_ptr<worker_link> link);
+
+  std::vector<std::string> hosts() const;
+
+  /// Reconnects the lost links of these hosts where it can (blocking).
+  void ready(const std::vector<std::string>& hosts) const;
+
+  /// Whether ready(hosts) would have anything to do: a link without a session.
+  [[nodiscard]] bool needs_ready(const std::vector<std::string>& hosts) const;
+
+private:
+  mutable std::mutex lock_;
+  std::map<std::string, std::shared_ptr<worker_link>> links_;
+};
+
 } // namespace detail
 
 /// Maps the host names of a graph (`.at("w1")`) to workers. Given to a

@@ -116,12 +116,13 @@ void session_catalog::add(std::shared_ptr<const detail::node_library> lib) {
   shipped_.push_back(std::move(lib));
 }
 
-detail::remote_node& session_catalog::instance(const std::string& type, const std::string& name) {
-  auto key = std::make_pair(name, type);
+detail::remote_node& session_catalog::instance(const std::string& type, const std::string& name,
+                                               const std::string& state) {
+  auto key = std::make_tuple(name, type, state);
   auto i = instances_.find(key);
   if (i == instances_.end()) {
     auto* entry = bound_.at(type)->find(type);
-    i = instances_.emplace(key, entry->make()).first;
+    i = instances_.emplace(std::move(key), entry->make(state)).first;
   }
   return *i->second;
 }

@@ -1,4 +1,4 @@
-#include "soma/address.hpp"
+#include "soma/remote/address.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

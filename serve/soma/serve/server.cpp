@@ -12,9 +12,9 @@
 #include <caf/to_string.hpp>
 
 #include "soma/atoms.hpp"
-#include "soma/detail/remote_protocol.hpp"
+#include "soma/remote/protocol.hpp"
 #include "soma/detail/libraries.hpp"
-#include "soma/detail/record_wire.hpp"
+#include "soma/wire/record_write.hpp"
 #include "soma/detail/record_writer.hpp"
 #include "soma/serve/slice_runner.hpp"
 #include "soma/store/detail/environment.hpp"
@@ -39,6 +39,7 @@ constexpr auto reading_every = std::chrono::seconds(1);
 
 struct session_state {
   std::optional<session_catalog> catalog;
+  slice_plan plan;
   std::uint64_t number = 0;
   std::optional<std::chrono::steady_clock::time_point> last_reading;
   static inline const char* name = "soma.session";
@@ -63,7 +64,8 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
     log("session " + std::to_string(number) + " closed (" + *why + ")");
   });
   return {
-    [self, worker](slice_atom, const std::string& bytes) -> std::string {
+    [self, worker](slice_atom, const std::string& header,
+                   const std::string& input) -> caf::result<std::string, std::string> {
       auto& st = self->state;
       // This slice counts, as the seed's first reading says 1; one refused
       // for lack of code (shipped, then sent again) is given back below.
@@ -80,10 +82,10 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
         worker_state* w;
         ~ending() { w->slice_ended(); }
       } counted{worker};
-      auto answer = run_slice(*st.catalog, bytes, std::move(reading), &ran);
+      auto [answer, output] = run_slice(*st.catalog, st.plan, header, input, std::move(reading), &ran);
       if (!ran)
         worker->served_back();
-      return answer;
+      return caf::result<std::string, std::string>{std::move(answer), std::move(output)};
     },
     [self, worker](ship_atom, const std::string& definition,
                    const std::string& bytes) -> caf::result<shipped_atom> {

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "soma/detail/libraries.hpp"
@@ -116,15 +117,20 @@ public:
   /// Adds a shipped library to what this session may bind.
   void add(std::shared_ptr<const detail::node_library> lib);
 
-  /// The instance running graph node `name` of `type` (bound first).
-  detail::remote_node& instance(const std::string& type, const std::string& name);
+  /// The instance running graph node `name` of `type` made from `state`
+  /// (its encoded fields), made the first time (bound first). Throws
+  /// detail::value_error when the fields do not decode.
+  detail::remote_node& instance(const std::string& type, const std::string& name,
+                                const std::string& state);
 
 private:
   worker_state& worker_;
   bool network_;
   std::vector<std::shared_ptr<const detail::node_library>> shipped_;
   std::map<std::string, std::shared_ptr<const detail::node_library>> bound_; // type -> library
-  std::map<std::pair<std::string, std::string>, std::unique_ptr<detail::remote_node>> instances_;
+  /// (name, type, state) -> the node made from them.
+  std::map<std::tuple<std::string, std::string, std::string>, std::unique_ptr<detail::remote_node>>
+    instances_;
 };
 
 } // namespace soma::serve

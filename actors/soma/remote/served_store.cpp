@@ -10,10 +10,10 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
 
-#include "soma/address.hpp"
+#include "soma/remote/address.hpp"
 #include "soma/atoms.hpp"
-#include "soma/detail/remote_protocol.hpp"
-#include "soma/detail/worker_link.hpp"
+#include "soma/remote/protocol.hpp"
+#include "soma/remote/worker_link.hpp"
 #include "soma/store/remote.hpp"
 #include "soma/system_config.hpp"
 

@@ -2,15 +2,19 @@
 
 /// @file
 /// What a client and a soma-node worker send each other over CAF's
-/// middleman. Payloads are Cap'n Proto bytes in std::string
-/// (schema/remote.capnp): CAF knows std::string in every process, so nothing
+/// middleman. Payloads are bytes in std::string: Cap'n Proto headers
+/// (schema/remote.capnp, encoded in schema/soma/wire/) and values as the
+/// codec wrote them. CAF knows std::string in every process, so nothing
 /// needs announcing and a message from another build never arrives empty.
 ///
-/// | message                                   | to       | answer                    |
-/// | ----------------------------------------- | -------- | ------------------------- |
-/// | (open_atom, actor client, string mode)    | worker   | actor session, or error   |
-/// | (slice_atom, string Slice)                | session  | string SliceResult        |
-/// | (ship_atom, string hash, string library)  | session  | ok_atom, or error         |
+/// | message                                      | to       | answer                          |
+/// | -------------------------------------------- | -------- | ------------------------------- |
+/// | (open_atom, actor client, string mode)       | worker   | actor session, or error         |
+/// | (slice_atom, string Slice, string input)     | session  | (string SliceResult, string output) |
+/// | (ship_atom, string hash, string library)     | session  | shipped_atom, or error          |
+///
+/// The value of a trip travels as its own string beside its header: the
+/// codec's bytes are the payload, with no wrapper around them to copy into.
 ///
 /// The worker monitors `client`: when it goes (the client's handle was
 /// destroyed, its process died, the connection dropped) the session closes.

@@ -1,19 +1,17 @@
-#include "soma/store/detail/capnp_bytes.hpp"
-#include "soma/detail/slice_actor.hpp"
+#include "soma/remote/slice.hpp"
 
 #include <cstring>
-
-#include <capnp/message.h>
-#include <capnp/serialize.h>
-#include <kj/exception.h>
 
 #include <caf/event_based_actor.hpp>
 #include <caf/to_string.hpp>
 
+#include "soma/detail/cache_writer.hpp"
 #include "soma/detail/libraries.hpp"
-#include "soma/detail/remote_protocol.hpp"
-#include "soma/schema/remote.capnp.h"
-#include "soma/store/detail/fact_lists.hpp"
+#include "soma/detail/node_actor.hpp"
+#include "soma/detail/undecodable.hpp"
+#include "soma/remote/broker.hpp"
+#include "soma/remote/protocol.hpp"
+#include "soma/store/cache.hpp"
 
 namespace soma::detail {
 
@@ -52,32 +50,58 @@ fact left_fact(const std::string& host, std::int64_t began_us, std::int64_t took
               {{"host", host}, {"began_us", std::to_string(began_us)}, {"took_us", std::to_string(took_us)}}};
 }
 
-std::string encode_slice(const std::vector<slice_member>& members, const std::string& input) {
-  capnp::MallocMessageBuilder message;
-  auto root = message.initRoot<schema::Slice>();
-  auto ns = root.initNodes(static_cast<unsigned>(members.size()));
-  for (unsigned i = 0; i < members.size(); ++i) {
-    ns[i].setType(members[i].type);
-    ns[i].setName(members[i].name);
-    ns[i].setDefinition(members[i].definition);
-    ns[i].setLibrary(members[i].library);
-  }
-  root.setInput(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(input.data()), input.size()));
-  return detail::to_bytes(message);
-}
+cache_identity identity(const slice_cache& c) { return {c.type, c.node, c.version, c.state}; }
 
 void send_trip(slice_actor* self, std::uint64_t id);
 
 // Tells the forward what happened over there, stamped with the host.
-void say_facts(slice_actor* self, forward_state& fw, capnp::List<schema::Fact>::Reader facts) {
-  for (auto& x : read_facts(facts)) {
+void say_facts(slice_actor* self, forward_state& fw, std::vector<fact>& facts) {
+  for (auto& x : facts) {
     x.fields.emplace_back("host", self->state.host);
     fw.emit(std::move(x), self->context());
   }
 }
 
-// The worker's answer to trip `id`.
-void answered(slice_actor* self, std::uint64_t id, const std::string& bytes) {
+// Carries `fw` on with the slice's output; a cached slice keeps it first
+// (here, in the forward's store), so that the forward says `kept` before
+// the next node hears of it.
+void carry_on(slice_actor* self, forward_ptr fw, std::string output, const std::string& key,
+              const std::shared_ptr<worker_link>& link) {
+  auto& st = self->state;
+  auto exit = [self, link](forward_ptr fw, const std::string& bytes) {
+    auto& st = self->state;
+    forward_ptr keep = fw;
+    try {
+      st.exit(bytes, std::move(fw), self, nullptr);
+    } catch (const std::exception& e) {
+      end_broken(self, *keep, st.members.back().name,
+                 "its output from " + worker_name(st, link) + " did not decode: " + e.what());
+    }
+  };
+  auto* kept = fw->kept();
+  if (!st.cached || key.empty() || !kept) {
+    exit(std::move(fw), output);
+    return;
+  }
+  if (!st.cache_writer)
+    st.cache_writer = spawn_cache_writer(self);
+  auto& c = *st.cached;
+  auto keeping = clock::now();
+  auto held = std::make_shared<std::pair<forward_ptr, std::string>>(std::move(fw), std::move(output));
+  auto go_on = [self, held, exit, keeping](bool kept_it) {
+    auto& fw = held->first;
+    if (kept_it)
+      node_kept(*fw, self->state.cached->node, keeping, clock::now(), held->second.size(), self);
+    exit(std::move(fw), held->second);
+  };
+  self
+    ->request(st.cache_writer, keep_within, keep_atom::value,
+              cache_write{*kept, key, c.type, c.node, c.version, held->second})
+    .then([go_on](bool kept_it) { go_on(kept_it); }, [go_on](caf::error&) { go_on(false); });
+}
+
+// The worker's answer to trip `id`: the SliceResult and the last node's output.
+void answered(slice_actor* self, std::uint64_t id, const std::string& header, std::string& output) {
   auto& st = self->state;
   auto i = st.trips.find(id);
   if (i == st.trips.end())
@@ -93,19 +117,14 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& bytes) {
   auto took = micros(clock::now() - t.sent);
   auto first = st.members.front().name;
   try {
-    if (bytes.size() % sizeof(capnp::word) != 0)
-      throw std::runtime_error("its size is not a whole number of words");
-    auto words = detail::aligned_words(bytes);
-    capnp::FlatArrayMessageReader reader{words};
-    auto r = reader.getRoot<schema::SliceResult>();
-    auto refusal = r.getRefusal();
-    if (refusal == schema::Refusal::NEEDS_CODE && t.ships < st.members.size()) {
+    auto r = wire::decode_slice_answer(header);
+    if (r.refused == wire::refusal::needs_code && t.ships < st.members.size()) {
       // mode::network: ship the library it lacks, then send the slice again.
       // What it said meanwhile (its reading) is said now; the trip's `left`
       // will cover the shipping too.
-      say_facts(self, fw, r.getFacts());
-      std::string definition = r.getMissing().size() ? std::string{r.getMissing()[0]} : "";
-      const slice_member* m = nullptr;
+      say_facts(self, fw, r.facts);
+      std::string definition = r.missing.empty() ? "" : r.missing.front();
+      const wire::slice_node* m = nullptr;
       for (auto& x : st.members)
         if (x.definition == definition)
           m = &x;
@@ -131,36 +150,26 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& bytes) {
               });
       return;
     }
-    say_facts(self, fw, r.getFacts());
+    say_facts(self, fw, r.facts);
     fw.emit(left_fact(st.host, t.began_us, took), self->context());
     auto trip_done = std::move(t);
     st.trips.erase(i);
-    std::string node = r.getNode();
-    std::string error = r.getError();
-    switch (refusal) {
-      case schema::Refusal::NONE: {
-        auto out = r.getOutput();
-        try {
-          st.exit(std::string_view{reinterpret_cast<const char*>(out.begin()), out.size()},
-                  std::move(trip_done.forward), self);
-        } catch (const std::exception& e) {
-          end_broken(self, fw, st.members.back().name,
-                     "its output from " + worker() + " did not decode: " + e.what());
-        }
+    switch (r.refused) {
+      case wire::refusal::none:
+        carry_on(self, std::move(trip_done.forward), std::move(output), trip_done.key, link);
+        return;
+      case wire::refusal::node_failed:
+        end_broken(self, fw, r.node, r.error);
+        return;
+      default: {
+        auto& node = r.node.empty() ? first : r.node;
+        end_broken(self, fw, node, worker() + " refused node " + node + ": " + r.error);
         return;
       }
-      case schema::Refusal::NODE_FAILED:
-        end_broken(self, fw, node, error);
-        return;
-      default:
-        end_broken(self, fw, node.empty() ? first : node,
-                   worker() + " refused node " + (node.empty() ? first : node) + ": " + error);
-        return;
     }
-  } catch (const kj::Exception& e) {
+  } catch (const undecodable& e) {
     st.trips.erase(id);
-    end_broken(self, fw, first,
-               worker() + " answered with bytes that did not decode: " + e.getDescription().cStr());
+    end_broken(self, fw, first, worker() + " answered with bytes that did not decode: " + e.what());
   } catch (const std::exception& e) {
     st.trips.erase(id);
     end_broken(self, fw, first, worker() + ": " + e.what());
@@ -195,8 +204,13 @@ void send_trip(slice_actor* self, std::uint64_t id) {
   if (found == st.trips.end())
     return; // ended meanwhile: its worker was lost while code was shipped
   auto& t = found->second;
-  self->request(t.session, trip_timeout(*t.forward), slice_atom::value, t.slice)
-    .then([self, id](std::string& result) { answered(self, id, result); },
+  // The value goes as it is; only a worker that may ask for code (and then
+  // for the slice again) needs it kept.
+  auto input = t.link && t.link->how() == soma::mode::network ? t.input : std::move(t.input);
+  self->request(t.session, trip_timeout(*t.forward), slice_atom::value, st.header, std::move(input))
+    .then([self, id](const std::string& header, std::string& output) {
+            answered(self, id, header, output);
+          },
           [self, id](caf::error& e) {
             auto& st = self->state;
             auto i = st.trips.find(id);
@@ -213,13 +227,47 @@ void send_trip(slice_actor* self, std::uint64_t id) {
           });
 }
 
+// A cached slice's recall: true when the forward's store keeps its output
+// for this input and it decoded (the forward then went on, `recalled`);
+// `key` is set for keeping the output after a miss.
+bool recall(slice_actor* self, forward_ptr& fw, const std::string& input, std::string& key) {
+  auto& st = self->state;
+  auto* kept = fw->kept();
+  if (!st.cached || !kept)
+    return false;
+  auto began = clock::now();
+  auto who = identity(*st.cached);
+  std::optional<std::string> hit;
+  try {
+    key = cache_key(who, input);
+    hit = cache_get(*kept, key, who);
+  } catch (const std::exception&) {
+    return false; // the store cannot be read: a miss
+  }
+  if (!hit)
+    return false;
+  forward_ptr keep = fw;
+  std::function<void()> decoded = [&] {
+    node_recalled(*keep, st.cached->node, began, clock::now(), hit->size(), self);
+  };
+  try {
+    st.exit(*hit, std::move(fw), self, &decoded);
+    return true;
+  } catch (const std::exception&) {
+    fw = std::move(keep); // it did not decode: a miss, and the node runs
+    return false;
+  }
+}
+
 } // namespace
 
-void slice_setup(slice_actor* self, std::string host, std::vector<slice_member> members,
-                 slice_exit exit) {
+void slice_setup(slice_actor* self, std::string host, std::vector<wire::slice_node> members,
+                 std::optional<slice_cache> cached, slice_exit exit) {
   auto& st = self->state;
   st.host = std::move(host);
   st.members = std::move(members);
+  st.header = wire::encode_slice(st.members);
+  st.cached = std::move(cached);
   st.exit = std::move(exit);
   self->set_down_handler([self](caf::down_msg& dm) {
     self->state.watched.erase(dm.source);
@@ -234,6 +282,9 @@ void slice_broke(slice_actor* self, forward_state& fw, const std::string& error)
 void slice_send(slice_actor* self, forward_ptr fw, std::string input) {
   auto& st = self->state;
   auto& first = st.members.front().name;
+  std::string key;
+  if (recall(self, fw, input, key))
+    return; // no trip: a recalled node needs no worker
   auto* b = fw->broker();
   if (!b) {
     end_broken(self, *fw, first,
@@ -265,7 +316,8 @@ void slice_send(slice_actor* self, forward_ptr fw, std::string input) {
   trip t;
   t.sent = clock::now();
   t.began_us = fw->since_began_us(t.sent);
-  t.slice = encode_slice(st.members, input);
+  t.input = std::move(input);
+  t.key = std::move(key);
   t.session = std::move(session);
   t.link = std::move(link);
   t.forward = std::move(fw);

@@ -1,10 +1,9 @@
-#include "soma/detail/worker_link.hpp"
+#include "soma/remote/worker_link.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,11 +21,9 @@
 #include <caf/send.hpp>
 #include <caf/to_string.hpp>
 
-#include "soma/broker.hpp"
-#include "soma/detail/remote_protocol.hpp"
+#include "soma/remote/child.hpp"
+#include "soma/remote/protocol.hpp"
 #include "soma/system_config.hpp"
-
-extern char** environ;
 
 namespace soma::detail {
 
@@ -94,13 +91,6 @@ caf::behavior guard(caf::event_based_actor* self, std::weak_ptr<worker_link> lin
 }
 
 } // namespace
-
-// How a child process ended, as "was killed by signal 9".
-std::string exit_text(int status) {
-  if (WIFSIGNALED(status))
-    return "was killed by signal " + std::to_string(WTERMSIG(status));
-  return "exited with status " + std::to_string(WEXITSTATUS(status));
-}
 
 worker_link::worker_link(caf::actor_system& sys, soma::address where, soma::mode how,
                          std::optional<soma::tls> tls, milliseconds within, pid_t child)
@@ -209,23 +199,6 @@ std::string seconds(std::chrono::steady_clock::duration d) {
   return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " s";
 }
 
-// Whether process `pid` is stopped (state T in /proc/PID/stat).
-bool stopped(pid_t pid) {
-  auto path = "/proc/" + std::to_string(pid) + "/stat";
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  char buf[512];
-  auto n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0)
-    return false;
-  buf[n] = '\0';
-  // "pid (comm) S ...": the state follows the last ')'.
-  auto* paren = std::strrchr(buf, ')');
-  return paren && paren[1] == ' ' && (paren[2] == 'T' || paren[2] == 't');
-}
-
 } // namespace
 
 std::string worker_link::loss() {
@@ -300,161 +273,4 @@ void worker_link::ensure() {
   }
 }
 
-std::shared_ptr<worker_link> broker_state::find(const std::string& host) const {
-  std::lock_guard guard{lock_};
-  auto i = links_.find(host);
-  return i == links_.end() ? nullptr : i->second;
-}
-
-void broker_state::put(std::string host, std::shared_ptr<worker_link> link) {
-  std::lock_guard guard{lock_};
-  links_[std::move(host)] = std::move(link);
-}
-
-std::vector<std::string> broker_state::hosts() const {
-  std::lock_guard guard{lock_};
-  std::vector<std::string> out;
-  for (auto& [h, l] : links_)
-    out.push_back(h);
-  return out;
-}
-
-bool broker_state::needs_ready(const std::vector<std::string>& hosts) const {
-  for (auto& h : hosts)
-    if (auto l = find(h); l && !l->connected())
-      return true;
-  return false;
-}
-
-void broker_state::ready(const std::vector<std::string>& hosts) const {
-  for (auto& h : hosts)
-    if (auto l = find(h))
-      l->ensure();
-}
-
 } // namespace soma::detail
-
-namespace soma {
-
-namespace {
-
-// Starts `command` with its stdout on a pipe; returns (pid, read end).
-std::pair<pid_t, int> start(const std::vector<std::string>& command) {
-  if (command.empty())
-    throw worker_error("worker::spawn needs a command, e.g. {\"soma-node\"}");
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0)
-    throw worker_error(std::string{"cannot make a pipe for the worker: "} + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  std::vector<char*> argv;
-  for (auto& a : command)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(out[1]);
-  if (rc != 0) {
-    close(out[0]);
-    throw worker_error("cannot start '" + command[0] + "': " + std::strerror(rc));
-  }
-  return {pid, out[0]};
-}
-
-// Reads the port the worker prints as its first line.
-std::uint16_t first_line_port(pid_t pid, int fd, const std::string& program,
-                              std::chrono::milliseconds within) {
-  auto deadline = std::chrono::steady_clock::now() + within;
-  std::string line;
-  char c = 0;
-  while (true) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-      deadline - std::chrono::steady_clock::now());
-    pollfd p{fd, POLLIN, 0};
-    if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) == 0) {
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-      throw worker_error("'" + program + "' printed no port within "
-                         + std::to_string(within.count()) + " ms; it was stopped");
-    }
-    auto n = read(fd, &c, 1);
-    if (n <= 0) {
-      int status = 0;
-      waitpid(pid, &status, 0);
-      throw worker_error("'" + program + "' " + detail::exit_text(status)
-                         + " before it printed its port; its stderr says why");
-    }
-    if (c == '\n')
-      break;
-    line.push_back(c);
-  }
-  try {
-    auto a = parse_address("127.0.0.1:" + line, "the worker's first line");
-    return a.port;
-  } catch (const std::exception&) {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    throw worker_error("'" + program + "' printed '" + line
-                       + "' where a worker prints its port; is it soma-node?");
-  }
-}
-
-} // namespace
-
-worker worker::spawn(caf::actor_system& sys, std::vector<std::string> command, soma::mode how,
-                     std::optional<soma::tls> tls, std::chrono::milliseconds within) {
-  std::string host = "127.0.0.1";
-  for (std::size_t i = 0; i + 1 < command.size(); ++i)
-    if (command[i] == "--listen")
-      host = parse_address(command[i + 1], "--listen").host;
-  auto [pid, fd] = start(command);
-  std::uint16_t port = 0;
-  try {
-    port = first_line_port(pid, fd, command[0], within);
-  } catch (...) {
-    close(fd);
-    throw;
-  }
-  close(fd);
-  auto link = std::make_shared<detail::worker_link>(sys, soma::address{host, port}, how,
-                                                    std::move(tls), within, pid);
-  link->open(); // on failure the link's destructor stops the child
-  return worker{std::move(link)};
-}
-
-worker worker::connect(caf::actor_system& sys, std::string_view address, soma::mode how,
-                       std::optional<soma::tls> tls, std::chrono::milliseconds within) {
-  soma::address where;
-  try {
-    where = parse_address(address, "worker::connect");
-  } catch (const std::invalid_argument& e) {
-    throw worker_error(e.what());
-  }
-  auto link = std::make_shared<detail::worker_link>(sys, std::move(where), how, std::move(tls),
-                                                    within, 0);
-  link->open();
-  return worker{std::move(link)};
-}
-
-std::string worker::address() const { return link_->where().str(); }
-
-pid_t worker::pid() const noexcept { return link_->child(); }
-
-soma::mode worker::how() const noexcept { return link_->how(); }
-
-broker::broker() : state_(std::make_shared<detail::broker_state>()) {}
-
-broker broker::embedded(std::initializer_list<std::pair<std::string, worker>> workers) {
-  broker b;
-  for (auto& [host, w] : workers)
-    b.put(host, w);
-  return b;
-}
-
-void broker::put(std::string host, worker w) { state_->put(std::move(host), w.link()); }
-
-std::vector<std::string> broker::hosts() const { return state_->hosts(); }
-
-} // namespace soma

@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,8 +17,8 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "soma/address.hpp"
-#include "soma/worker.hpp"
+#include "soma/remote/address.hpp"
+#include "soma/remote/worker.hpp"
 
 namespace soma::detail {
 
@@ -86,27 +85,6 @@ private:
   std::string lost_why_ = "it is not connected";
   std::string wire_mode_;
   std::atomic<std::chrono::steady_clock::rep> heard_{0}; ///< the last answer
-};
-
-/// What a broker holds.
-class broker_state {
-public:
-  /// The link called `host`, or nullptr.
-  std::shared_ptr<worker_link> find(const std::string& host) const;
-
-  void put(std::string host, std::shared_ptr<worker_link> link);
-
-  std::vector<std::string> hosts() const;
-
-  /// Reconnects the lost links of these hosts where it can (blocking).
-  void ready(const std::vector<std::string>& hosts) const;
-
-  /// Whether ready(hosts) would have anything to do: a link without a session.
-  [[nodiscard]] bool needs_ready(const std::vector<std::string>& hosts) const;
-
-private:
-  mutable std::mutex lock_;
-  std::map<std::string, std::shared_ptr<worker_link>> links_;
 };
 
 } // namespace soma::detail

@@ -2,12 +2,13 @@
 
 /// @file
 /// The client's actor for a remote slice: consecutive nodes of a graph at
-/// one host, sent there as one trip.
+/// one host, sent there as one trip (docs/architecture.md, "A trip").
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -19,36 +20,29 @@
 
 #include "soma/codec.hpp"
 #include "soma/detail/forward_state.hpp"
-#include "soma/detail/worker_link.hpp"
+#include "soma/remote/trip.hpp"
+#include "soma/wire/slice.hpp"
 
 namespace soma::detail {
 
-/// One node of a remote slice, as the client sends it.
-struct slice_member {
-  std::string type;       ///< its C++ type: its name in the node library
-  std::string name;       ///< the graph's name for it
-  std::string definition; ///< SHA-256 of the node library defining it
-  std::string library;    ///< that library's path (shipped in mode::network)
-};
-
 /// Decodes a slice's output and carries the forward on, to the next node or
-/// to its end. Throws when the bytes do not decode.
-using slice_exit = std::function<void(std::string_view bytes, forward_ptr&&, caf::local_actor*)>;
+/// to its end. Throws, having sent nothing, when the bytes do not decode;
+/// `decoded`, when given, is called once they did, before anything is sent.
+using slice_exit = std::function<void(std::string_view bytes, forward_ptr&&, caf::local_actor*,
+                                      const std::function<void()>* decoded)>;
 
-/// One trip in flight.
-struct trip {
-  forward_ptr forward;
-  std::int64_t began_us = 0;        ///< when it left, since the forward began
-  std::chrono::steady_clock::time_point sent;
-  std::string slice;                ///< the Slice bytes, kept to resend after shipping code
-  caf::actor session;
-  std::shared_ptr<worker_link> link;
-  std::size_t ships = 0;            ///< libraries shipped for it so far
+/// A slice of one cached node (a cached remote node is a slice of its own):
+/// who its kept outputs belong to.
+struct slice_cache {
+  std::string type, node, version, state;
 };
 
 struct slice_state {
   std::string host;
-  std::vector<slice_member> members;
+  std::vector<wire::slice_node> members;
+  std::string header;                ///< the members encoded: sent with every trip
+  std::optional<slice_cache> cached; ///< set when the slice is one cached node
+  caf::actor cache_writer;           ///< keeps its outputs, from its first miss
   slice_exit exit;
   std::uint64_t next_trip = 1;
   std::map<std::uint64_t, trip> trips;
@@ -59,10 +53,11 @@ struct slice_state {
 using slice_actor = caf::stateful_actor<slice_state>;
 
 /// Sets the actor up: the down handler that fails the trips of a lost worker.
-void slice_setup(slice_actor* self, std::string host, std::vector<slice_member> members,
-                 slice_exit exit);
+void slice_setup(slice_actor* self, std::string host, std::vector<wire::slice_node> members,
+                 std::optional<slice_cache> cached, slice_exit exit);
 
-/// Sends `input` (the first node's In, encoded) for the forward `fw`.
+/// Sends `input` (the first node's In, encoded) for the forward `fw`; for a
+/// cached slice, recalls it instead when the forward's store keeps it.
 void slice_send(slice_actor* self, forward_ptr fw, std::string input);
 
 /// Ends `fw` with `broke` at this slice's first node (input not encodable).
@@ -71,8 +66,9 @@ void slice_broke(slice_actor* self, forward_state& fw, const std::string& error)
 /// The behaviour of a slice whose first node takes `In`.
 template <class In>
 caf::behavior slice_behavior(slice_actor* self, std::string host,
-                             std::vector<slice_member> members, slice_exit exit) {
-  slice_setup(self, std::move(host), std::move(members), std::move(exit));
+                             std::vector<wire::slice_node> members,
+                             std::optional<slice_cache> cached, slice_exit exit) {
+  slice_setup(self, std::move(host), std::move(members), std::move(cached), std::move(exit));
   return {
     [self](step<In>& s) {
       if (s.forward->expired_at(self->state.members.front().name, self))

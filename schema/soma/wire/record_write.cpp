@@ -1,14 +1,8 @@
-#include "soma/store/detail/capnp_bytes.hpp"
-#include "soma/detail/record_wire.hpp"
+#include "soma/wire/record_write.hpp"
 
-#include <cstring>
-
-#include <capnp/message.h>
-#include <capnp/serialize.h>
-#include <kj/exception.h>
-
+#include "soma/detail/capnp.hpp"
+#include "soma/detail/fact_lists.hpp"
 #include "soma/schema/remote.capnp.h"
-#include "soma/store/detail/fact_lists.hpp"
 
 namespace soma::detail {
 
@@ -18,17 +12,13 @@ std::string flat(capnp::MessageBuilder& message) {
   return detail::to_bytes(message);
 }
 
-// Reads root T of `bytes`, handing it to `f`; throws store_error naming `what`.
+// Reads root T of `bytes`, handing it to `f`; the error names `what`.
 template <class T, class F>
 auto read(std::string_view bytes, const char* what, F&& f) {
-  if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
-    throw store_error(std::string{what} + " did not decode: its size is not a whole number of words");
-  auto words = detail::aligned_words(bytes);
   try {
-    capnp::FlatArrayMessageReader reader{words};
-    return f(reader.getRoot<T>());
-  } catch (const kj::Exception& e) {
-    throw store_error(std::string{what} + " did not decode: " + e.getDescription().cStr());
+    return read_capnp<T>(bytes, std::forward<F>(f));
+  } catch (const undecodable& e) {
+    throw undecodable(std::string{what} + " did not decode: " + e.what());
   }
 }
 

@@ -1,0 +1,28 @@
+#include "soma/wire/reading.hpp"
+
+#include "soma/detail/capnp.hpp"
+#include "soma/schema/soma.capnp.h"
+
+namespace soma::wire {
+
+std::string encode_reading(const reading& r) {
+  capnp::MallocMessageBuilder message;
+  auto x = message.initRoot<schema::Reading>();
+  x.setId(r.id);
+  x.setBusy(r.busy);
+  x.setMemory(r.memory);
+  x.setCores(r.cores);
+  x.setUpUs(r.up_us);
+  x.setServed(r.served);
+  x.setWhenUs(r.when_us);
+  return detail::to_bytes(message);
+}
+
+reading decode_reading(std::string_view bytes) {
+  return detail::read_capnp<schema::Reading>(bytes, [](schema::Reading::Reader x) {
+    return reading{x.getId(), x.getBusy(), x.getMemory(), x.getCores(), x.getUpUs(), x.getServed(),
+                   x.getWhenUs()};
+  });
+}
+
+} // namespace soma::wire

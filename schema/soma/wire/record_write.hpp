@@ -1,0 +1,70 @@
+#pragma once
+
+/// @file
+/// A recorder's batches and their numbers, and as bytes for a store written
+/// through its server (schema/remote.capnp RecordWrite, RecordNumbers).
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "soma/fact.hpp"
+#include "soma/outcome.hpp"
+
+namespace soma::detail {
+
+/// One forward as the recorder holds it until it is written.
+struct held_forward {
+  std::uint64_t id = 0; ///< the engine's forward id (0: facts told with no forward)
+  std::optional<std::uint64_t> number; ///< its n in the run, once written
+  std::vector<fact> facts;
+  outcome state = outcome::open;
+  std::int64_t took_us = 0;
+  std::int64_t when = 0;
+};
+
+/// What a write numbered: (forward id, n) for every forward it wrote, and
+/// why it stopped short when it did (what it could not write it keeps, to
+/// write with the next batch).
+struct record_numbers {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> numbered;
+  std::optional<std::string> error;
+};
+
+/// What the writer needs to know of its run.
+struct writer_options {
+  std::string run;
+  std::vector<std::string> summarising;
+  bool overwrite = false;
+  std::size_t batch = 1000; ///< forwards per transaction at most
+  /// Nonzero on a served store's server: the client recorder whose batches
+  /// this writer takes. A batch sent again because its answer was lost is
+  /// then written exactly once: each transaction also keeps, under
+  /// `batch/<recorder>` in the meta database, the numbers it gave the
+  /// forwards of the batch, and a forward arriving again gets its number
+  /// back instead of a new one (docs/formats.md).
+  std::uint64_t once_for = 0;
+};
+
+/// One recorder's batch sent to a served store.
+struct record_write {
+  std::uint64_t recorder = 0;
+  writer_options options;
+  std::vector<held_forward> forwards;
+};
+
+[[nodiscard]] std::string encode_record_write(const record_write& w);
+
+/// Throws undecodable when the bytes are not a RecordWrite.
+[[nodiscard]] record_write decode_record_write(std::string_view bytes);
+
+[[nodiscard]] std::string encode_record_numbers(const record_numbers& n);
+
+/// Throws undecodable when the bytes are not RecordNumbers.
+[[nodiscard]] record_numbers decode_record_numbers(std::string_view bytes);
+
+} // namespace soma::detail

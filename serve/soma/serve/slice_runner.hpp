@@ -1,0 +1,40 @@
+#pragma once
+
+/// @file
+/// Running one slice on a worker: a Slice header and the first node's input
+/// in, a SliceResult header and the last node's output out.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "soma/fact.hpp"
+#include "soma/node_library.hpp"
+#include "soma/serve/catalog.hpp"
+#include "soma/wire/slice.hpp"
+
+namespace soma::serve {
+
+/// The slice a session ran last, bound: a client sends the same header with
+/// every trip of a slice, so it is decoded and bound once.
+struct slice_plan {
+  std::string header;
+  std::vector<wire::slice_node> nodes;
+  std::vector<detail::remote_node*> instances; ///< owned by the session's catalog
+};
+
+/// Runs the slice `header` with the nodes of `catalog` on `input` (the first
+/// node's In, encoded) and answers (SliceResult header, the last node's Out
+/// encoded; empty unless it ran to the end). Inside the slice each value
+/// stays a C++ value: decoded once at its start, encoded once at its end.
+/// `first` (a `machine` fact) leads the facts when given. Never throws for
+/// bad bytes: they are a badSlice answer. `ran`, when given, is set to false
+/// when the answer is a needsCode refusal: the slice comes again once its
+/// code is shipped.
+std::pair<std::string, std::string> run_slice(session_catalog& catalog, slice_plan& plan,
+                                              std::string_view header, std::string_view input,
+                                              std::optional<fact> first, bool* ran = nullptr);
+
+} // namespace soma::serve
