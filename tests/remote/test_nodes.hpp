@@ -6,9 +6,11 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <thread>
 #include <vector>
 
+#include "soma/codec.hpp"
 #include "soma/node.hpp"
 
 /// Adds one; built twice (SOMA_TEST_VARIANT) to make two different libraries.
@@ -53,4 +55,25 @@ struct Says : soma::node<Says, int, int> {
     ctx.tell(soma::fact{"said", {{"text", std::string("a\0b", 3)}}});
     return x;
   }
+};
+
+/// Multiplies by its factor: a node with a setting, given through its codec
+/// so that it travels (`Scale{3}.at("w1")` multiplies by 3 over there).
+struct Scale : soma::node<Scale, int, int> {
+  Scale() = default;
+  explicit Scale(int f) : factor(f) {}
+  int factor = 1;
+  Out forward(const In& x, soma::context&) override { return factor * x; }
+};
+
+template <>
+struct soma::codec<Scale> : soma::fields_codec<Scale> {
+  static std::string name() { return "Scale"; }
+  static auto fields(Scale& s) { return std::tie(s.factor); }
+};
+
+/// Adds its offset: a node with a setting and no codec, which cannot travel.
+struct Offset : soma::node<Offset, int, int> {
+  int by = 0;
+  Out forward(const In& x, soma::context&) override { return x + by; }
 };
