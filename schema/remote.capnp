@@ -74,3 +74,45 @@ struct RecordNumbers {
   error @2 :Text;
   hasError @3 :Bool;
 }
+
+# A reader's copy of a served store, fetched in bounded parts.
+struct SnapshotAsk {
+  offset @0 :UInt64;      # 0: make a new copy and send its first part
+}
+
+struct SnapshotPart {
+  txn @0 :UInt64;         # the server's last transaction when the copy was made
+  size @1 :UInt64;        # the copy's whole size in bytes
+  offset @2 :UInt64;      # where these bytes sit in it
+  bytes @3 :Data;         # at most 4 MiB
+}
+
+# The server's last committed transaction: a reader's copy as new as it needs
+# no new copy.
+struct StoreVersion {
+  txn @0 :UInt64;
+}
+
+# The cache of a served store, asked and written by a client's cached nodes.
+struct CacheAsk {
+  key @0 :Data;
+  type @1 :Text;
+  node @2 :Text;
+  version @3 :Text;
+}
+
+struct CacheAnswer {
+  found @0 :Bool;
+  output @1 :Data;
+}
+
+struct CacheKeep {
+  ask @0 :CacheAsk;
+  output @1 :Data;
+  hasLimit @2 :Bool;      # the client handle's cache limit, which the server keeps within
+  limit @3 :UInt64;
+}
+
+struct CacheKept {
+  kept @0 :Bool;
+}

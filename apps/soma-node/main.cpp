@@ -21,7 +21,10 @@
 #include <caf/openssl/publish.hpp>
 #include <caf/send.hpp>
 
+#include "soma/error.hpp"
 #include "soma/remote/address.hpp"
+#include "soma/remote/served_store.hpp"
+#include "soma/store/backend.hpp"
 #include "soma/serve/catalog.hpp"
 #include "soma/serve/reporter.hpp"
 #include "soma/serve/server.hpp"
@@ -98,21 +101,14 @@ int serve(const options& opt) {
       return 2;
     }
   }
+  // A served store (soma://) is reached with this worker's own TLS files,
+  // through its own actor system: it is opened once that is made.
   std::optional<soma::store> readings_store;
-  if (!opt.store.empty()) {
-    try {
-      // A served store (soma://) is reached with this worker's own TLS files.
-      soma::store_options how;
-      how.expendable = true; // a reading lost to a machine crash is replaced on the next tick
-      how.tls_cert = opt.tls_cert;
-      how.tls_key = opt.tls_key;
-      how.tls_ca = opt.tls_ca;
-      readings_store.emplace(opt.store, how);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "soma-node: --store: %s\n", e.what());
-      return 2;
-    }
-  }
+  soma::store_options readings_options;
+  readings_options.expendable = true; // a reading lost to a machine crash is replaced on the next tick
+  readings_options.tls_cert = opt.tls_cert;
+  readings_options.tls_key = opt.tls_key;
+  readings_options.tls_ca = opt.tls_ca;
   std::vector<std::shared_ptr<const soma::detail::node_library>> libraries;
   for (auto& path : opt.nodes) {
     try {
@@ -182,6 +178,24 @@ int serve(const options& opt) {
     // destructor, which is what may not return in time, has returned.
     std::optional<soma::serve::stop_deadline> deadline;
     caf::actor_system sys{cfg};
+    if (!opt.store.empty()) {
+      auto opened = soma::open_store(sys, opt.store, readings_options);
+      if (!opened) {
+        std::fprintf(stderr, "soma-node: --store: %s\n", soma::describe(opened.error()).c_str());
+        std::error_code ignored;
+        std::filesystem::remove_all(code_dir, ignored);
+        return 2;
+      }
+      readings_store = std::move(*opened);
+    }
+    // A served store goes before the actor system it was opened through.
+    struct closing {
+      std::optional<soma::store>& s;
+      ~closing() {
+        if (s && !s->backend().local())
+          s.reset();
+      }
+    } close_served{readings_store};
     auto front = soma::serve::spawn_front(sys, worker, say);
     caf::actor reporter;
     if (readings_store) {

@@ -1,4 +1,5 @@
 #include "commands.hpp"
+#include "opened_store.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -231,9 +232,9 @@ void show_fleet(const store& s, const invocation& inv, std::ostream& out) {
 void clear_cache(const invocation& inv, std::ostream& out) {
   // Writes, but only to a store that is there: opening it read-only first
   // says so without creating one where a typo pointed.
-  { store exists{inv.store, store_options{.read_only = true}}; }
-  store s{inv.store};
-  auto cleared = cache_clear(s, inv.node);
+  { opened_store exists{inv.store, store_options{.read_only = true}}; }
+  opened_store opened{inv.store, {}};
+  auto cleared = cache_clear(opened.get(), inv.node);
   if (inv.json)
     out << json::array({json{{"cleared", cleared}}}).dump() << '\n';
   else
@@ -280,7 +281,8 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
   }
   // Read-only: a reader must never create a store where a typo pointed it,
   // nor change one it reads.
-  store s{inv.store, store_options{.read_only = true}};
+  opened_store opened{inv.store, store_options{.read_only = true}};
+  auto& s = opened.get();
   switch (inv.what) {
     case command::runs: show_runs(s, inv, out); break;
     case command::forwards: show_forwards(s, inv, out); break;

@@ -3,16 +3,38 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <filesystem>
 #include <thread>
 
 #include "../store/scratch.hpp"
 #include "remote_fixture.hpp"
+#include "soma/remote/served_store.hpp"
 #include "soma/recorder.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/wire/served_store.hpp"
 
 using namespace soma_test;
 using namespace std::chrono_literals;
+
+namespace {
+
+// The served store at `address`, opened through `sys`.
+soma::store served(caf::actor_system& sys, const std::string& address,
+                   soma::store_options options = {}) {
+  auto s = soma::open_store(sys, address, options);
+  if (!s)
+    BOOST_FAIL(soma::describe(s.error()));
+  return *s;
+}
+
+// What opening `address` through `sys` says.
+std::string refusal(caf::actor_system& sys, const std::string& address) {
+  auto s = soma::open_store(sys, address);
+  return s ? std::string{"opened"} : soma::describe(s.error());
+}
+
+} // namespace
 
 BOOST_FIXTURE_TEST_SUITE(served_store, system_fixture)
 
@@ -25,9 +47,9 @@ BOOST_AUTO_TEST_CASE(a_recorder_and_a_worker_write_through_soma_and_land_in_the_
   // A worker reporting into it from elsewhere.
   node_process reporter{{node_program, "--store", address, "--reporting", "0.2"}};
 
-  soma::store through{address};
+  auto through = served(sys, address);
   BOOST_TEST(through.path() == address);
-  BOOST_TEST(through.remote() != nullptr);
+  BOOST_CHECK_THROW((void)through.env(), soma::store_error); // no environment on this host
   {
     auto g = seed_graph(sys);
     soma::recorder r{sys, through, {.run = "far", .summarising = {"loss"}}};
@@ -60,36 +82,73 @@ BOOST_AUTO_TEST_CASE(a_recorder_and_a_worker_write_through_soma_and_land_in_the_
   }
   BOOST_TEST(soma::forwards(soma::store{served_dir, {.read_only = true}}, "far").size() == 6u);
 
-  // Read through soma:// as well: a snapshot taken at open.
-  soma::store snapshot{address, {.read_only = true}};
-  BOOST_TEST(soma::forwards(snapshot, "far").size() == 6u);
-  BOOST_TEST(soma::standing(snapshot).size() == 1u);
+  // Read through soma:// as well, by a handle that writes and one that
+  // only reads; both see what lands after they were opened.
+  auto reader = served(sys, address, {.read_only = true});
+  BOOST_TEST(soma::forwards(reader, "far").size() == 6u);
+  BOOST_TEST(soma::forwards(through, "far").size() == 6u);
+  BOOST_TEST(soma::standing(reader).size() == 1u);
+  {
+    auto g = seed_graph(sys);
+    soma::recorder r{sys, through, {.run = "far"}};
+    (void)g.forward("a third time", {.watching = r});
+    (void)g.forward("and a fourth", {.watching = r});
+  }
+  BOOST_TEST(soma::forwards(reader, "far").size() == 8u);
+  BOOST_TEST(soma::runs(reader).size() == 1u);
+  BOOST_TEST(soma::runs(reader)[0].forwards == 8u);
+  // A read-only handle writes nothing.
+  BOOST_CHECK_EXCEPTION(soma::put_reading(reader, soma::reading{.id = "x-1"}), soma::store_error,
+                        [](const soma::store_error& e) {
+                          return std::string{e.what()}.find("opened read-only") != std::string::npos;
+                        });
 }
 
 BOOST_AUTO_TEST_CASE(a_served_store_says_what_is_wrong) {
   // Nobody there.
-  BOOST_CHECK_EXCEPTION(soma::store{"soma://127.0.0.1:1"}, soma::store_error,
-                        [](const soma::store_error& e) {
-                          return std::string{e.what()}.find("cannot reach the served store soma://127.0.0.1:1")
-                                 != std::string::npos;
-                        });
-  BOOST_CHECK_EXCEPTION(soma::store{"soma://nonsense"}, soma::store_error,
-                        [](const soma::store_error& e) {
-                          return std::string{e.what()}.find("soma://HOST:PORT") != std::string::npos;
-                        });
+  auto nobody = refusal(sys, "soma://127.0.0.1:1");
+  BOOST_TEST(nobody.find("cannot reach the served store soma://127.0.0.1:1") != std::string::npos, nobody);
+  auto nonsense = refusal(sys, "soma://nonsense");
+  BOOST_TEST(nonsense.find("soma://HOST:PORT") != std::string::npos, nonsense);
   // A soma-node that serves no store.
   node_process plain{{node_program}};
-  BOOST_CHECK_EXCEPTION(soma::store{"soma://127.0.0.1:" + std::to_string(plain.port)},
-                        soma::store_error, [](const soma::store_error& e) {
-                          return std::string{e.what()}.find("serves no store") != std::string::npos;
+  auto none = refusal(sys, "soma://127.0.0.1:" + std::to_string(plain.port));
+  BOOST_TEST(none.find("serves no store") != std::string::npos, none);
+  // Without an actor system, a served store cannot be reached: it says how.
+  BOOST_CHECK_EXCEPTION(soma::store{"soma://127.0.0.1:1"}, soma::store_error,
+                        [](const soma::store_error& e) {
+                          return std::string{e.what()}.find("open it with soma::open_store(system, ")
+                                 != std::string::npos;
                         });
-  // Written through soma://, a store is not read directly: it says how to.
+}
+
+BOOST_AUTO_TEST_CASE(a_copy_for_readers_comes_in_bounded_parts) {
+  // A store larger than several parts: its copy arrives whole, and a reader
+  // opened before a write sees the write.
   scratch dir;
-  node_process server{{node_program, "--serve-store", dir / "served"}};
-  soma::store through{"soma://127.0.0.1:" + std::to_string(server.port)};
-  BOOST_CHECK_EXCEPTION((void)soma::runs(through), soma::store_error, [](const soma::store_error& e) {
-    return std::string{e.what()}.find("open it read-only") != std::string::npos;
-  });
+  std::string served_dir = dir / "served";
+  {
+    soma::store local{served_dir};
+    auto g = seed_graph(sys);
+    soma::recorder r{sys, local, {.run = "big"}};
+    std::string padding(40000, 'x');
+    for (int i = 0; i < 400; ++i) {
+      (void)g.forward("the quick brown fox", {.watching = r});
+      r.tell(soma::fact{"note", {{"i", std::to_string(i)}, {"pad", padding}}});
+    }
+  }
+  auto size = std::filesystem::file_size(std::filesystem::path{served_dir} / "data.mdb");
+  BOOST_TEST(size > 3 * soma::wire::snapshot_part_bytes);
+  node_process server{{node_program, "--serve-store", served_dir}};
+  auto reader = served(sys, "soma://127.0.0.1:" + std::to_string(server.port), {.read_only = true});
+  auto rows = soma::runs(reader);
+  BOOST_REQUIRE(rows.size() == 1u);
+  BOOST_TEST(rows[0].run == "big");
+  BOOST_TEST(rows[0].forwards == 400u);
+  auto told = soma::facts(reader, "big", 399);
+  BOOST_REQUIRE(!told.empty());
+  BOOST_TEST(told.back()["i"] == "399");
+  BOOST_TEST(told.back()["pad"].size() == 40000u);
 }
 
 namespace {
@@ -141,7 +200,7 @@ BOOST_AUTO_TEST_CASE(a_stopped_server_fails_a_flush_within_the_bound_and_nothing
   scratch dir;
   std::string served_dir = dir / "served";
   node_process server{{node_program, "--serve-store", served_dir}};
-  soma::store through{"soma://127.0.0.1:" + std::to_string(server.port)};
+  auto through = served(sys, "soma://127.0.0.1:" + std::to_string(server.port));
   auto g = seed_graph(sys);
   {
   soma::recorder r{sys, through, {.run = "stalled", .summarising = {"loss"}, .durable_within = 20ms}};
@@ -170,7 +229,7 @@ BOOST_AUTO_TEST_CASE(a_server_killed_and_restarted_is_written_again_by_itself_an
   std::string served_dir = dir / "served";
   auto server = std::make_unique<node_process>(std::vector<std::string>{node_program, "--serve-store", served_dir});
   auto port = server->port;
-  soma::store through{"soma://127.0.0.1:" + std::to_string(port)};
+  auto through = served(sys, "soma://127.0.0.1:" + std::to_string(port));
   auto g = seed_graph(sys);
   {
   soma::recorder r{sys, through, {.run = "restarted", .summarising = {"loss"}, .durable_within = 20ms}};

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "remote_fixture.hpp"
+#include "soma/remote/served_store.hpp"
 #include "soma/recorder.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
@@ -108,7 +109,10 @@ BOOST_AUTO_TEST_CASE(a_worker_with_idle_clients_a_writer_and_a_reporter_stops_cl
                                      + "' --store '" + dir.string() + "' --reporting 0.1 --serve-store '"
                                      + served + "' 2>'" + log + "'"}};
   // A recorder writing through the store it serves, still open at SIGTERM.
-  soma::store through{"soma://127.0.0.1:" + std::to_string(worker.port)};
+  auto opened = soma::open_store(sys, "soma://127.0.0.1:" + std::to_string(worker.port));
+  if (!opened)
+    BOOST_FAIL(soma::describe(opened.error()));
+  auto through = *opened;
   auto seed = seed_graph(sys);
   std::optional<soma::recorder> writer;
   writer.emplace(sys, through, soma::recorder_options{.run = "kept"});

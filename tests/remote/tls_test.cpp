@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "remote_fixture.hpp"
+#include "soma/remote/served_store.hpp"
 #include "network.hpp"
 #include "../store/scratch.hpp"
 #include "soma/remote/address.hpp"
@@ -106,7 +107,10 @@ BOOST_AUTO_TEST_CASE(a_recorder_and_a_worker_write_through_soma_to_a_store_serve
   auto address = "soma://" + net.subnet + "2:" + std::to_string(server.port);
 
   // Without TLS the server is not reached.
-  BOOST_CHECK_THROW(soma::store{address}, soma::store_error);
+  {
+    system_fixture plain;
+    BOOST_TEST(!soma::open_store(plain.sys, address));
+  }
 
   // A worker here, reporting over there, with its own certificate.
   std::vector<std::string> reporting{node_program, "--store", address, "--reporting", "0.2"};
@@ -114,8 +118,12 @@ BOOST_AUTO_TEST_CASE(a_recorder_and_a_worker_write_through_soma_to_a_store_serve
   node_process reporter{reporting};
 
   auto client = certs.as("client");
-  soma::store through{address, {.tls_cert = client.cert, .tls_key = client.key, .tls_ca = client.ca}};
-  system_fixture here;
+  tls_system here{client};
+  auto opened = soma::open_store(here.sys, address,
+                                 {.tls_cert = client.cert, .tls_key = client.key, .tls_ca = client.ca});
+  if (!opened)
+    BOOST_FAIL(soma::describe(opened.error()));
+  auto through = *opened;
   {
     auto g = seed_graph(here.sys);
     soma::recorder r{here.sys, through, {.run = "over-there"}};

@@ -1,43 +1,50 @@
-// The client side of a served store (soma://host:port): a connection of its
-// own, in an actor system of its own, since soma::store is made without one.
-// Registered with the store layer when soma_actors is loaded.
+// The served backend of soma::store: a store another host's soma-node
+// serves, reached through the caller's actor system.
 
+#include "soma/remote/served_store.hpp"
+
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include "soma/error.hpp"
 #include "soma/remote/address.hpp"
-#include "soma/atoms.hpp"
 #include "soma/remote/protocol.hpp"
 #include "soma/remote/worker_link.hpp"
-#include "soma/store/remote.hpp"
+#include "soma/store/backend.hpp"
+#include "soma/store/cache.hpp"
+#include "soma/store/detail/environment.hpp"
 #include "soma/system_config.hpp"
+#include "soma/wire/reading.hpp"
+#include "soma/wire/record_write.hpp"
+#include "soma/wire/served_store.hpp"
 
 namespace soma::detail {
 
 namespace {
 
-// How long one call to a server that keeps answering heartbeats may take: a
-// snapshot of a large store is the longest. A server that stops answering
-// at all is noticed sooner, within the connection timeout
+// How long one call may take from a server that keeps answering
+// heartbeats: a write or a question takes milliseconds, a part of a copy
+// (4 MiB) well under a second, making the copy (on the first part) as long
+// as the server's disk needs. Past it the session is dropped and the next
+// call reconnects. CAF 0.17 can send an answer down a connection to the
+// client that the server has not yet noticed is dead (a server stopped and
+// resumed while the client reconnected), and the heartbeat on the new
+// connection keeps it from timing out: the answer is simply lost. Batches
+// are idempotent, so the one sent again is written once. A server that
+// stops answering at all is noticed sooner, within the connection timeout
 // (soma::detection_bound, 3.5 s by default).
-constexpr auto call_within = std::chrono::seconds(60);
+constexpr auto call_within = std::chrono::seconds(5);
+constexpr auto copy_within = std::chrono::seconds(60);
 
-// How long a write (a batch, a reading) may wait for its answer: writing a
-// batch takes milliseconds. Past it the session is dropped and the next call
-// reconnects. CAF 0.17 can send an answer down a connection to the client
-// that the server has not yet noticed is dead (a server stopped and resumed
-// while the client reconnected), and the heartbeat on the new connection
-// keeps it from timing out: the answer is simply lost. Batches are
-// idempotent, so the one sent again is written once.
-constexpr auto write_within = std::chrono::seconds(5);
-
-// The text of what went wrong, as the server said it.
-constexpr const char* lost_marker = "soma.store_link.lost";
+constexpr const char* lost_marker = "soma.served_store.lost";
 
 // Asks `session` once for the caller: a request to a peer that is gone
 // would otherwise wait out its whole timeout, since CAF answers no request
@@ -76,9 +83,10 @@ std::string from_env(const char* name) {
   return v ? v : "";
 }
 
-class store_link final : public remote_link {
+class served_backend final : public backend, public std::enable_shared_from_this<served_backend> {
 public:
-  store_link(std::string address, const store_options& options) : address_(std::move(address)) {
+  served_backend(caf::actor_system& sys, std::string address, const store_options& options)
+    : sys_(sys), address_(std::move(address)), read_only_(options.read_only), options_(options) {
     soma::address where;
     try {
       where = parse_address(address_.substr(std::string_view{"soma://"}.size()), "a served store");
@@ -95,10 +103,8 @@ public:
                           + " over TLS: it needs a certificate, its key and a CA (tls_cert, "
                             "tls_key, tls_ca, or $SOMA_TLS_CERT, $SOMA_TLS_KEY, $SOMA_TLS_CA)");
       tls = files;
-      cfg_.use_tls(*tls);
     }
-    sys_ = std::make_unique<caf::actor_system>(cfg_);
-    link_ = std::make_shared<worker_link>(*sys_, where, soma::mode::project, tls,
+    link_ = std::make_shared<worker_link>(sys_, where, soma::mode::project, tls,
                                           std::chrono::seconds(5), 0);
     link_->serve_store();
     try {
@@ -108,12 +114,47 @@ public:
     }
   }
 
-  ~store_link() override {
-    link_.reset();
-    sys_.reset();
+  const std::string& path() const noexcept override { return address_; }
+  bool read_only() const noexcept override { return read_only_; }
+  environment* local() noexcept override { return nullptr; }
+  void sync() override {}
+
+  std::shared_ptr<environment> reading() override {
+    std::lock_guard one_reader_at_a_time{reading_lock_};
+    auto txn = wire::decode_store_version(call("version", ""));
+    if (copy_ && txn == copy_txn_)
+      return copy_;
+    fetch();
+    return copy_;
   }
 
-  std::string call(const std::string& op, std::string payload) override {
+  std::unique_ptr<record_sink> records(const writer_options& options,
+                                       std::uint64_t recorder) override;
+
+  void put_reading(const soma::reading& r) override {
+    refuse_if_read_only("write a machine reading");
+    (void)call("reading", wire::encode_reading(r));
+  }
+
+  std::optional<std::string> cache_get(std::string_view key, const cache_identity& who) override {
+    return wire::decode_cache_answer(call(
+      "cache_get", wire::encode_cache_ask({std::string{key}, std::string{who.type},
+                                           std::string{who.node}, std::string{who.version}})));
+  }
+
+  bool cache_put(std::string_view key, const cache_identity& who, std::string_view output,
+                 const std::optional<std::size_t>& limit) override {
+    refuse_if_read_only("keep an output");
+    return wire::decode_cache_kept(call(
+      "cache_put", wire::encode_cache_keep({{std::string{key}, std::string{who.type},
+                                             std::string{who.node}, std::string{who.version}},
+                                            std::string{output},
+                                            limit})));
+  }
+
+  // Asks the server to do `op` with `payload`; blocks, bounded. Throws
+  // store_error naming the server.
+  std::string call(const std::string& op, std::string payload) {
     std::string why;
     auto session = link_->session(why);
     if (!session) {
@@ -122,19 +163,19 @@ public:
       if (!session)
         throw store_error("the served store " + address_ + " cannot be reached: " + why);
     }
-    caf::scoped_actor self{*sys_};
+    caf::scoped_actor self{sys_};
     std::string answer;
     std::optional<std::string> failure;
     bool timed_out = false;
-    auto asker = sys_->spawn(asking, session);
-    auto within = op == "snapshot" ? caf::duration{call_within} : caf::duration{write_within};
-    self->request(asker, within, store_atom::value, op, std::move(payload))
+    auto asker = sys_.spawn(asking, session);
+    auto within = op == "snapshot" ? copy_within : call_within;
+    self->request(asker, caf::duration{within}, store_atom::value, op, std::move(payload))
       .receive([&](std::string& x) { answer = std::move(x); },
                [&](caf::error& e) {
                  timed_out = e == caf::sec::request_timeout;
                  auto& ctx = e.context();
                  failure = ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
-                                                             : sys_->render(e);
+                                                             : sys_.render(e);
                });
     if (failure && *failure == lost_marker) {
       auto why = link_->loss();
@@ -147,10 +188,7 @@ public:
       if (timed_out) {
         link_->lost(session.address(), "it did not answer within the call's bound");
         throw store_error("the served store " + address_ + " did not " + op + ": no answer within "
-                          + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
-                                             op == "snapshot" ? call_within : write_within)
-                                             .count())
-                          + " s; the next call reconnects");
+                          + std::to_string(within.count()) + " s; the next call reconnects");
       }
       throw store_error("the served store " + address_ + " did not " + op + ": " + *failure);
     }
@@ -158,22 +196,143 @@ public:
     return answer;
   }
 
-  const std::string& address() const noexcept override { return address_; }
-
 private:
+  void refuse_if_read_only(const std::string& what) const {
+    if (read_only_)
+      throw store_error("cannot " + what + " in the served store " + address_
+                        + ": it was opened read-only");
+  }
+
+  // Fetches a new copy in parts into a directory of its own, which goes with
+  // it. A server that began another copy meanwhile (it restarted) is asked
+  // again from the start, at most three times.
+  void fetch() {
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      char tmpl[] = "/tmp/soma-snapshot-XXXXXX";
+      if (!::mkdtemp(tmpl))
+        throw store_error("cannot make a directory for a copy of the served store " + address_);
+      std::string dir = tmpl;
+      auto remove = [dir] {
+        std::error_code ignored;
+        std::filesystem::remove_all(dir, ignored);
+      };
+      std::uint64_t txn = 0, size = 0, offset = 0;
+      bool restarted = false;
+      try {
+        std::unique_ptr<std::FILE, int (*)(std::FILE*)> out{std::fopen((dir + "/data.mdb").c_str(), "wb"),
+                                                            &std::fclose};
+        if (!out)
+          throw store_error("cannot write a copy of the served store " + address_ + " into " + dir);
+        do {
+          auto part = wire::decode_snapshot_part(call("snapshot", wire::encode_snapshot_ask(offset)));
+          if (offset == 0) {
+            txn = part.txn;
+            size = part.size;
+          } else if (part.txn != txn || part.size != size || part.offset != offset) {
+            restarted = true;
+            break;
+          }
+          if (part.bytes.empty() && offset < size)
+            throw store_error("the served store " + address_ + " sent an empty part of its copy at "
+                              + std::to_string(offset) + " of " + std::to_string(size) + " bytes");
+          if (std::fwrite(part.bytes.data(), 1, part.bytes.size(), out.get()) != part.bytes.size())
+            throw store_error("cannot write a copy of the served store " + address_ + " into " + dir);
+          offset += part.bytes.size();
+        } while (offset < size);
+      } catch (...) {
+        remove();
+        throw;
+      }
+      if (restarted) {
+        remove();
+        continue;
+      }
+      auto options = options_;
+      options.read_only = true;
+      try {
+        auto* env = new environment(dir, options);
+        copy_ = std::shared_ptr<environment>(env, [remove](environment* e) {
+          delete e;
+          remove();
+        });
+      } catch (...) {
+        remove();
+        throw;
+      }
+      copy_txn_ = txn;
+      return;
+    }
+    throw store_error("the served store " + address_ + " kept beginning new copies while one was "
+                      "fetched; try again");
+  }
+
+  caf::actor_system& sys_;
   std::string address_;
-  soma::system_config cfg_;
-  std::unique_ptr<caf::actor_system> sys_;
+  bool read_only_;
+  store_options options_;
   std::shared_ptr<worker_link> link_;
+  std::mutex reading_lock_;
+  std::shared_ptr<environment> copy_; ///< the newest copy fetched
+  std::uint64_t copy_txn_ = 0;
 };
 
-const bool registered = [] {
-  set_remote_opener([](const std::string& address, const store_options& options) {
-    return std::make_shared<store_link>(address, options);
-  });
-  return true;
-}();
+// One recorder's batches, written by the server's own writer for this
+// recorder as if local; what did not reach it stays here, to go with the
+// next batch.
+class served_sink final : public record_sink {
+public:
+  served_sink(std::shared_ptr<served_backend> to, writer_options options, std::uint64_t recorder)
+    : to_(std::move(to)), options_(std::move(options)), recorder_(recorder) {}
+
+  record_numbers write(std::vector<held_forward>& unwritten,
+                       const std::vector<std::uint64_t>&) override {
+    record_numbers out;
+    if (to_->read_only()) {
+      out.error = "cannot record in the served store " + to_->path() + ": it was opened read-only";
+      return out;
+    }
+    try {
+      auto answer = decode_record_numbers(
+        to_->call("records", encode_record_write({recorder_, options_, unwritten})));
+      unwritten.clear();
+      // Cleared once: a later session of this recorder (after a reconnect)
+      // must not clear what this one wrote.
+      options_.overwrite = false;
+      out.numbered = std::move(answer.numbered);
+      if (answer.error)
+        out.error = "the served store " + to_->path() + ": " + *answer.error;
+    } catch (const std::exception& e) {
+      out.error = e.what();
+    }
+    return out;
+  }
+
+private:
+  std::shared_ptr<served_backend> to_;
+  writer_options options_;
+  std::uint64_t recorder_;
+};
+
+std::unique_ptr<record_sink> served_backend::records(const writer_options& options,
+                                                     std::uint64_t recorder) {
+  return std::make_unique<served_sink>(shared_from_this(), options, recorder);
+}
 
 } // namespace
 
 } // namespace soma::detail
+
+namespace soma {
+
+caf::expected<store> open_store(caf::actor_system& sys, const std::string& where,
+                                store_options options) {
+  try {
+    if (!where.starts_with("soma://"))
+      return store{where, options};
+    return store{std::make_shared<detail::served_backend>(sys, where, options), options};
+  } catch (const store_error& e) {
+    return make_error(error_code::store_failed, "", e.what());
+  }
+}
+
+} // namespace soma

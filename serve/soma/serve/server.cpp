@@ -1,9 +1,15 @@
 #include "soma/serve/server.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include <caf/actor_system.hpp>
@@ -19,7 +25,10 @@
 #include "soma/serve/slice_runner.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
+#include "soma/store/backend.hpp"
+#include "soma/store/cache.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/wire/served_store.hpp"
 
 namespace soma::serve {
 
@@ -99,30 +108,74 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
   };
 }
 
+// A reader's copy of the served store, in a directory of its own that goes
+// with it; sent in parts of at most wire::snapshot_part_bytes.
+struct copy {
+  std::string dir;
+  std::uint64_t txn = 0;
+  std::uint64_t size = 0;
+  int fd = -1;
+
+  copy() = default;
+  copy(const copy&) = delete;
+  copy& operator=(const copy&) = delete;
+  ~copy() {
+    if (fd >= 0)
+      ::close(fd);
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+// A compacted copy of `served` as one read transaction sees it, and the
+// transaction it is at least as new as.
+std::unique_ptr<copy> copy_of(const store& served) {
+  auto held = served.reading();
+  auto out = std::make_unique<copy>();
+  // Read before the copy begins: a commit during it makes the copy newer
+  // than said, never older, so a reader at worst fetches again.
+  out->txn = held->last_txn();
+  char tmpl[] = "/tmp/soma-serve-copy-XXXXXX";
+  if (!::mkdtemp(tmpl))
+    throw std::runtime_error("cannot make a directory for a copy of the store");
+  out->dir = tmpl;
+  held->copy_to(out->dir);
+  auto file = out->dir + "/data.mdb";
+  out->fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st{};
+  if (out->fd < 0 || ::fstat(out->fd, &st) != 0)
+    throw std::runtime_error("cannot read the copy of the store in " + out->dir);
+  out->size = static_cast<std::uint64_t>(st.st_size);
+  return out;
+}
+
+// The part of `c` at `offset`.
+wire::snapshot_part part_of(const copy& c, std::uint64_t offset) {
+  if (offset > c.size)
+    throw std::runtime_error("a copy of " + std::to_string(c.size) + " bytes has no part at "
+                             + std::to_string(offset));
+  wire::snapshot_part p{c.txn, c.size, offset, {}};
+  p.bytes.resize(std::min<std::uint64_t>(wire::snapshot_part_bytes, c.size - offset));
+  std::size_t done = 0;
+  while (done < p.bytes.size()) {
+    auto n = ::pread(c.fd, p.bytes.data() + done, p.bytes.size() - done,
+                     static_cast<off_t>(offset + done));
+    if (n <= 0)
+      throw std::runtime_error("cannot read the copy of the store in " + c.dir);
+    done += static_cast<std::size_t>(n);
+  }
+  return p;
+}
+
 struct store_session_state {
   /// One writer per client recorder. Shared with the functor that stops
   /// them: CAF destroys an actor's state before its attached functors run.
   std::shared_ptr<std::map<std::uint64_t, caf::actor>> writers =
     std::make_shared<std::map<std::uint64_t, caf::actor>>();
+  /// The copy this client is fetching, part by part.
+  std::unique_ptr<copy> reading;
   static inline const char* name = "soma.store_session";
 };
-
-// A copy of the served store, compacted, as bytes.
-std::string snapshot(const store& served) {
-  char tmpl[] = "/tmp/soma-serve-copy-XXXXXX";
-  if (!::mkdtemp(tmpl))
-    throw std::runtime_error("cannot make a directory for a snapshot");
-  std::string dir = tmpl;
-  struct removing {
-    std::string dir;
-    ~removing() {
-      std::error_code ignored;
-      std::filesystem::remove_all(dir, ignored);
-    }
-  } cleanup{dir};
-  served.env().copy_to(dir);
-  return detail::read_file(dir + "/data.mdb");
-}
 
 // A session of a client writing to, or reading, the store this worker serves.
 caf::behavior store_session(caf::stateful_actor<store_session_state>* self, worker_state* worker,
@@ -149,8 +202,29 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
           put_reading(served, detail::decode_reading(payload, "a reading sent to " + served.path()));
           return std::string{};
         }
-        if (op == "snapshot")
-          return snapshot(served);
+        if (op == "version")
+          return wire::encode_store_version(served.reading()->last_txn());
+        if (op == "snapshot") {
+          auto offset = wire::decode_snapshot_ask(payload);
+          auto& st = self->state;
+          if (offset == 0 || !st.reading)
+            st.reading = copy_of(served);
+          auto part = part_of(*st.reading, offset);
+          if (part.offset + part.bytes.size() >= st.reading->size)
+            st.reading.reset(); // all of it sent
+          return wire::encode_snapshot_part(part);
+        }
+        if (op == "cache_get") {
+          auto a = wire::decode_cache_ask(payload);
+          return wire::encode_cache_answer(
+            served.backend().cache_get(a.key, detail::cache_identity{a.type, a.node, a.version}));
+        }
+        if (op == "cache_put") {
+          auto k = wire::decode_cache_keep(payload);
+          return wire::encode_cache_kept(served.backend().cache_put(
+            k.ask.key, detail::cache_identity{k.ask.type, k.ask.node, k.ask.version}, k.output,
+            k.limit));
+        }
         if (op == "records") {
           auto w = detail::decode_record_write(payload);
           if (auto bad = why_not_a_run_id(w.options.run))
@@ -168,7 +242,8 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
           return rp;
         }
         return caf::make_error(caf::sec::invalid_argument,
-                               "a served store does 'records', 'reading' and 'snapshot', not '" + op + "'");
+                               "a served store does 'records', 'reading', 'version', 'snapshot', "
+                               "'cache_get' and 'cache_put', not '" + op + "'");
       } catch (const std::exception& e) {
         return caf::make_error(caf::sec::runtime_error, std::string{e.what()});
       }

@@ -1,5 +1,6 @@
 #include "soma/store/cache.hpp"
 #include "soma/store/keys.hpp"
+#include "soma/store/backend.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -137,10 +138,20 @@ std::optional<std::string> cache_entry_damage(std::string_view key, std::string_
 }
 
 std::optional<std::string> cache_get(const store& s, std::string_view key, const cache_identity& who) {
+  return s.backend().cache_get(key, who);
+}
+
+bool cache_put(const store& s, std::string_view key, const cache_identity& who,
+               std::string_view output) {
+  return s.backend().cache_put(key, who, output, s.cache_limit());
+}
+
+std::optional<std::string> cache_get_at(const environment& env, std::string_view key,
+                                        const cache_identity& who) {
   std::optional<std::string> out;
-  s.env().read([&](MDB_txn* txn, auto& dbi) {
+  env.read([&](MDB_txn* txn, auto& dbi) {
     std::string_view bytes;
-    if (!s.env().get(txn, dbi(db::cache), key, bytes))
+    if (!env.get(txn, dbi(db::cache), key, bytes))
       return;
     auto e = decode(key, bytes);
     if (e && e->node == who.node && e->type == who.type && e->version == who.version)
@@ -149,16 +160,14 @@ std::optional<std::string> cache_get(const store& s, std::string_view key, const
   return out;
 }
 
-bool cache_put(const store& s, std::string_view key, const cache_identity& who,
-               std::string_view output) {
-  auto limit = s.cache_limit();
+bool cache_put_at(environment& env, std::string_view key, const cache_identity& who,
+                  std::string_view output, const std::optional<std::size_t>& limit) {
   if (limit && output.size() > *limit)
     return false; // keeping it would evict everything, itself included
   auto now = std::chrono::system_clock::now().time_since_epoch();
   auto kept_ns = static_cast<std::uint64_t>(
     std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
   auto bytes = encode(key, who, output, unix_now(), kept_ns);
-  auto& env = s.env();
   env.write([&](MDB_txn* txn, auto& dbi) {
     auto cache = dbi(db::cache);
     auto ages = dbi(db::cache_age);
@@ -196,11 +205,13 @@ bool cache_put(const store& s, std::string_view key, const cache_identity& who,
 std::vector<cache_row> cache_entries(const store& s, std::optional<std::string_view> node) {
   std::vector<cache_row> out;
   auto prefix = node ? node_prefix(*node) : std::string{};
-  s.env().read([&](MDB_txn* txn, auto& dbi) {
+  auto held = s.reading();
+  auto& env = *held;
+  env.read([&](MDB_txn* txn, auto& dbi) {
     auto cache = dbi(db::cache);
     if (cache == 0)
       return;
-    detail::cursor c{s.env(), txn, cache};
+    detail::cursor c{env, txn, cache};
     for (bool ok = prefix.empty() ? c.move(MDB_FIRST) : c.move(MDB_SET_RANGE, prefix);
          ok && c.key().starts_with(prefix); ok = c.move(MDB_NEXT)) {
       auto key = c.key();

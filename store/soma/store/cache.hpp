@@ -61,6 +61,14 @@ struct cache_identity {
 bool cache_put(const store& s, std::string_view key, const cache_identity& who,
                std::string_view output);
 
+class environment;
+
+/// cache_get and cache_put of a store on this host (its local backend).
+[[nodiscard]] std::optional<std::string> cache_get_at(const environment& env, std::string_view key,
+                                                      const cache_identity& who);
+bool cache_put_at(environment& env, std::string_view key, const cache_identity& who,
+                  std::string_view output, const std::optional<std::size_t>& limit);
+
 /// Whether the cache entry `value` at `key` is sound (its envelope and its
 /// message), for `soma check`; why not, when it is not.
 [[nodiscard]] std::optional<std::string> cache_entry_damage(std::string_view key,

@@ -25,7 +25,8 @@ struct run_seen {
 
 class walker {
 public:
-  walker(const store& s, check_report& report) : s_(s), env_(s.env()), report_(report) {}
+  walker(const store& s, check_report& report)
+    : s_(s), held_(s.reading()), env_(*held_), report_(report) {}
 
   void walk() {
     env_.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
@@ -195,6 +196,7 @@ private:
   }
 
   const store& s_;
+  std::shared_ptr<detail::environment> held_;
   const detail::environment& env_;
   check_report& report_;
   MDB_txn* txn_ = nullptr;

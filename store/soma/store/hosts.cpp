@@ -42,7 +42,8 @@ detail::host_scan detail::scan_hosts(const store& s, std::string_view run) {
   auto& rows = scanned.rows;
   std::vector<std::int64_t> trips; // per row: the left facts' took_us, added
   bool any = false;
-  auto& env = s.env();
+  auto held = s.reading();
+  auto& env = *held;
   env.read([&](MDB_txn* txn, const std::function<MDB_dbi(detail::db)>& dbi) {
     auto blobs = dbi(detail::db::facts);
     std::uint64_t seen = 0, last_plus_one = 0;

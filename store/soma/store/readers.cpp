@@ -94,7 +94,8 @@ void add_once(std::vector<std::string>& xs, std::string_view x) {
 
 std::vector<run_row> runs(const store& s) {
   std::vector<run_row> out;
-  auto& env = s.env();
+  auto held = s.reading();
+  auto& env = *held;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     auto records = dbi(db::records);
     if (records == 0)
@@ -129,7 +130,8 @@ std::vector<run_row> runs(const store& s) {
 std::vector<record> forwards(const store& s, std::string_view run) {
   check_run(s, run);
   std::vector<record> out;
-  auto& env = s.env();
+  auto held = s.reading();
+  auto& env = *held;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     std::uint64_t last_plus_one = 0;
     auto seen = scan_run(env, txn, dbi(db::records), run,
@@ -158,7 +160,8 @@ curve_cost curve_costs(const store& s, std::string_view run, std::string_view na
   auto fact_name = split_name(name).first;
   bool summarised = false;
   bool any = false;
-  auto& env = s.env();
+  auto held = s.reading();
+  auto& env = *held;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     if (auto records = dbi(db::records)) {
       auto prefix = detail::run_prefix(run);
@@ -183,7 +186,8 @@ std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_
   auto [fact_name, field_name] = split_name(name);
   auto flat = fact_name + "." + field_name;
   std::vector<std::pair<std::uint64_t, double>> out;
-  auto& env = s.env();
+  auto held = s.reading();
+  auto& env = *held;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     std::uint64_t last_plus_one = 0;
     if (cost == curve_cost::scan) {
@@ -218,7 +222,8 @@ std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n) {
   check_run(s, run);
   std::vector<fact> out;
   bool found = false;
-  auto& env = s.env();
+  auto held = s.reading();
+  auto& env = *held;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     std::string_view bytes;
     auto key = detail::record_key(run, n);
@@ -272,7 +277,8 @@ std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<
     }
   };
   bool any = false;
-  auto& env = s.env();
+  auto held = s.reading();
+  auto& env = *held;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     auto blobs = dbi(db::facts);
     if (!last) {

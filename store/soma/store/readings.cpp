@@ -10,7 +10,7 @@
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
-#include "soma/store/remote.hpp"
+#include "soma/store/backend.hpp"
 #include "soma/wire/reading.hpp"
 
 namespace soma {
@@ -116,12 +116,11 @@ reading detail::decode_stored_reading(std::string_view key, std::string_view byt
 void put_reading(store& s, const reading& r) {
   if (r.id.empty() || r.id.size() > 200 || r.id.find('/') != std::string::npos)
     throw store_error("a machine id is 1 to 200 bytes without '/', not '" + r.id + "'");
+  s.backend().put_reading(r);
+}
+
+void detail::put_reading_at(environment& env, const reading& r) {
   auto bytes = encode(r);
-  if (auto* link = s.remote()) {
-    link->call("reading", std::move(bytes));
-    return;
-  }
-  auto& env = s.env();
   env.write([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
     auto d = dbi(db::readings);
     auto mine = history_of(r.id);
@@ -140,7 +139,7 @@ void put_reading(store& s, const reading& r) {
     scan(txn, d, env, latest_prefix, [&](std::string_view k, std::string_view v) {
       ++machines;
       try {
-        newest.emplace_back(std::string{k.substr(latest_prefix.size())}, decode(k, v, s.path()).when_us);
+        newest.emplace_back(std::string{k.substr(latest_prefix.size())}, decode(k, v, env.path()).when_us);
       } catch (const store_error&) {
         // A damaged entry is left for its writer to rewrite; it stops nobody.
       }
@@ -174,7 +173,8 @@ quietness::quietness(const std::map<std::string, reading>& standing) {
 
 std::map<std::string, reading> standing(const store& s) {
   std::map<std::string, reading> out;
-  auto& env = s.env();
+  auto held = s.reading();
+  auto& env = *held;
   env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
     auto d = dbi(db::readings);
     std::size_t seen = 0;
@@ -191,7 +191,8 @@ std::map<std::string, reading> standing(const store& s) {
 
 std::vector<reading> readings(const store& s, const std::string& id) {
   std::vector<reading> out;
-  auto& env = s.env();
+  auto held = s.reading();
+  auto& env = *held;
   env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
     scan(txn, dbi(db::readings), env, history_of(id),
          [&](std::string_view k, std::string_view v) { out.push_back(decode(k, v, s.path())); });

@@ -72,6 +72,12 @@ namespace detail {
 /// Decodes a reading; throws store_error naming `where` when damaged.
 [[nodiscard]] reading decode_reading(std::string_view bytes, const std::string& where);
 
+class environment;
+
+/// put_reading into a store on this host (its local backend); the reading's
+/// id is checked by put_reading.
+void put_reading_at(environment& env, const reading& r);
+
 /// Decodes the reading stored at `key` (sealed, or of format 1); throws
 /// store_error naming the store `where` when damaged.
 [[nodiscard]] reading decode_stored_reading(std::string_view key, std::string_view bytes,

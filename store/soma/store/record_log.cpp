@@ -78,12 +78,12 @@ record make_record(const std::vector<fact>& facts, std::uint64_t n, outcome stat
   return r;
 }
 
-record_log::record_log(store where, log_options options)
-  : where_(std::move(where)), options_(std::move(options)) {}
+record_log::record_log(std::shared_ptr<environment> env, log_options options)
+  : env_(std::move(env)), options_(std::move(options)) {}
 
 std::vector<std::pair<std::uint64_t, std::uint64_t>>
 record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>& batch) {
-  auto& env = where_.env();
+  auto& env = *env_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> numbered;
   bool cleared = cleared_;
   std::uint64_t next = next_;

@@ -7,6 +7,7 @@
 /// written once, the run's `next`) live here, with every LMDB call.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,6 +19,8 @@
 #include "soma/store/store.hpp"
 
 namespace soma::detail {
+
+class environment;
 
 /// One forward to write.
 struct log_entry {
@@ -41,7 +44,7 @@ struct log_options {
 /// One writer's log of one run. Not thread-safe: one writer owns it.
 class record_log {
 public:
-  record_log(store where, log_options options);
+  record_log(std::shared_ptr<environment> env, log_options options);
 
   /// Writes `entries` in one transaction and returns (id, n) for each.
   /// New forwards number after whatever the run holds (another writer of
@@ -54,10 +57,8 @@ public:
   std::vector<std::pair<std::uint64_t, std::uint64_t>>
   write(std::span<log_entry> entries, const std::vector<std::uint64_t>& batch);
 
-  [[nodiscard]] const store& where() const noexcept { return where_; }
-
 private:
-  store where_;
+  std::shared_ptr<environment> env_;
   log_options options_;
   bool cleared_ = false;
   std::uint64_t next_ = 0;

@@ -24,8 +24,8 @@
 namespace soma {
 
 namespace detail {
+class backend;
 class environment;
-class remote_link;
 } // namespace detail
 
 /// How to open a store.
@@ -48,10 +48,12 @@ struct store_options {
   /// durable. For writers whose every write is soon replaced, such as a
   /// worker's readings. Applies when this process first opens the directory.
   bool expendable = false;
-  /// For a served store (`soma://host:port`) beyond loopback: the client's
-  /// certificate, its key and the CA the server's is signed by (PEM). When
-  /// all three are empty, $SOMA_TLS_CERT, $SOMA_TLS_KEY and $SOMA_TLS_CA
-  /// stand in (so the `soma` command reaches one too); none: plain.
+  /// For a served store (`soma://host:port`, soma::open_store) beyond
+  /// loopback: the client's certificate, its key and the CA the server's is
+  /// signed by (PEM). When all three are empty, $SOMA_TLS_CERT, $SOMA_TLS_KEY
+  /// and $SOMA_TLS_CA stand in (so the `soma` command reaches one too);
+  /// none: plain. The actor system it is opened through must have been made
+  /// with the same files (soma::system_config::use_tls).
   std::string tls_cert, tls_key, tls_ca;
 };
 
@@ -69,19 +71,23 @@ public:
   using store_error::store_error;
 };
 
-/// An LMDB store. A handle: copies share one environment, which closes with
-/// the last copy. Safe to use from any thread.
+/// An LMDB store. A handle: copies share one backend, which closes with the
+/// last copy. Safe to use from any thread.
+///
+/// Its backend is a directory on this host (this constructor) or a store
+/// another host serves (`soma://host:port`, opened through an actor system
+/// with soma::open_store, soma/remote/served_store.hpp). Readers and writers
+/// are the same for both.
 class store {
 public:
   /// Opens the store in `dir`, creating it unless `options.read_only`.
-  ///
-  /// `dir` may be `soma://host:port`: a store served by `soma-node
-  /// --serve-store` on another host (docs/fleet.md). Written, it takes
-  /// recorders and machine readings as if local. Opened read-only, it is a
-  /// snapshot of the served store taken at open, which every reader reads.
   /// Throws store_error (a missing store when read-only, a directory that
-  /// cannot be created, a file that is not an LMDB environment, ...).
+  /// cannot be created, a file that is not an LMDB environment, a
+  /// `soma://` address, which needs an actor system: soma::open_store).
   explicit store(const std::string& dir = default_path(), store_options options = {});
+
+  /// A store over `backend` (soma::open_store makes served ones).
+  store(std::shared_ptr<detail::backend> backend, store_options options);
 
   /// Opens the store in `dir`; the error is a soma::error_code::store_failed
   /// caf::error whose text is what store_error's would be.
@@ -93,9 +99,6 @@ public:
 
   /// The directory, or `soma://host:port`.
   [[nodiscard]] const std::string& path() const noexcept;
-
-  /// The served store's connection when written through `soma://`, else nullptr.
-  [[nodiscard]] detail::remote_link* remote() const noexcept { return remote_.get(); }
 
   /// Whether this handle may only read.
   [[nodiscard]] bool read_only() const noexcept;
@@ -115,14 +118,19 @@ public:
   /// store_error.
   void sync() const;
 
-  /// For soma's own readers and writers.
+  /// For soma's own readers: what they read, held while they read it (for
+  /// a served store, a copy no older than the server's last commit).
+  [[nodiscard]] std::shared_ptr<detail::environment> reading() const;
+
+  /// For soma's own writers on this host: the local environment. Throws
+  /// store_error for a served store, which is written through its backend.
   [[nodiscard]] detail::environment& env() const;
 
+  /// For soma's own readers and writers.
+  [[nodiscard]] detail::backend& backend() const noexcept { return *backend_; }
+
 private:
-  std::shared_ptr<detail::environment> env_;
-  std::shared_ptr<detail::remote_link> remote_;
-  std::shared_ptr<const std::string> path_;
-  bool read_only_ = false;
+  std::shared_ptr<detail::backend> backend_;
   std::optional<std::size_t> cache_limit_;
 };
 

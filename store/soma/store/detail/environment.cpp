@@ -489,6 +489,13 @@ void environment::copy_to(const std::string& dir) const {
     fail(rc, "copying the store into '" + dir + "'");
 }
 
+std::uint64_t environment::last_txn() const {
+  MDB_envinfo info{};
+  if (int rc = mdb_env_info(env_, &info); rc != 0)
+    fail(rc, "reading the store's last transaction");
+  return static_cast<std::uint64_t>(info.me_last_txnid);
+}
+
 void environment::sync() const {
   if (read_only_)
     return;

@@ -5,6 +5,7 @@
 /// LMDB return code is turned into a store_error here and nowhere else.
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -60,6 +61,10 @@ public:
   /// `dir` (mdb_env_copy2): one consistent moment, as a read transaction
   /// sees it. Throws store_error.
   void copy_to(const std::string& dir) const;
+
+  /// The id of the last committed transaction (mdb_env_info): it moves with
+  /// every commit, by any process. Throws store_error.
+  [[nodiscard]] std::uint64_t last_txn() const;
 
   /// Forces every committed transaction to disk (mdb_env_sync), including
   /// those an `expendable` handle committed without syncing its meta page.

@@ -1,0 +1,83 @@
+#pragma once
+
+/// @file
+/// What a soma::store is underneath: a backend. A store in a directory of
+/// this host is a local backend (store/soma/store/local.hpp); one served by
+/// a soma-node on another host (`soma://host:port`) is a served backend,
+/// made where CAF's network layer is (actors/soma/remote/served_store.hpp).
+/// Readers and writers go through this interface and never ask which.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "soma/reading.hpp"
+#include "soma/wire/record_write.hpp"
+
+namespace soma::detail {
+
+class environment;
+struct cache_identity;
+
+/// Where one recorder's forwards are written.
+class record_sink {
+public:
+  virtual ~record_sink() = default;
+
+  /// Writes the forwards of `unwritten` in order, in transactions of at most
+  /// the writer's `batch`, and erases those written. `asked`: the ids of the
+  /// batch being written (for a writer whose batches may come again). Says
+  /// why it stopped short in the answer's `error`; what it could not write
+  /// stays in `unwritten`. Never throws for the store's sake.
+  virtual record_numbers write(std::vector<held_forward>& unwritten,
+                               const std::vector<std::uint64_t>& asked) = 0;
+};
+
+/// A store's backend. Thread-safe; shared by every copy of a store handle.
+class backend {
+public:
+  virtual ~backend() = default;
+
+  /// The directory, or `soma://host:port`.
+  [[nodiscard]] virtual const std::string& path() const noexcept = 0;
+
+  /// Whether it may only be read.
+  [[nodiscard]] virtual bool read_only() const noexcept = 0;
+
+  /// What readers read: the environment; for a served store, a copy of it no
+  /// older than the server's last commit when this was called (fetched in
+  /// bounded chunks when the server moved on). Holding it keeps it. Throws
+  /// store_error.
+  [[nodiscard]] virtual std::shared_ptr<environment> reading() = 0;
+
+  /// The environment on this host, for code that writes it directly; none
+  /// for a served store.
+  [[nodiscard]] virtual environment* local() noexcept = 0;
+
+  /// A sink for one recorder's forwards of one run.
+  [[nodiscard]] virtual std::unique_ptr<record_sink> records(const writer_options& options,
+                                                             std::uint64_t recorder) = 0;
+
+  /// Writes a machine reading durably and applies the retention rules.
+  /// Throws store_error.
+  virtual void put_reading(const soma::reading& r) = 0;
+
+  /// The kept output under `key`, or nullopt (none, damaged, or another
+  /// identity's). Throws store_error when it cannot be asked.
+  [[nodiscard]] virtual std::optional<std::string> cache_get(std::string_view key,
+                                                             const cache_identity& who) = 0;
+
+  /// Keeps `output` under `key`, within `limit` when given. Throws store_error.
+  virtual bool cache_put(std::string_view key, const cache_identity& who, std::string_view output,
+                         const std::optional<std::size_t>& limit) = 0;
+
+  /// Forces what this process committed onto the disk; nothing for a served
+  /// store (its server syncs). Throws store_error.
+  virtual void sync() = 0;
+};
+
+} // namespace soma::detail

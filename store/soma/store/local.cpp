@@ -1,0 +1,136 @@
+#include "soma/store/local.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <span>
+
+#include "soma/store/cache.hpp"
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/readings.hpp"
+#include "soma/store/record_log.hpp"
+
+namespace soma::detail {
+
+namespace {
+
+// LMDB forbids opening one environment twice in a process (closing either
+// would drop the other's locks), so handles to one directory share one. This
+// map only remembers what is open; it owns nothing.
+struct open_environments {
+  std::mutex mtx;
+  std::map<std::string, std::weak_ptr<environment>> by_path;
+};
+
+open_environments& environments() {
+  static open_environments instance;
+  return instance;
+}
+
+std::string canonical(const std::string& dir) {
+  std::error_code ec;
+  auto p = std::filesystem::weakly_canonical(std::filesystem::absolute(dir, ec), ec);
+  return ec ? dir : p.string();
+}
+
+std::shared_ptr<environment> environment_for(const std::string& dir, const store_options& options) {
+  auto key = canonical(dir);
+  auto& envs = environments();
+  std::lock_guard<std::mutex> guard{envs.mtx};
+  if (auto env = envs.by_path[key].lock()) {
+    if (env->read_only() && !options.read_only)
+      throw store_error("store '" + dir
+                        + "' is already open read-only in this process; open it for writing "
+                          "first, or only read it");
+    return env;
+  }
+  auto env = std::make_shared<environment>(dir, options);
+  envs.by_path[key] = env;
+  return env;
+}
+
+// One recorder's run, written here: its log numbers the forwards.
+class local_sink final : public record_sink {
+public:
+  local_sink(std::shared_ptr<environment> env, const writer_options& o)
+    : log_(std::move(env), log_options{o.run, o.summarising, o.overwrite, o.once_for}),
+      options_(o) {
+    options_.batch = std::max<std::size_t>(1, options_.batch);
+  }
+
+  record_numbers write(std::vector<held_forward>& unwritten,
+                       const std::vector<std::uint64_t>& asked) override {
+    record_numbers out;
+    while (!unwritten.empty()) {
+      try {
+        chunk(unwritten, std::min(unwritten.size(), options_.batch), asked, out);
+      } catch (const std::exception& e) {
+        // store_error, or anything else: what is left stays unwritten, to be
+        // tried with the next batch.
+        out.error = e.what();
+        break;
+      }
+    }
+    return out;
+  }
+
+private:
+  // Writes the first `count` forwards in one transaction. Throws what the
+  // transaction threw; then nothing of it was written.
+  void chunk(std::vector<held_forward>& unwritten, std::size_t count,
+             const std::vector<std::uint64_t>& asked, record_numbers& out) {
+    entries_.clear();
+    for (std::size_t i = 0; i < count; ++i) {
+      auto& f = unwritten[i];
+      entries_.push_back(log_entry{
+        f.id, f.number,
+        make_record(f.facts, 0, f.state, f.took_us, f.when, options_.summarising), &f.facts});
+    }
+    auto numbered = log_.write(entries_, asked);
+    unwritten.erase(unwritten.begin(), unwritten.begin() + static_cast<std::ptrdiff_t>(count));
+    out.numbered.insert(out.numbered.end(), numbered.begin(), numbered.end());
+  }
+
+  record_log log_;
+  writer_options options_;
+  std::vector<log_entry> entries_; ///< reused
+};
+
+class local_backend final : public backend {
+public:
+  explicit local_backend(std::shared_ptr<environment> env) : env_(std::move(env)) {}
+
+  const std::string& path() const noexcept override { return env_->path(); }
+  bool read_only() const noexcept override { return env_->read_only(); }
+  std::shared_ptr<environment> reading() override { return env_; }
+  environment* local() noexcept override { return env_.get(); }
+
+  std::unique_ptr<record_sink> records(const writer_options& options, std::uint64_t) override {
+    return std::make_unique<local_sink>(env_, options);
+  }
+
+  void put_reading(const soma::reading& r) override { put_reading_at(*env_, r); }
+
+  std::optional<std::string> cache_get(std::string_view key, const cache_identity& who) override {
+    return cache_get_at(*env_, key, who);
+  }
+
+  bool cache_put(std::string_view key, const cache_identity& who, std::string_view output,
+                 const std::optional<std::size_t>& limit) override {
+    return cache_put_at(*env_, key, who, output, limit);
+  }
+
+  void sync() override { env_->sync(); }
+
+private:
+  std::shared_ptr<environment> env_;
+};
+
+} // namespace
+
+std::shared_ptr<backend> open_local(const std::string& dir, const store_options& options) {
+  return std::make_shared<local_backend>(environment_for(dir, options));
+}
+
+} // namespace soma::detail
