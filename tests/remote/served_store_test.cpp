@@ -3,6 +3,9 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <fcntl.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 
@@ -32,6 +35,53 @@ soma::store served(caf::actor_system& sys, const std::string& address,
 std::string refusal(caf::actor_system& sys, const std::string& address) {
   auto s = soma::open_store(sys, address);
   return s ? std::string{"opened"} : soma::describe(s.error());
+}
+
+// A `soma` command running on its own, its stdout into a file, stdin
+// closed: stopped with SIGTERM (and reaped) when it goes.
+struct command_process {
+  pid_t pid = -1;
+  std::string out;
+
+  command_process(const std::vector<std::string>& args, std::string out_file) : out(std::move(out_file)) {
+    pid = fork();
+    if (pid < 0)
+      throw std::runtime_error("cannot start " + args[0]);
+    if (pid == 0) {
+      int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      int none = ::open("/dev/null", O_RDONLY);
+      dup2(fd, STDOUT_FILENO);
+      dup2(none, STDIN_FILENO);
+      std::vector<char*> argv;
+      for (auto& a : args)
+        argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execvp(argv[0], argv.data());
+      _exit(127);
+    }
+  }
+
+  ~command_process() {
+    if (pid > 0) {
+      kill(pid, SIGTERM);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+
+  command_process(const command_process&) = delete;
+  command_process& operator=(const command_process&) = delete;
+};
+
+// What `soma ARGS` prints.
+std::string soma_says(const std::string& args) {
+  auto* p = popen((std::string{SOMA_CLI} + " " + args + " 2>&1").c_str(), "r");
+  std::string text;
+  char buf[512];
+  while (p && std::fgets(buf, sizeof buf, p))
+    text += buf;
+  if (p)
+    pclose(p);
+  return text;
 }
 
 } // namespace
@@ -120,6 +170,41 @@ BOOST_AUTO_TEST_CASE(a_served_store_says_what_is_wrong) {
                           return std::string{e.what()}.find("open it with soma::open_store(system, ")
                                  != std::string::npos;
                         });
+}
+
+BOOST_AUTO_TEST_CASE(soma_live_and_soma_runs_over_soma_see_a_run_grow) {
+  scratch dir;
+  node_process server{{node_program, "--serve-store", dir / "served"}};
+  auto address = "soma://127.0.0.1:" + std::to_string(server.port);
+  auto through = served(sys, address);
+  auto g = seed_graph(sys);
+  soma::recorder r{sys, through, {.run = "growing", .summarising = {"loss"}}};
+  auto step = [&](int i) {
+    (void)g.forward("the quick brown fox", {.watching = r});
+    r.tell(soma::fact{"loss", {{"value", std::to_string(1.0 / (i + 1))}}});
+  };
+  for (int i = 0; i < 3; ++i)
+    step(i);
+  r.flush();
+  // A live view started now, redrawing every 100 ms.
+  command_process live{{SOMA_CLI, "live", "growing", "--store", address, "--interval", "100"},
+                       dir / "live.out"};
+  BOOST_TEST(eventually([&] { return read_all(live.out).find("forwards 3 ") != std::string::npos; }),
+             read_all(live.out));
+  for (int i = 3; i < 7; ++i)
+    step(i);
+  r.flush();
+  BOOST_TEST(eventually([&] { return read_all(live.out).find("forwards 7 ") != std::string::npos; }),
+             read_all(live.out));
+  // One frame, and the runs, read through soma:// too.
+  auto once = soma_says("live growing --once --store " + address);
+  BOOST_TEST(once.find("forwards 7 ") != std::string::npos, once);
+  auto listed = soma_says("--json runs --store " + address);
+  BOOST_TEST(listed.find("\"forwards\": 7,") != std::string::npos, listed);
+  step(7);
+  r.flush();
+  listed = soma_says("--json runs --store " + address);
+  BOOST_TEST(listed.find("\"forwards\": 8,") != std::string::npos, listed);
 }
 
 BOOST_AUTO_TEST_CASE(a_copy_for_readers_comes_in_bounded_parts) {
