@@ -8,6 +8,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cmake --install failed")
 endif()
 foreach(f bin/soma-node include/soma/soma.hpp include/soma/graph.hpp include/soma/version.hpp
+          include/soma/serve/server.hpp include/soma/remote/worker.hpp include/soma/wire/slice.hpp
           lib/cmake/soma/somaConfig.cmake lib/cmake/soma/FindCAF.cmake)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")
@@ -28,8 +29,10 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/consumer
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "building the consumer failed:\n${out}${err}")
 endif()
-execute_process(COMMAND ${WORK}/consumer/consumer RESULT_VARIABLE rc OUTPUT_VARIABLE out)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "soma [0-9.]+: 5 2")
+execute_process(COMMAND ${WORK}/consumer/consumer ${WORK}/consumer/custom_worker
+                        ${WORK}/consumer/libconsumer_nodes.so
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "soma [0-9.]+: 5 2 HIHI")
   message(FATAL_ERROR "the consumer ran wrong (${rc}): ${out}")
 endif()
 message(STATUS "${out}")

@@ -1,20 +1,31 @@
-// Built against an installed soma: one node, one forward, its facts counted.
+// Built against an installed soma: one node, one forward, its facts counted;
+// then a node with a setting run on a worker of this project's own.
 #include <cstdio>
 #include <string>
 
 #include <soma/soma.hpp>
 #include <soma/version.hpp>
 
+#include "nodes.hpp"
+
 struct Length : soma::node<Length, std::string, int> {
   Out forward(const In& s, soma::context&) override { return static_cast<int>(s.size()); }
 };
 
-int main() {
+int main(int argc, char** argv) {
   soma::system_config cfg;
   caf::actor_system sys{cfg};
   auto g = soma::graph::somatize(sys, Length{}.named("length"));
   int facts = 0;
   int n = g.forward("hello", {.watching = [&](const soma::fact&) { ++facts; }});
-  std::printf("soma %s: %d %d\n", soma::version, n, facts);
-  return n == 5 && facts == 2 ? 0 : 1;
+  std::string far = "-";
+  if (argc == 3) {
+    // argv[1]: the custom worker, argv[2]: the node library it serves.
+    auto w = soma::worker::spawn(sys, {argv[1], argv[2]});
+    auto broker = soma::broker::embedded({{"w1", w}});
+    auto h = soma::graph::somatize(sys, Shout{2}.named("shout").at("w1"));
+    far = h.forward("hi", {.broker = broker});
+  }
+  std::printf("soma %s: %d %d %s\n", soma::version, n, facts, far.c_str());
+  return n == 5 && facts == 2 && (argc != 3 || far == "HIHI") ? 0 : 1;
 }

@@ -1,0 +1,5 @@
+#include <soma/node_library.hpp>
+
+#include "nodes.hpp"
+
+SOMA_NODE_LIBRARY(Shout)
