@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <thread>
 
 #include "soma/node.hpp"
@@ -20,4 +21,9 @@ struct Slow : soma::node<Slow, std::int64_t, std::int64_t> {
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     return ms;
   }
+};
+
+/// Gives back what it was given: a large value's trip, both ways.
+struct Echo : soma::node<Echo, std::string, std::string> {
+  Out forward(const In& x, soma::context&) override { return x; }
 };
