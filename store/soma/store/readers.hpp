@@ -13,8 +13,11 @@
 ///
 /// Every reader opens one read transaction, so what it returns is one
 /// consistent moment of the store, whatever writers do meanwhile. Each throws
-/// soma::store_error naming what is missing or damaged (an unknown run, a
-/// forward the run does not have, a record or blob that does not decode).
+/// one exception, soma::store_error, naming the store and what is missing or
+/// damaged (an unknown run, a forward the run does not have, a record or blob
+/// that does not decode, a served store that cannot be reached), and what to
+/// do. A served store (`soma://`) adds one round trip to the price, and a
+/// copy of the store when it changed since the handle's last read.
 
 #include <cstdint>
 #include <iosfwd>
