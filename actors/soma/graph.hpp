@@ -232,9 +232,14 @@ struct graph {
     using Out = typename chain_type::Out;
     auto& owned = c.nodes();
     std::vector<node_declaration> declaration;
+    std::vector<std::string> states; // each node's fields encoded, where they are needed
     std::apply(
       [&](auto&... ns) {
-        (declare(declaration, *ns), ...);
+        ((declare(declaration, *ns),
+          states.push_back(declaration.back().host || declaration.back().cached
+                             ? state_of(*ns, declaration.back().name)
+                             : std::string{})),
+         ...);
       },
       owned);
     std::set<std::string> seen;
@@ -245,7 +250,8 @@ struct graph {
                                       "apart with .named()");
     std::vector<caf::actor> actors;
     std::vector<detail::slice_exit> exits(declaration.size());
-    auto first = spawn_from<0>(sys, owned, declaration, actors, exits);
+    // Everything that can refuse the graph has run: from here on, actors are spawned.
+    auto first = spawn_from<0>(sys, owned, declaration, states, actors, exits);
     return typed_graph<In, Out>(sys, std::move(first), std::move(actors), std::move(declaration));
   }
 
@@ -337,13 +343,14 @@ private:
   template <std::size_t I, class... Ns>
   static auto spawn_from(caf::actor_system& sys, std::tuple<std::unique_ptr<Ns>...>& nodes,
                          const std::vector<node_declaration>& declaration,
-                         std::vector<caf::actor>& actors, std::vector<detail::slice_exit>& exits) {
+                         const std::vector<std::string>& states, std::vector<caf::actor>& actors,
+                         std::vector<detail::slice_exit>& exits) {
     using N = std::tuple_element_t<I, std::tuple<Ns...>>;
     using NIn = typename N::In;
     using NOut = typename N::Out;
     detail::sink<NOut> next;
     if constexpr (I + 1 < sizeof...(Ns))
-      next = spawn_from<I + 1>(sys, nodes, declaration, actors, exits);
+      next = spawn_from<I + 1>(sys, nodes, declaration, states, actors, exits);
     if constexpr (soma::encodable<NOut>)
       exits[I] = [next, name = declaration[I].name](std::string_view bytes, detail::forward_ptr&& fw,
                                                      caf::local_actor* self,
@@ -357,11 +364,9 @@ private:
           detail::finish<NOut>(*fw, name, std::move(value), self);
       };
     auto& d = declaration[I];
-    auto& node = *std::get<I>(nodes);
     if (!d.host) {
-      auto state = d.cached ? state_of(node, d.name) : std::string{};
       std::shared_ptr<N> owned{std::move(std::get<I>(nodes))};
-      auto a = sys.spawn(detail::node_behavior<N>, std::move(owned), d.name, std::move(state),
+      auto a = sys.spawn(detail::node_behavior<N>, std::move(owned), d.name, states[I],
                          std::move(next));
       actors.push_back(caf::actor_cast<caf::actor>(a));
       return detail::sink<NIn>{a};
@@ -372,17 +377,14 @@ private:
     while (same_slice(declaration, j))
       ++j;
     std::vector<wire::slice_node> members;
-    auto member = [&](std::size_t k, std::string state) {
+    for (auto k = I; k <= j; ++k) {
       auto& lib = detail::library_defining(declaration[k].type);
       members.push_back({declaration[k].type, declaration[k].name, lib.definition, lib.path,
-                         std::move(state)});
-    };
+                         states[k]});
+    }
     std::optional<detail::slice_cache> cached;
-    member(I, state_of(node, d.name));
     if (d.cached)
-      cached = detail::slice_cache{d.type, d.name, *d.frozen, members.front().state};
-    if constexpr (I + 1 < sizeof...(Ns))
-      add_members<I + 1>(nodes, declaration, j, member);
+      cached = detail::slice_cache{d.type, d.name, *d.frozen, states[I]};
     if constexpr (soma::encodable<NIn>) {
       auto a = sys.spawn(detail::slice_behavior<NIn>, *d.host, std::move(members), std::move(cached),
                          exits[j]);
@@ -391,18 +393,6 @@ private:
     } else {
       return detail::sink<NIn>{}; // refused by declare(): never reached
     }
-  }
-
-  // Adds nodes K..last of a slice to its members, each with its fields.
-  template <std::size_t K, class... Ns, class Member>
-  static void add_members(std::tuple<std::unique_ptr<Ns>...>& nodes,
-                          const std::vector<node_declaration>& declaration, std::size_t last,
-                          Member& member) {
-    if (K > last)
-      return;
-    member(K, state_of(*std::get<K>(nodes), declaration[K].name));
-    if constexpr (K + 1 < sizeof...(Ns))
-      add_members<K + 1>(nodes, declaration, last, member);
   }
 };
 

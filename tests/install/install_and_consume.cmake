@@ -29,9 +29,10 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/consumer
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "building the consumer failed:\n${out}${err}")
 endif()
+# Bounded: a consumer that crashed would leave its worker holding the pipes.
 execute_process(COMMAND ${WORK}/consumer/consumer ${WORK}/consumer/custom_worker
                         ${WORK}/consumer/libconsumer_nodes.so
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out TIMEOUT 60)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "soma [0-9.]+: 5 2 HIHI")
   message(FATAL_ERROR "the consumer ran wrong (${rc}): ${out}")
 endif()

@@ -19,6 +19,15 @@ caf::behavior writing(caf::event_based_actor*) {
         return false; // not kept: the next forward with this input runs again
       }
     },
+    [](recall_atom, cache_write& w) {
+      try {
+        if (auto hit = cache_get(w.where, w.key, cache_identity{w.type, w.node, w.version}))
+          return caf::make_message(true, std::move(*hit));
+      } catch (const std::exception&) {
+        // not recalled: a miss
+      }
+      return caf::make_message(false, std::string{});
+    },
   };
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 
 /// @file
-/// The cache writer: a detached actor that keeps a cached node's outputs,
+/// The cache writer: a detached actor that keeps a cached node's outputs
+/// (and looks them up in a served store),
 /// so that no pooled actor (and no CAF worker thread) waits on LMDB's write
 /// lock or a disk sync. A node actor spawns one, linked to it, at its first
 /// miss; the node waits for its answer (the forward's order of facts stays
@@ -28,6 +29,7 @@ struct cache_write {
 };
 
 using keep_atom = caf::atom_constant<caf::atom("keep")>;
+using recall_atom = caf::atom_constant<caf::atom("recall")>;
 
 /// How long a node waits for its output to be kept before it goes on
 /// without (the output is then not `kept`; the write may still land).
@@ -35,7 +37,10 @@ inline constexpr std::chrono::seconds keep_within{5};
 
 /// Spawns a cache writer linked to `parent`: it answers `(keep_atom,
 /// cache_write)` with whether the output was kept (false when the cache's
-/// limit refuses it or the write failed).
+/// limit refuses it or the write failed), and `(recall_atom, cache_write)`
+/// (no bytes) with (found, the kept output): the lookup of a store whose
+/// calls wait on another host (soma://), which must never hold a pooled
+/// actor's thread.
 [[nodiscard]] caf::actor spawn_cache_writer(caf::local_actor* parent);
 
 } // namespace soma::detail

@@ -20,6 +20,7 @@
 #include "soma/context.hpp"
 #include "soma/detail/forward_state.hpp"
 #include "soma/node.hpp"
+#include "soma/store/backend.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/watching.hpp"
 
@@ -135,32 +136,25 @@ std::optional<typename N::Out> run(Self* self, step<typename N::In>& s, bool wit
   return out;
 }
 
-/// A cached node's step: recall the output kept for this input, or run the
-/// node and keep what it gave. Nothing about keeping fails a forward: an
-/// input that cannot be encoded runs uncached, a kept output that does not
-/// decode (or a store that cannot be read) is a miss, and an output that
-/// cannot be kept is simply not `kept`.
+/// A cached node's step once its output was looked up: `hit` holds the kept
+/// output's bytes, if any. Recalls it, or runs the node and keeps what it
+/// gave (under `key`; none: not kept).
 template <class N, class Self>
-void run_cached(Self* self, step<typename N::In>& s, const store& kept) {
+void cached_step(Self* self, step<typename N::In>& s, const store& kept, std::string key,
+                 std::optional<std::string> hit, clock::time_point began) {
   using Out = typename N::Out;
   auto& st = self->state;
   auto& fw = *s.forward;
-  auto began = clock::now();
-  std::string key;
-  cache_identity who{st.type, st.node_name, *st.config.frozen, st.state};
   std::optional<Out> recalled;
-  std::size_t recalled_bytes = 0;
-  try {
-    key = cache_key(who, encode(s.value));
-    if (auto hit = cache_get(kept, key, who)) {
+  if (hit) {
+    try {
       recalled.emplace(decode<Out>(*hit));
-      recalled_bytes = hit->size();
+    } catch (const std::exception&) {
+      recalled.reset(); // damaged or of another type: a miss
     }
-  } catch (const std::exception&) {
-    recalled.reset();
   }
   if (recalled) {
-    node_recalled(fw, st.node_name, began, clock::now(), recalled_bytes, self);
+    node_recalled(fw, st.node_name, began, clock::now(), hit->size(), self);
     pass_on<N>(self, std::move(s.forward), std::move(*recalled));
     return;
   }
@@ -198,10 +192,60 @@ void run_cached(Self* self, step<typename N::In>& s, const store& kept) {
   };
   self
     ->request(st.cache_writer, keep_within, keep_atom::value,
-              cache_write{kept, std::move(key), std::string{who.type}, std::string{who.node},
-                          std::string{who.version}, std::move(bytes)})
+              cache_write{kept, std::move(key), st.type, st.node_name, *st.config.frozen,
+                          std::move(bytes)})
     .await([go_on, keeping, size](bool kept_it) { go_on(kept_it, keeping, size); },
            [go_on, keeping](caf::error&) { go_on(false, keeping, 0); });
+}
+
+/// A cached node's step: recall the output kept for this input, or run the
+/// node and keep what it gave. Nothing about keeping fails a forward: an
+/// input that cannot be encoded runs uncached, a kept output that does not
+/// decode (or a store that cannot be read) is a miss, and an output that
+/// cannot be kept is simply not `kept`. A store on this host is read here
+/// (a memory-mapped read); one on another host (soma://) is asked from the
+/// cache writer's thread, so that no pooled thread waits on the network.
+template <class N, class Self>
+void run_cached(Self* self, step<typename N::In>& s, const store& kept) {
+  auto& st = self->state;
+  auto began = clock::now();
+  std::string key;
+  cache_identity who{st.type, st.node_name, *st.config.frozen, st.state};
+  try {
+    key = cache_key(who, encode(s.value));
+  } catch (const std::exception&) {
+    key.clear(); // an input the codec refuses runs uncached
+  }
+  if (key.empty() || kept.backend().local()) {
+    std::optional<std::string> hit;
+    try {
+      if (!key.empty())
+        hit = cache_get(kept, key, who);
+    } catch (const std::exception&) {
+      hit.reset(); // a store that cannot be read: a miss
+    }
+    cached_step<N>(self, s, kept, std::move(key), std::move(hit), began);
+    return;
+  }
+  if (!st.cache_writer)
+    st.cache_writer = spawn_cache_writer(self);
+  auto held = std::make_shared<step<typename N::In>>(std::move(s));
+  auto go_on = [self, held, kept, key, began](std::optional<std::string> hit) {
+    forward_ptr keep = held->forward;
+    try {
+      cached_step<N>(self, *held, kept, key, std::move(hit), began);
+    } catch (...) {
+      broke_after_running(*keep, self->state.node_name, std::current_exception(), self);
+    }
+  };
+  self
+    ->request(st.cache_writer, keep_within, recall_atom::value,
+              cache_write{kept, key, st.type, st.node_name, *st.config.frozen, {}})
+    .await(
+      [go_on](bool found, std::string& bytes) {
+        go_on(found ? std::optional<std::string>{std::move(bytes)} : std::nullopt);
+      },
+      [go_on](caf::error&) { go_on(std::nullopt); });
 }
 
 /// The behaviour of the actor running node type `N`.

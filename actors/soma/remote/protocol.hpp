@@ -37,8 +37,11 @@ inline constexpr const char* network_mode = "network";
 namespace soma::detail {
 
 /// To a served store's session: `(store_atom, op, payload)` answered with
-/// the op's bytes ("records": RecordWrite -> RecordNumbers; "reading":
-/// Reading -> nothing; "snapshot": nothing -> a compacted copy of data.mdb).
+/// the op's bytes (schema/soma/wire/, docs/formats.md): "records":
+/// RecordWrite -> RecordNumbers; "reading": Reading -> nothing; "version":
+/// nothing -> StoreVersion; "snapshot": SnapshotAsk -> SnapshotPart (a part
+/// of at most 4 MiB of a compacted copy); "cache_get": CacheAsk ->
+/// CacheAnswer; "cache_put": CacheKeep -> CacheKept.
 using store_atom = caf::atom_constant<caf::atom("somastore")>;
 
 } // namespace soma::detail

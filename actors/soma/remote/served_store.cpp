@@ -15,6 +15,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include "soma/error.hpp"
+#include "soma/detail/undecodable.hpp"
 #include "soma/remote/address.hpp"
 #include "soma/remote/protocol.hpp"
 #include "soma/remote/worker_link.hpp"
@@ -32,8 +33,8 @@ namespace {
 
 // How long one call may take from a server that keeps answering
 // heartbeats: a write or a question takes milliseconds, a part of a copy
-// (4 MiB) well under a second, making the copy (on the first part) as long
-// as the server's disk needs. Past it the session is dropped and the next
+// (4 MiB) well under a second; the first part, for which the server makes
+// the copy, as long as the server's disk needs (copy_within). Past it the session is dropped and the next
 // call reconnects. CAF 0.17 can send an answer down a connection to the
 // client that the server has not yet noticed is dead (a server stopped and
 // resumed while the client reconnected), and the heartbeat on the new
@@ -119,9 +120,22 @@ public:
   environment* local() noexcept override { return nullptr; }
   void sync() override {}
 
+  // What the server answered to `op`, decoded by `f`; bytes that are not its
+  // answer are a store_error naming the server.
+  template <class F>
+  auto answer_of(const char* op, std::string bytes, F&& f) {
+    try {
+      return f(bytes);
+    } catch (const undecodable& e) {
+      throw store_error("the served store " + address_ + " answered '" + op
+                        + "' with bytes that are not its answer (" + e.what()
+                        + "); is it a soma-node of this version?");
+    }
+  }
+
   std::shared_ptr<environment> reading() override {
     std::lock_guard one_reader_at_a_time{reading_lock_};
-    auto txn = wire::decode_store_version(call("version", ""));
+    auto txn = answer_of("version", call("version", ""), wire::decode_store_version);
     if (copy_ && txn == copy_txn_)
       return copy_;
     fetch();
@@ -137,24 +151,28 @@ public:
   }
 
   std::optional<std::string> cache_get(std::string_view key, const cache_identity& who) override {
-    return wire::decode_cache_answer(call(
-      "cache_get", wire::encode_cache_ask({std::string{key}, std::string{who.type},
-                                           std::string{who.node}, std::string{who.version}})));
+    return answer_of("cache_get",
+                     call("cache_get", wire::encode_cache_ask({std::string{key}, std::string{who.type},
+                                                               std::string{who.node},
+                                                               std::string{who.version}})),
+                     wire::decode_cache_answer);
   }
 
   bool cache_put(std::string_view key, const cache_identity& who, std::string_view output,
                  const std::optional<std::size_t>& limit) override {
     refuse_if_read_only("keep an output");
-    return wire::decode_cache_kept(call(
-      "cache_put", wire::encode_cache_keep({{std::string{key}, std::string{who.type},
-                                             std::string{who.node}, std::string{who.version}},
-                                            std::string{output},
-                                            limit})));
+    return answer_of("cache_put",
+                     call("cache_put", wire::encode_cache_keep({{std::string{key}, std::string{who.type},
+                                                                 std::string{who.node},
+                                                                 std::string{who.version}},
+                                                                std::string{output},
+                                                                limit})),
+                     wire::decode_cache_kept);
   }
 
   // Asks the server to do `op` with `payload`; blocks, bounded. Throws
   // store_error naming the server.
-  std::string call(const std::string& op, std::string payload) {
+  std::string call(const std::string& op, std::string payload, bool long_call = false) {
     std::string why;
     auto session = link_->session(why);
     if (!session) {
@@ -168,7 +186,7 @@ public:
     std::optional<std::string> failure;
     bool timed_out = false;
     auto asker = sys_.spawn(asking, session);
-    auto within = op == "snapshot" ? copy_within : call_within;
+    auto within = long_call ? copy_within : call_within;
     self->request(asker, caf::duration{within}, store_atom::value, op, std::move(payload))
       .receive([&](std::string& x) { answer = std::move(x); },
                [&](caf::error& e) {
@@ -219,26 +237,47 @@ private:
       std::uint64_t txn = 0, size = 0, offset = 0;
       bool restarted = false;
       try {
-        std::unique_ptr<std::FILE, int (*)(std::FILE*)> out{std::fopen((dir + "/data.mdb").c_str(), "wb"),
-                                                            &std::fclose};
+        std::FILE* out = std::fopen((dir + "/data.mdb").c_str(), "wb");
         if (!out)
           throw store_error("cannot write a copy of the served store " + address_ + " into " + dir);
-        do {
-          auto part = wire::decode_snapshot_part(call("snapshot", wire::encode_snapshot_ask(offset)));
-          if (offset == 0) {
-            txn = part.txn;
-            size = part.size;
-          } else if (part.txn != txn || part.size != size || part.offset != offset) {
-            restarted = true;
-            break;
-          }
-          if (part.bytes.empty() && offset < size)
-            throw store_error("the served store " + address_ + " sent an empty part of its copy at "
-                              + std::to_string(offset) + " of " + std::to_string(size) + " bytes");
-          if (std::fwrite(part.bytes.data(), 1, part.bytes.size(), out.get()) != part.bytes.size())
-            throw store_error("cannot write a copy of the served store " + address_ + " into " + dir);
-          offset += part.bytes.size();
-        } while (offset < size);
+        bool written = true;
+        try {
+          do {
+            auto part = answer_of("snapshot", call("snapshot", wire::encode_snapshot_ask(offset), offset == 0),
+                                  wire::decode_snapshot_part);
+            if (offset == 0) {
+              txn = part.txn;
+              size = part.size;
+            } else if (part.txn != txn || part.size != size) {
+              restarted = true;
+              break;
+            }
+            // What a part may hold is bounded: never more than it says is
+            // left, never more than a part is, never somewhere else.
+            auto left = size - offset;
+            if (part.offset != offset || part.bytes.size() > left
+                || part.bytes.size() > wire::snapshot_part_bytes
+                || (part.bytes.empty() && left > 0))
+              throw store_error("the served store " + address_ + " sent a part of its copy of "
+                                + std::to_string(part.bytes.size()) + " bytes at "
+                                + std::to_string(part.offset) + " where " + std::to_string(offset)
+                                + " of " + std::to_string(size) + " bytes was asked for");
+            written = std::fwrite(part.bytes.data(), 1, part.bytes.size(), out) == part.bytes.size();
+            if (!written)
+              break;
+            offset += part.bytes.size();
+          } while (offset < size);
+        } catch (...) {
+          std::fclose(out);
+          throw;
+        }
+        // A copy cut short (a full disk) is never opened: LMDB would map
+        // pages past its end.
+        written = std::fclose(out) == 0 && written;
+        std::error_code ec;
+        if (!restarted && (!written || std::filesystem::file_size(dir + "/data.mdb", ec) != size || ec))
+          throw store_error("cannot write a copy of the served store " + address_ + " into " + dir
+                            + " (" + std::to_string(size) + " bytes): is the disk full?");
       } catch (...) {
         remove();
         throw;
@@ -295,9 +334,11 @@ public:
       auto answer = decode_record_numbers(
         to_->call("records", encode_record_write({recorder_, options_, unwritten})));
       unwritten.clear();
-      // Cleared once: a later session of this recorder (after a reconnect)
-      // must not clear what this one wrote.
-      options_.overwrite = false;
+      // Cleared once the server wrote something: a later session of this
+      // recorder (after a reconnect) must not clear what this one wrote. A
+      // batch the server could not write at all leaves the run uncleared.
+      if (!answer.numbered.empty())
+        options_.overwrite = false;
       out.numbered = std::move(answer.numbered);
       if (answer.error)
         out.error = "the served store " + to_->path() + ": " + *answer.error;

@@ -54,10 +54,14 @@ cache_identity identity(const slice_cache& c) { return {c.type, c.node, c.versio
 
 void send_trip(slice_actor* self, std::uint64_t id);
 
-// Tells the forward what happened over there, stamped with the host.
-void say_facts(slice_actor* self, forward_state& fw, std::vector<fact>& facts) {
+// Tells the forward what happened over there, stamped with the host. A
+// cached node's first trip in a forward given no store says so once, as a
+// node actor does: its `ran` carries "cache": "no store".
+void say_facts(slice_actor* self, forward_state& fw, std::vector<fact>& facts, bool no_store) {
   for (auto& x : facts) {
     x.fields.emplace_back("host", self->state.host);
+    if (no_store && x.name == "ran" && self->state.cached && x["node"] == self->state.cached->node)
+      x.fields.emplace_back("cache", "no store");
     fw.emit(std::move(x), self->context());
   }
 }
@@ -122,7 +126,7 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
       // mode::network: ship the library it lacks, then send the slice again.
       // What it said meanwhile (its reading) is said now; the trip's `left`
       // will cover the shipping too.
-      say_facts(self, fw, r.facts);
+      say_facts(self, fw, r.facts, false);
       std::string definition = r.missing.empty() ? "" : r.missing.front();
       const wire::slice_node* m = nullptr;
       for (auto& x : st.members)
@@ -150,7 +154,7 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
               });
       return;
     }
-    say_facts(self, fw, r.facts);
+    say_facts(self, fw, r.facts, t.no_store);
     fw.emit(left_fact(st.host, t.began_us, took), self->context());
     auto trip_done = std::move(t);
     st.trips.erase(i);
@@ -227,37 +231,24 @@ void send_trip(slice_actor* self, std::uint64_t id) {
           });
 }
 
-// A cached slice's recall: true when the forward's store keeps its output
-// for this input and it decoded (the forward then went on, `recalled`);
-// `key` is set for keeping the output after a miss.
-bool recall(slice_actor* self, forward_ptr& fw, const std::string& input, std::string& key) {
+// A cached slice's recall of `hit`, the output kept for this input: true
+// when it decoded (the forward then went on, `recalled`).
+bool recalled(slice_actor* self, forward_ptr& fw, const std::string& hit, clock::time_point began) {
   auto& st = self->state;
-  auto* kept = fw->kept();
-  if (!st.cached || !kept)
-    return false;
-  auto began = clock::now();
-  auto who = identity(*st.cached);
-  std::optional<std::string> hit;
-  try {
-    key = cache_key(who, input);
-    hit = cache_get(*kept, key, who);
-  } catch (const std::exception&) {
-    return false; // the store cannot be read: a miss
-  }
-  if (!hit)
-    return false;
   forward_ptr keep = fw;
   std::function<void()> decoded = [&] {
-    node_recalled(*keep, st.cached->node, began, clock::now(), hit->size(), self);
+    node_recalled(*keep, st.cached->node, began, clock::now(), hit.size(), self);
   };
   try {
-    st.exit(*hit, std::move(fw), self, &decoded);
+    st.exit(hit, std::move(fw), self, &decoded);
     return true;
   } catch (const std::exception&) {
     fw = std::move(keep); // it did not decode: a miss, and the node runs
     return false;
   }
 }
+
+void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string key);
 
 } // namespace
 
@@ -281,10 +272,60 @@ void slice_broke(slice_actor* self, forward_state& fw, const std::string& error)
 
 void slice_send(slice_actor* self, forward_ptr fw, std::string input) {
   auto& st = self->state;
-  auto& first = st.members.front().name;
+  auto* kept = fw->kept();
+  if (!st.cached || !kept) {
+    trip_for(self, std::move(fw), std::move(input), {});
+    return;
+  }
+  // A cached slice looks its output up first: a recalled node needs no
+  // worker at all. A store on this host is read here; one on another host
+  // (soma://) is asked from the cache writer's thread, so that no pooled
+  // thread waits on the network.
+  auto began = clock::now();
+  auto who = identity(*st.cached);
   std::string key;
-  if (recall(self, fw, input, key))
-    return; // no trip: a recalled node needs no worker
+  try {
+    key = cache_key(who, input);
+  } catch (const std::exception&) {
+    trip_for(self, std::move(fw), std::move(input), {});
+    return;
+  }
+  if (kept->backend().local()) {
+    std::optional<std::string> hit;
+    try {
+      hit = cache_get(*kept, key, who);
+    } catch (const std::exception&) {
+      hit.reset(); // the store cannot be read: a miss
+    }
+    if (hit && recalled(self, fw, *hit, began))
+      return;
+    trip_for(self, std::move(fw), std::move(input), std::move(key));
+    return;
+  }
+  if (!st.cache_writer)
+    st.cache_writer = spawn_cache_writer(self);
+  auto& c = *st.cached;
+  self
+    ->request(st.cache_writer, keep_within, recall_atom::value,
+              cache_write{*kept, key, c.type, c.node, c.version, {}})
+    .then(
+      [self, fw, input, key, began](bool found, const std::string& bytes) mutable {
+        if (found && recalled(self, fw, bytes, began))
+          return;
+        trip_for(self, std::move(fw), std::move(input), std::move(key));
+      },
+      [self, fw, input, key](caf::error&) mutable {
+        trip_for(self, std::move(fw), std::move(input), std::move(key));
+      });
+}
+
+namespace {
+
+// Sends `input` for `fw` to the slice's worker, as a trip; `key` is a
+// cached slice's key for keeping the output.
+void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string key) {
+  auto& st = self->state;
+  auto& first = st.members.front().name;
   auto* b = fw->broker();
   if (!b) {
     end_broken(self, *fw, first,
@@ -318,11 +359,17 @@ void slice_send(slice_actor* self, forward_ptr fw, std::string input) {
   t.began_us = fw->since_began_us(t.sent);
   t.input = std::move(input);
   t.key = std::move(key);
+  if (st.cached && !fw->kept() && !st.said_no_store) {
+    t.no_store = true;
+    st.said_no_store = true;
+  }
   t.session = std::move(session);
   t.link = std::move(link);
   t.forward = std::move(fw);
   st.trips.emplace(id, std::move(t));
   send_trip(self, id);
 }
+
+} // namespace
 
 } // namespace soma::detail

@@ -43,6 +43,7 @@ struct slice_state {
   std::string header;                ///< the members encoded: sent with every trip
   std::optional<slice_cache> cached; ///< set when the slice is one cached node
   caf::actor cache_writer;           ///< keeps its outputs, from its first miss
+  bool said_no_store = false;        ///< told once that a forward gave it no store
   slice_exit exit;
   std::uint64_t next_trip = 1;
   std::map<std::uint64_t, trip> trips;

@@ -27,6 +27,7 @@ struct trip {
   caf::actor session;
   std::shared_ptr<worker_link> link;
   std::size_t ships = 0;            ///< libraries shipped for it so far
+  bool no_store = false;            ///< a cached slice's first trip with no store: its `ran` says so
 };
 
 } // namespace soma::detail

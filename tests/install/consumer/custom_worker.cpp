@@ -1,5 +1,7 @@
 // A worker of one's own, built on soma::serve (what soma-node is built on):
 // it serves the node library given, on loopback, printing its port first.
+#include <sys/prctl.h>
+
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -18,6 +20,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: custom_worker NODE_LIBRARY\n");
     return 2;
   }
+  // A worker started by a client goes when the client goes, however it goes.
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
   sigset_t stop;
   sigemptyset(&stop);
   sigaddset(&stop, SIGTERM);
