@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <thread>
 
 #include "../store/scratch.hpp"
@@ -205,6 +206,29 @@ BOOST_AUTO_TEST_CASE(soma_live_and_soma_runs_over_soma_see_a_run_grow) {
   r.flush();
   listed = soma_says("--json runs --store " + address);
   BOOST_TEST(listed.find("\"forwards\": 8,") != std::string::npos, listed);
+}
+
+BOOST_AUTO_TEST_CASE(a_cached_node_here_keeps_and_recalls_through_soma) {
+  scratch dir;
+  node_process server{{node_program, "--serve-store", dir / "served"}};
+  auto kept = served(sys, "soma://127.0.0.1:" + std::to_string(server.port));
+  auto g = soma::graph::somatize(sys, Scale{3}.named("s").frozen("1").cached() >> Inc{}.named("after"));
+  seen first;
+  BOOST_TEST(g.forward(5, {.watching = first.watcher(), .store = kept}) == 16);
+  BOOST_TEST(names(first.facts) == (std::vector<std::string>{"ran", "kept", "ran", "finished"}),
+             said(first.facts));
+  seen second;
+  BOOST_TEST(g.forward(5, {.watching = second.watcher(), .store = kept}) == 16);
+  BOOST_TEST(names(second.facts) == (std::vector<std::string>{"recalled", "ran", "finished"}),
+             said(second.facts));
+  // Two graphs asking at once, on a machine of two pooled threads: neither
+  // waits on the network in a pooled thread, so both answer.
+  auto h = soma::graph::somatize(sys, Scale{7}.named("t").frozen("1").cached());
+  auto one = std::async(std::launch::async, [&] { return g.forward(6, {.store = kept}); });
+  auto two = std::async(std::launch::async, [&] { return h.forward(6, {.store = kept}); });
+  BOOST_TEST(one.get() == 19);
+  BOOST_TEST(two.get() == 42);
+  BOOST_TEST(soma::cache_entries(soma::store{dir / "served", {.read_only = true}}).size() == 3u);
 }
 
 BOOST_AUTO_TEST_CASE(a_copy_for_readers_comes_in_bounded_parts) {
