@@ -94,6 +94,12 @@ int serve(const options& opt) {
   }
   std::optional<soma::store> served_store;
   if (!opt.serve_store.empty()) {
+    // A new store is made where none is, and said so: a typo must not pass
+    // for the store an operator meant.
+    std::error_code ec;
+    if (!std::filesystem::exists(opt.serve_store, ec))
+      say("--serve-store: there is no store in '" + opt.serve_store
+          + "' yet: serving a new, empty one there");
     try {
       served_store.emplace(opt.serve_store);
     } catch (const std::exception& e) {
@@ -112,7 +118,13 @@ int serve(const options& opt) {
   std::vector<std::shared_ptr<const soma::detail::node_library>> libraries;
   for (auto& path : opt.nodes) {
     try {
-      libraries.push_back(soma::detail::load_node_library(path));
+      auto lib = soma::detail::load_node_library(path);
+      // The same library given twice (or by two paths) is served once.
+      bool again = false;
+      for (auto& had : libraries)
+        again = again || had->definition == lib->definition;
+      if (!again)
+        libraries.push_back(std::move(lib));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "soma-node: --nodes: %s\n", e.what());
       return 2;

@@ -177,7 +177,7 @@ void show_cache(const store& s, const invocation& inv, std::ostream& out) {
   t.print(out);
 }
 
-void show_standing(const store& s, const invocation& inv, std::ostream& out) {
+void show_standing(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
   auto latest = standing(s);
   quietness quiet{latest};
   auto quiet_s = [&](const reading& r) { return quiet.of(r); };
@@ -203,9 +203,11 @@ void show_standing(const store& s, const invocation& inv, std::ostream& out) {
            decimal(static_cast<double>(r.up_us) / 1e6), std::to_string(r.served), utc(r.when_us),
            decimal(quiet_s(r))});
   t.print(out, true);
+  // Said beside the table, not in it: stdout stays the table a script reads.
   if (t.empty())
-    out << "no machine has written readings into this store; a worker started with "
-           "`soma-node --store DIR --reporting SECONDS` writes one on that clock\n";
+    err << "soma: no machine has written readings into the store '" << s.path()
+        << "'; a worker started with `soma-node --store DIR --reporting SECONDS` writes one on "
+           "that clock\n";
 }
 
 void show_fleet(const store& s, const invocation& inv, std::ostream& out) {
@@ -229,7 +231,7 @@ void show_fleet(const store& s, const invocation& inv, std::ostream& out) {
   t.print(out);
 }
 
-void clear_cache(const invocation& inv, std::ostream& out) {
+void clear_cache(const invocation& inv, std::ostream& out, std::ostream& err) {
   // Writes, but only to a store that is there: opening it read-only first
   // says so without creating one where a typo pointed.
   { opened_store exists{inv.store, store_options{.read_only = true}}; }
@@ -240,6 +242,13 @@ void clear_cache(const invocation& inv, std::ostream& out) {
   else
     out << "forgot " << cleared << " kept output" << (cleared == 1 ? "" : "s")
         << (inv.node ? " of node '" + *inv.node + "'" : std::string{}) << '\n';
+  if (cleared == 0) {
+    if (inv.node)
+      err << "soma: the cache holds no output of a node named '" << *inv.node
+          << "'; `soma cache ls` lists the nodes it holds outputs of\n";
+    else
+      err << "soma: the cache was empty already\n";
+  }
 }
 
 // Every damaged entry, one a row, then what was checked. Damage a check
@@ -272,7 +281,7 @@ int show_check(const store& s, const invocation& inv, std::ostream& out, std::os
 
 int run(const invocation& inv, std::ostream& out, std::ostream& err) {
   if (inv.what == command::cache_clear) {
-    clear_cache(inv, out);
+    clear_cache(inv, out, err);
     return exit_ok;
   }
   if (inv.what == command::plot_graph) {
@@ -290,7 +299,7 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::facts: show_facts(s, inv, out); break;
     case command::nodes: show_nodes(s, inv, out); break;
     case command::cache_ls: show_cache(s, inv, out); break;
-    case command::standing: show_standing(s, inv, out); break;
+    case command::standing: show_standing(s, inv, out, err); break;
     case command::fleet: show_fleet(s, inv, out); break;
     case command::plot_progress:
     case command::plot_spent:

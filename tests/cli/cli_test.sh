@@ -446,6 +446,11 @@ cache)
   head -1 "$T/out" | grep -Eq '^node +type +version +bytes +kept_at$' || fail "wrong header"
   soma 0 cache clear --node embed --store "$T/cached"
   expect_out "forgot 3 kept outputs of node 'embed'"
+  no_err
+  # Nothing to forget: said on stderr, with where to look.
+  soma 0 cache clear --node nosuch --store "$T/cached"
+  expect_out "forgot 0 kept outputs of node 'nosuch'"
+  expect_err "soma: the cache holds no output of a node named 'nosuch'; \`soma cache ls\` lists the nodes it holds outputs of"
   soma 0 cache ls --store "$T/cached" --json
   json "assert [r['node'] for r in rows] == ['tokenize'] * 3, rows"
   soma 0 cache clear --store "$T/cached" --json
@@ -509,11 +514,11 @@ assert all(type(r[k]) is int for r in rows for k in ('cores', 'up_us', 'served',
   ;;
 
 standing_empty)
-  # No machine wrote here: a header and a line that says so, exit 0.
+  # No machine wrote here: the header on stdout, a line that says so on
+  # stderr (stdout stays the table), exit 0.
   soma 0 standing --store "$STORE"
-  no_err
-  expect_out "id  busy  memory  cores  up_s  served  when  quiet_s
-no machine has written readings into this store; a worker started with \`soma-node --store DIR --reporting SECONDS\` writes one on that clock"
+  expect_out "id  busy  memory  cores  up_s  served  when  quiet_s"
+  expect_err "soma: no machine has written readings into the store '$STORE'; a worker started with \`soma-node --store DIR --reporting SECONDS\` writes one on that clock"
   soma 0 standing --store "$STORE" --json
   no_err
   expect_out "[]"

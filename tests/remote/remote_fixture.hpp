@@ -4,6 +4,7 @@
 // built soma-node, and the facts of one forward.
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -121,6 +122,9 @@ struct node_process {
     if (pipe(out) != 0 || (pid = fork()) < 0)
       throw std::runtime_error("cannot start a soma-node");
     if (pid == 0) {
+      // A test process that dies (a crash, a fatal check) takes its workers
+      // with it: none is left reporting, serving or holding a port.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
       dup2(out[1], STDOUT_FILENO);
       close(out[0]);
       close(out[1]);

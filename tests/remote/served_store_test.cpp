@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -49,6 +50,7 @@ struct command_process {
     if (pid < 0)
       throw std::runtime_error("cannot start " + args[0]);
     if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL); // goes with the test, however it goes
       int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       int none = ::open("/dev/null", O_RDONLY);
       dup2(fd, STDOUT_FILENO);

@@ -44,4 +44,15 @@ pid=
 [ $status -eq 0 ] || fail "SIGTERM stops it cleanly (status $status)"
 grep -q "stopping (SIGTERM)" "$tmp/err" || fail "it says it stops"
 grep -q "stopped$" "$tmp/err" || fail "it says it stopped: $(cat "$tmp/err")"
+# The same library twice is served once; a store where none is is made and said so.
+"$node" --nodes "$lib" --nodes "$lib" --serve-store "$tmp/new-store" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 100); do [ -s "$tmp/out" ] && break; sleep 0.05; done
+grep -q "there is no store in '$tmp/new-store' yet: serving a new, empty one there" "$tmp/err" \
+  || fail "a new store is said: $(cat "$tmp/err")"
+line=$(grep "listening on" "$tmp/err")
+[ "$(grep -o ' Inc' <<<"$line" | wc -l)" -eq 1 ] || fail "a library given twice is served once: $line"
+kill -TERM "$pid"
+wait "$pid"
+pid=
 echo "soma-node cli: all passed"
