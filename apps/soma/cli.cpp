@@ -230,6 +230,10 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
                : plot_machines->parsed() ? command::plot_machines
                                          : command::plot_graph;
     check_output(inv.output, app);
+    if (inv.json)
+      throw usage_error("`soma plot` draws a figure into -o FILE, and --json has nothing to "
+                        "print there; the numbers behind it are `soma --json curve RUN NAME`, "
+                        "`soma --json nodes RUN` and `soma --json fleet RUN`");
     if (window->count() > 0)
       inv.window = parse_count(window_text, "N of `soma plot progress --window N`");
     if (plot_last->count() > 0)
@@ -238,6 +242,10 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     inv.what = command::check;
   } else if (live->parsed()) {
     inv.what = command::live;
+    if (inv.json)
+      throw usage_error("`soma live` draws for a person, and --json has nothing to print there; "
+                        "for a script, read `soma --json forwards RUN` or `soma --json curve RUN "
+                        "NAME` as often as it needs");
     if (interval->count() > 0)
       inv.interval_ms = parse_count(interval_text, "MS of `soma live --interval MS`");
   } else if (facts->parsed()) {

@@ -125,6 +125,12 @@ case $case_ in
     soma 2 plot progress tuesday -o "$T/nodir/p.svg" --store "$STORE"
     grep -qF "cannot write the figure" "$T/err" || fail "no unwritable-file error"
     [ ! -e "$T/p.svg" ] || fail "a failed plot left a file"
+    # --json has nothing to print for a figure or a live view: refused, saying what does.
+    soma 2 --json plot progress tuesday -o "$T/p.svg" --store "$STORE"
+    grep -qF "soma: \`soma plot\` draws a figure into -o FILE, and --json has nothing to print there; the numbers behind it are \`soma --json curve RUN NAME\`" "$T/err" || fail "plot --json not refused: $(cat "$T/err")"
+    [ ! -e "$T/p.svg" ] || fail "a refused plot left a file"
+    soma 2 live tuesday --once --json --store "$STORE"
+    grep -qF "soma: \`soma live\` draws for a person, and --json has nothing to print there" "$T/err" || fail "live --json not refused: $(cat "$T/err")"
     soma 2 plot progress tuesday -o "$T/p.svg" --store "$T/nothere"
     [ ! -e "$T/nothere" ] || fail "plot created a store"
     ;;
