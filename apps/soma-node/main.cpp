@@ -4,8 +4,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -34,8 +36,17 @@
 
 namespace {
 
+// One line of the log: when (UTC, ISO 8601, milliseconds), who, what.
 void say(const std::string& line) {
-  std::fprintf(stderr, "soma-node[%d]: %s\n", static_cast<int>(getpid()), line.c_str());
+  auto now = std::chrono::system_clock::now();
+  auto t = std::chrono::system_clock::to_time_t(now);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::fprintf(stderr, "%s.%03dZ soma-node[%d]: %s\n", when, static_cast<int>(ms),
+               static_cast<int>(getpid()), line.c_str());
   std::fflush(stderr);
 }
 

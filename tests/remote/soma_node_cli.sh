@@ -44,6 +44,9 @@ pid=
 [ $status -eq 0 ] || fail "SIGTERM stops it cleanly (status $status)"
 grep -q "stopping (SIGTERM)" "$tmp/err" || fail "it says it stops"
 grep -q "stopped$" "$tmp/err" || fail "it says it stopped: $(cat "$tmp/err")"
+# Every log line says when, in UTC, to the millisecond, then who.
+grep -vqE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z soma-node\[[0-9]+\]: ' "$tmp/err" \
+  && fail "a log line without its time: $(grep -vE '^[0-9]{4}-' "$tmp/err" | head -1)"
 # The same library twice is served once; a store where none is is made and said so.
 "$node" --nodes "$lib" --nodes "$lib" --serve-store "$tmp/new-store" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
