@@ -43,3 +43,20 @@ BOOST_AUTO_TEST_CASE(the_vocabulary_is_closed) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(fact_json)
+
+// What to_json writes is always valid JSON: text that is not UTF-8 becomes
+// U+FFFD, one for each byte that starts no well-formed sequence; UTF-8 that
+// is well formed passes as it is.
+BOOST_AUTO_TEST_CASE(text_that_is_not_utf8_is_written_as_replacement_characters) {
+  soma::fact x{"said", {{"ok", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+                        {"bad", std::string{"a\xff" "b\xc3" "c\xe0\x80\xaf" "d\xed\xa0\x80" "e\xf4\x90\x80\x80"}},
+                        {"cut", std::string{"\xe2\x82"}}}};
+  BOOST_TEST(soma::to_json(x)
+             == "{\"fact\":\"said\",\"ok\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\","
+                "\"bad\":\"a\\ufffdb\\ufffdc\\ufffd\\ufffd\\ufffdd\\ufffd\\ufffd\\ufffde\\ufffd\\ufffd\\ufffd\\ufffd\","
+                "\"cut\":\"\\ufffd\\ufffd\"}");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
