@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <ostream>
 #include <string>
@@ -63,6 +64,35 @@ std::string help_hint(const CLI::App& app) {
 }
 
 // CLI11's message, made to name the thing the way this command does.
+// The edit distance between `a` and `b` (insertions, deletions, changes).
+std::size_t distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      auto above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "did you mean 'forwards'? " for a command a typo away from `typed`, else "".
+std::string did_you_mean(const std::string& typed, const CLI::App& app) {
+  std::string best;
+  std::size_t best_distance = 3; // two edits at most
+  for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (auto d = distance(typed, sub->get_name()); d < best_distance && d < typed.size()) {
+      best = sub->get_name();
+      best_distance = d;
+    }
+  return best.empty() ? "" : "did you mean '" + best + "'? ";
+}
+
 std::string describe(const CLI::ParseError& e, const CLI::App& app) {
   std::string what = e.what();
   if (app.get_subcommands().empty()) {
@@ -71,8 +101,8 @@ std::string describe(const CLI::ParseError& e, const CLI::App& app) {
     if (!extras.empty() && extras.front().starts_with('-'))
       return "unknown option '" + extras.front() + "' (" + help_hint(app) + ")";
     if (!extras.empty())
-      return "unknown command '" + extras.front() + "'; the commands are: " + synopsis + " ("
-             + help_hint(app) + ")";
+      return "unknown command '" + extras.front() + "'; " + did_you_mean(extras.front(), app)
+             + "the commands are: " + synopsis + " (" + help_hint(app) + ")";
     if (dynamic_cast<const CLI::RequiredError*>(&e))
       return std::string{"say what to read: "} + synopsis + " (" + help_hint(app) + ")";
   }
@@ -194,8 +224,17 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     "check", "walk the whole store and list every damaged entry; exit 2 if any, 0 if none");
   given_stores.push_back(common_options(*check, inv));
 
+  // `soma help` and `soma help CMD` are `soma --help` and `soma CMD --help`.
+  std::vector<std::string> args{argv, argv + argc};
+  if (args.size() >= 2 && args[1] == "help") {
+    args.erase(args.begin() + 1);
+    args.push_back("--help");
+  }
+  std::vector<const char*> given;
+  for (auto& a : args)
+    given.push_back(a.c_str());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(given.size()), given.data());
   } catch (const CLI::Success& e) { // --help, --version
     app.exit(e, out, out);
     return std::nullopt;

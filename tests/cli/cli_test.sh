@@ -88,6 +88,15 @@ help)
   done
   soma 0 curve --help
   grep -qF "NAME" "$T/out" || fail "curve --help does not name NAME"
+  # `soma help` is `soma --help`; `soma help curve` is `soma curve --help`.
+  cp "$T/out" "$T/curve-help"
+  soma 0 help curve
+  diff -u "$T/curve-help" "$T/out" >&2 || fail "soma help curve is not soma curve --help"
+  soma 0 --help
+  cp "$T/out" "$T/help"
+  soma 0 help
+  no_err
+  diff -u "$T/help" "$T/out" >&2 || fail "soma help is not soma --help"
   ;;
 
 version)
@@ -386,8 +395,10 @@ unknown_command)
   commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check'
   expect_usage_error "unknown command 'frobnicate'; the commands are: $commands (\`soma --help\` lists the commands)" \
     frobnicate
-  expect_usage_error "unknown command 'run'; the commands are: $commands (\`soma --help\` lists the commands)" \
+  expect_usage_error "unknown command 'run'; did you mean 'runs'? the commands are: $commands (\`soma --help\` lists the commands)" \
     run --store "$STORE"
+  expect_usage_error "unknown command 'forwrds'; did you mean 'forwards'? the commands are: $commands (\`soma --help\` lists the commands)" \
+    forwrds tuesday --store "$STORE"
   expect_usage_error "unknown option '--bogus' (\`soma --help\` lists the commands)" --bogus
   error_starting "The following argument was not expected: --bogus; \`soma runs --help\` says how it goes" \
     runs --bogus --store "$STORE"
