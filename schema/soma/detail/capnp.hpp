@@ -38,6 +38,18 @@ inline kj::Array<capnp::word> aligned_words(std::string_view bytes) {
   return words;
 }
 
+/// `s` as Cap'n Proto data or text, without a copy (valid while `s` is).
+inline capnp::Data::Reader as_data(std::string_view s) {
+  return {reinterpret_cast<const kj::byte*>(s.data()), s.size()};
+}
+inline capnp::Text::Reader as_text(std::string_view s) { return {s.data(), s.size()}; }
+
+/// Cap'n Proto data or text copied out (text keeps any NUL it holds).
+inline std::string bytes_of(capnp::Data::Reader d) {
+  return {reinterpret_cast<const char*>(d.begin()), d.size()};
+}
+inline std::string text_of(capnp::Text::Reader t) { return {t.cStr(), t.size()}; }
+
 /// Reads `bytes` as a message whose root is `Root` and gives the root to
 /// `f`, whose result it returns. Bytes on an 8-byte boundary are read in
 /// place, others are copied into words first. Throws undecodable when they

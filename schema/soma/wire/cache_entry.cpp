@@ -10,13 +10,12 @@ void encode_cache_entry(std::string& out, std::string_view node, std::string_vie
                         std::int64_t kept_at, std::uint64_t kept_ns) {
   capnp::MallocMessageBuilder msg{static_cast<unsigned>(32 + output.size() / sizeof(capnp::word))};
   auto r = msg.initRoot<schema::CacheEntry>();
-  auto text = [](std::string_view s) { return capnp::Text::Reader(s.data(), s.size()); };
-  r.setNode(text(node));
-  r.setType(text(type));
-  r.setVersion(text(version));
+  r.setNode(detail::as_text(node));
+  r.setType(detail::as_text(type));
+  r.setVersion(detail::as_text(version));
   r.setKeptAt(kept_at);
   r.setKeptNs(kept_ns);
-  r.setOutput(kj::arrayPtr(reinterpret_cast<const kj::byte*>(output.data()), output.size()));
+  r.setOutput(detail::as_data(output));
   out += detail::to_bytes(msg);
 }
 
@@ -29,13 +28,12 @@ cache_entry decode_cache_entry(std::string_view bytes) {
     bytes,
     [](schema::CacheEntry::Reader r) {
       cache_entry e;
-      e.node = std::string{r.getNode().cStr(), r.getNode().size()};
-      e.type = std::string{r.getType().cStr(), r.getType().size()};
-      e.version = std::string{r.getVersion().cStr(), r.getVersion().size()};
+      e.node = detail::text_of(r.getNode());
+      e.type = detail::text_of(r.getType());
+      e.version = detail::text_of(r.getVersion());
       e.kept_at = r.getKeptAt();
       e.kept_ns = r.getKeptNs();
-      auto out = r.getOutput();
-      e.output.assign(reinterpret_cast<const char*>(out.begin()), out.size());
+      e.output = detail::bytes_of(r.getOutput());
       return e;
     },
     options);

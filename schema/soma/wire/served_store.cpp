@@ -7,15 +7,9 @@ namespace soma::wire {
 
 namespace {
 
-capnp::Data::Reader as_data(std::string_view s) {
-  return {reinterpret_cast<const kj::byte*>(s.data()), s.size()};
-}
-
-std::string bytes_of(capnp::Data::Reader d) {
-  return {reinterpret_cast<const char*>(d.begin()), d.size()};
-}
-
-std::string text(capnp::Text::Reader t) { return {t.cStr(), t.size()}; }
+using detail::as_data;
+using detail::bytes_of;
+using detail::text_of;
 
 void set_ask(schema::CacheAsk::Builder b, const cache_ask& a) {
   b.setKey(as_data(a.key));
@@ -25,7 +19,7 @@ void set_ask(schema::CacheAsk::Builder b, const cache_ask& a) {
 }
 
 cache_ask get_ask(schema::CacheAsk::Reader r) {
-  return {bytes_of(r.getKey()), text(r.getType()), text(r.getNode()), text(r.getVersion())};
+  return {bytes_of(r.getKey()), text_of(r.getType()), text_of(r.getNode()), text_of(r.getVersion())};
 }
 
 // Large parts and kept outputs are ours and whole-sized: let the reader walk

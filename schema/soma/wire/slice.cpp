@@ -8,11 +8,9 @@ namespace soma::wire {
 
 namespace {
 
-capnp::Data::Reader as_data(std::string_view s) {
-  return {reinterpret_cast<const kj::byte*>(s.data()), s.size()};
-}
-
-std::string text(capnp::Text::Reader t) { return {t.cStr(), t.size()}; }
+using detail::as_data;
+using detail::bytes_of;
+using detail::text_of;
 
 } // namespace
 
@@ -34,10 +32,8 @@ std::vector<slice_node> decode_slice(std::string_view bytes) {
   auto nodes = detail::read_capnp<schema::Slice>(bytes, [](schema::Slice::Reader slice) {
     std::vector<slice_node> out;
     for (auto n : slice.getNodes()) {
-      auto state = n.getState();
-      out.push_back({text(n.getType()), text(n.getName()), text(n.getDefinition()),
-                     text(n.getLibrary()),
-                     std::string{reinterpret_cast<const char*>(state.begin()), state.size()}});
+      out.push_back({text_of(n.getType()), text_of(n.getName()), text_of(n.getDefinition()),
+                     text_of(n.getLibrary()), bytes_of(n.getState())});
     }
     return out;
   });
@@ -67,10 +63,10 @@ slice_answer decode_slice_answer(std::string_view bytes) {
     if (why > static_cast<unsigned>(refusal::bad_slice))
       throw detail::undecodable("its refusal " + std::to_string(why) + " is none this soma knows");
     a.refused = static_cast<refusal>(why);
-    a.node = text(r.getNode());
-    a.error = text(r.getError());
+    a.node = text_of(r.getNode());
+    a.error = text_of(r.getError());
     for (auto m : r.getMissing())
-      a.missing.push_back(text(m));
+      a.missing.push_back(text_of(m));
     return a;
   });
 }
