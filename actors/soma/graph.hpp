@@ -382,9 +382,9 @@ private:
       members.push_back({declaration[k].type, declaration[k].name, lib.definition, lib.path,
                          states[k]});
     }
-    std::optional<detail::slice_cache> cached;
+    std::optional<std::string> cached;
     if (d.cached)
-      cached = detail::slice_cache{d.type, d.name, *d.frozen, states[I]};
+      cached = *d.frozen;
     if constexpr (soma::encodable<NIn>) {
       auto a = sys.spawn(detail::slice_behavior<NIn>, *d.host, std::move(members), std::move(cached),
                          exits[j]);

@@ -87,7 +87,7 @@ std::string from_env(const char* name) {
 class served_backend final : public backend, public std::enable_shared_from_this<served_backend> {
 public:
   served_backend(caf::actor_system& sys, std::string address, const store_options& options)
-    : sys_(sys), address_(std::move(address)), read_only_(options.read_only), options_(options) {
+    : sys_(sys), address_(std::move(address)), options_(options) {
     soma::address where;
     try {
       where = parse_address(address_.substr(std::string_view{"soma://"}.size()), "a served store");
@@ -116,7 +116,7 @@ public:
   }
 
   const std::string& path() const noexcept override { return address_; }
-  bool read_only() const noexcept override { return read_only_; }
+  bool read_only() const noexcept override { return options_.read_only; }
   environment* local() noexcept override { return nullptr; }
   void sync() override {}
 
@@ -216,7 +216,7 @@ public:
 
 private:
   void refuse_if_read_only(const std::string& what) const {
-    if (read_only_)
+    if (options_.read_only)
       throw store_error("cannot " + what + " in the served store " + address_
                         + ": it was opened read-only");
   }
@@ -307,7 +307,6 @@ private:
 
   caf::actor_system& sys_;
   std::string address_;
-  bool read_only_;
   store_options options_;
   std::shared_ptr<worker_link> link_;
   std::mutex reading_lock_;

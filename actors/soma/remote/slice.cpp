@@ -50,7 +50,11 @@ fact left_fact(const std::string& host, std::int64_t began_us, std::int64_t took
               {{"host", host}, {"began_us", std::to_string(began_us)}, {"took_us", std::to_string(took_us)}}};
 }
 
-cache_identity identity(const slice_cache& c) { return {c.type, c.node, c.version, c.state}; }
+// Who a cached slice's outputs belong to: its one node, at its version.
+cache_identity identity(const slice_state& st) {
+  auto& m = st.members.front();
+  return {m.type, m.name, *st.cached, m.state};
+}
 
 void send_trip(slice_actor* self, std::uint64_t id);
 
@@ -60,7 +64,7 @@ void send_trip(slice_actor* self, std::uint64_t id);
 void say_facts(slice_actor* self, forward_state& fw, std::vector<fact>& facts, bool no_store) {
   for (auto& x : facts) {
     x.fields.emplace_back("host", self->state.host);
-    if (no_store && x.name == "ran" && self->state.cached && x["node"] == self->state.cached->node)
+    if (no_store && x.name == "ran" && self->state.cached && x["node"] == self->state.members.front().name)
       x.fields.emplace_back("cache", "no store");
     fw.emit(std::move(x), self->context());
   }
@@ -89,18 +93,20 @@ void carry_on(slice_actor* self, forward_ptr fw, std::string output, const std::
   }
   if (!st.cache_writer)
     st.cache_writer = spawn_cache_writer(self);
-  auto& c = *st.cached;
+  auto who = identity(st);
   auto keeping = clock::now();
   auto held = std::make_shared<std::pair<forward_ptr, std::string>>(std::move(fw), std::move(output));
   auto go_on = [self, held, exit, keeping](bool kept_it) {
     auto& fw = held->first;
     if (kept_it)
-      node_kept(*fw, self->state.cached->node, keeping, clock::now(), held->second.size(), self);
+      node_kept(*fw, self->state.members.front().name, keeping, clock::now(), held->second.size(),
+                self);
     exit(std::move(fw), held->second);
   };
   self
     ->request(st.cache_writer, keep_within, keep_atom::value,
-              cache_write{*kept, key, c.type, c.node, c.version, held->second})
+              cache_write{*kept, key, std::string{who.type}, std::string{who.node},
+                          std::string{who.version}, held->second})
     .then([go_on](bool kept_it) { go_on(kept_it); }, [go_on](caf::error&) { go_on(false); });
 }
 
@@ -237,7 +243,7 @@ bool recalled(slice_actor* self, forward_ptr& fw, const std::string& hit, clock:
   auto& st = self->state;
   forward_ptr keep = fw;
   std::function<void()> decoded = [&] {
-    node_recalled(*keep, st.cached->node, began, clock::now(), hit.size(), self);
+    node_recalled(*keep, st.members.front().name, began, clock::now(), hit.size(), self);
   };
   try {
     st.exit(hit, std::move(fw), self, &decoded);
@@ -253,7 +259,7 @@ void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string 
 } // namespace
 
 void slice_setup(slice_actor* self, std::string host, std::vector<wire::slice_node> members,
-                 std::optional<slice_cache> cached, slice_exit exit) {
+                 std::optional<std::string> cached, slice_exit exit) {
   auto& st = self->state;
   st.host = std::move(host);
   st.members = std::move(members);
@@ -282,7 +288,7 @@ void slice_send(slice_actor* self, forward_ptr fw, std::string input) {
   // (soma://) is asked from the cache writer's thread, so that no pooled
   // thread waits on the network.
   auto began = clock::now();
-  auto who = identity(*st.cached);
+  auto who = identity(st);
   std::string key;
   try {
     key = cache_key(who, input);
@@ -304,10 +310,10 @@ void slice_send(slice_actor* self, forward_ptr fw, std::string input) {
   }
   if (!st.cache_writer)
     st.cache_writer = spawn_cache_writer(self);
-  auto& c = *st.cached;
   self
     ->request(st.cache_writer, keep_within, recall_atom::value,
-              cache_write{*kept, key, c.type, c.node, c.version, {}})
+              cache_write{*kept, key, std::string{who.type}, std::string{who.node},
+                          std::string{who.version}, {}})
     .then(
       [self, fw, input, key, began](bool found, const std::string& bytes) mutable {
         if (found && recalled(self, fw, bytes, began))

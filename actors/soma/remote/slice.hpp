@@ -31,17 +31,14 @@ namespace soma::detail {
 using slice_exit = std::function<void(std::string_view bytes, forward_ptr&&, caf::local_actor*,
                                       const std::function<void()>* decoded)>;
 
-/// A slice of one cached node (a cached remote node is a slice of its own):
-/// who its kept outputs belong to.
-struct slice_cache {
-  std::string type, node, version, state;
-};
-
 struct slice_state {
   std::string host;
   std::vector<wire::slice_node> members;
   std::string header;                ///< the members encoded: sent with every trip
-  std::optional<slice_cache> cached; ///< set when the slice is one cached node
+  /// Set when the slice is one cached node (a cached remote node is a slice
+  /// of its own): its frozen version. The rest of who its kept outputs
+  /// belong to is its member's type, name and fields.
+  std::optional<std::string> cached;
   caf::actor cache_writer;           ///< keeps its outputs, from its first miss
   bool said_no_store = false;        ///< told once that a forward gave it no store
   slice_exit exit;
@@ -55,7 +52,7 @@ using slice_actor = caf::stateful_actor<slice_state>;
 
 /// Sets the actor up: the down handler that fails the trips of a lost worker.
 void slice_setup(slice_actor* self, std::string host, std::vector<wire::slice_node> members,
-                 std::optional<slice_cache> cached, slice_exit exit);
+                 std::optional<std::string> cached, slice_exit exit);
 
 /// Sends `input` (the first node's In, encoded) for the forward `fw`; for a
 /// cached slice, recalls it instead when the forward's store keeps it.
@@ -68,7 +65,7 @@ void slice_broke(slice_actor* self, forward_state& fw, const std::string& error)
 template <class In>
 caf::behavior slice_behavior(slice_actor* self, std::string host,
                              std::vector<wire::slice_node> members,
-                             std::optional<slice_cache> cached, slice_exit exit) {
+                             std::optional<std::string> cached, slice_exit exit) {
   slice_setup(self, std::move(host), std::move(members), std::move(cached), std::move(exit));
   return {
     [self](step<In>& s) {

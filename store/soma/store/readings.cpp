@@ -24,8 +24,6 @@ const std::string history_prefix = "r/";
 
 std::string history_of(const std::string& id) { return history_prefix + id + "/"; }
 
-std::string encode(const reading& r) { return wire::encode_reading(r); }
-
 // The reading in Cap'n Proto bytes (as the wire carries it too).
 reading decode_payload(std::string_view bytes, const std::string& store_path) {
   auto damaged = [&](const std::string& why) {
@@ -102,8 +100,6 @@ void trim(MDB_txn* txn, MDB_dbi dbi, const detail::environment& env, const std::
 
 } // namespace
 
-std::string detail::encode_reading(const reading& r) { return encode(r); }
-
 reading detail::decode_reading(std::string_view bytes, const std::string& where) {
   return decode_payload(bytes, where);
 }
@@ -120,7 +116,7 @@ void put_reading(store& s, const reading& r) {
 }
 
 void detail::put_reading_at(environment& env, const reading& r) {
-  auto bytes = encode(r);
+  auto bytes = wire::encode_reading(r);
   env.write([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
     auto d = dbi(db::readings);
     auto mine = history_of(r.id);

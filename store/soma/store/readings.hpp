@@ -65,10 +65,6 @@ private:
 
 namespace detail {
 
-/// A reading's bytes (schema/soma.capnp Reading), as stored and as sent to a
-/// served store.
-[[nodiscard]] std::string encode_reading(const reading& r);
-
 /// Decodes a reading; throws store_error naming `where` when damaged.
 [[nodiscard]] reading decode_reading(std::string_view bytes, const std::string& where);
 
