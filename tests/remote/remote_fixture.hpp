@@ -3,14 +3,18 @@
 // What the remote tests share: an actor system, workers started from the
 // built soma-node, and the facts of one forward.
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,10 +93,6 @@ inline bool has(const soma::fact& f, std::string_view key) {
   return false;
 }
 
-} // namespace soma_test
-
-namespace soma_test {
-
 /// Every fact as one JSON line, for a failing check's message.
 inline std::string said(const std::vector<soma::fact>& facts) {
   std::string out;
@@ -101,33 +101,22 @@ inline std::string said(const std::vector<soma::fact>& facts) {
   return out;
 }
 
-} // namespace soma_test
-
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <stdexcept>
-
-namespace soma_test {
-
-/// A soma-node started by hand (not connected to): its pid and the port it
-/// printed. Killed with SIGTERM and reaped when it goes.
-struct node_process {
+/// A process the test started: `args` with stdout on `out_fd` and stdin on
+/// /dev/null. It dies with the test process however that goes (a crash, a
+/// fatal check): none is left reporting, serving or holding a port. Killed
+/// with SIGTERM and reaped when this goes, unless `pid` was set to -1.
+struct child_process {
   pid_t pid = -1;
-  std::uint16_t port = 0;
 
-  explicit node_process(const std::vector<std::string>& args) {
-    int out[2];
-    if (pipe(out) != 0 || (pid = fork()) < 0)
-      throw std::runtime_error("cannot start a soma-node");
+  child_process(const std::vector<std::string>& args, int out_fd) {
+    pid = fork();
+    if (pid < 0)
+      throw std::runtime_error("cannot start " + args.at(0));
     if (pid == 0) {
-      // A test process that dies (a crash, a fatal check) takes its workers
-      // with it: none is left reporting, serving or holding a port.
       prctl(PR_SET_PDEATHSIG, SIGKILL);
-      dup2(out[1], STDOUT_FILENO);
-      close(out[0]);
-      close(out[1]);
+      int none = ::open("/dev/null", O_RDONLY);
+      dup2(none, STDIN_FILENO);
+      dup2(out_fd, STDOUT_FILENO);
       std::vector<char*> argv;
       for (auto& a : args)
         argv.push_back(const_cast<char*>(a.c_str()));
@@ -135,26 +124,65 @@ struct node_process {
       execvp(argv[0], argv.data());
       _exit(127);
     }
-    close(out[1]);
-    std::string line;
-    char c = 0;
-    while (read(out[0], &c, 1) == 1 && c != '\n')
-      line.push_back(c);
-    close(out[0]);
-    if (line.empty())
-      throw std::runtime_error("the soma-node printed no port");
-    port = static_cast<std::uint16_t>(std::stoi(line));
+    close(out_fd); // the child has it now
   }
 
-  ~node_process() {
+  ~child_process() {
     if (pid > 0) {
       kill(pid, SIGTERM);
       waitpid(pid, nullptr, 0);
     }
   }
 
-  node_process(const node_process&) = delete;
-  node_process& operator=(const node_process&) = delete;
+  child_process(const child_process&) = delete;
+  child_process& operator=(const child_process&) = delete;
+};
+
+/// A soma-node started by hand (not connected to): its pid and the port it
+/// printed as its first line.
+struct node_process : child_process {
+  std::uint16_t port = 0;
+
+  explicit node_process(const std::vector<std::string>& args) : node_process(args, pipe_ends()) {}
+
+private:
+  struct ends {
+    int read = -1, write = -1;
+  };
+  static ends pipe_ends() {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+      throw std::runtime_error("cannot make a pipe for a soma-node");
+    return {fds[0], fds[1]};
+  }
+
+  node_process(const std::vector<std::string>& args, ends out) : child_process(args, out.write) {
+    // The port line; nothing when the child exits first (read then gives 0).
+    std::string line;
+    char c = 0;
+    while (read(out.read, &c, 1) == 1 && c != '\n')
+      line.push_back(c);
+    close(out.read);
+    if (line.empty())
+      throw std::runtime_error("the soma-node printed no port");
+    port = static_cast<std::uint16_t>(std::stoi(line));
+  }
+};
+
+/// A process with its stdout into the file `out` (created, or emptied).
+struct logged_process : child_process {
+  std::string out;
+
+  logged_process(const std::vector<std::string>& args, std::string out_file)
+    : child_process(args, open_out(out_file)), out(std::move(out_file)) {}
+
+private:
+  static int open_out(const std::string& file) {
+    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+      throw std::runtime_error("cannot write " + file);
+    return fd;
+  }
 };
 
 } // namespace soma_test

@@ -3,8 +3,6 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <fcntl.h>
-#include <sys/prctl.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -38,42 +36,6 @@ std::string refusal(caf::actor_system& sys, const std::string& address) {
   auto s = soma::open_store(sys, address);
   return s ? std::string{"opened"} : soma::describe(s.error());
 }
-
-// A `soma` command running on its own, its stdout into a file, stdin
-// closed: stopped with SIGTERM (and reaped) when it goes.
-struct command_process {
-  pid_t pid = -1;
-  std::string out;
-
-  command_process(const std::vector<std::string>& args, std::string out_file) : out(std::move(out_file)) {
-    pid = fork();
-    if (pid < 0)
-      throw std::runtime_error("cannot start " + args[0]);
-    if (pid == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL); // goes with the test, however it goes
-      int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      int none = ::open("/dev/null", O_RDONLY);
-      dup2(fd, STDOUT_FILENO);
-      dup2(none, STDIN_FILENO);
-      std::vector<char*> argv;
-      for (auto& a : args)
-        argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execvp(argv[0], argv.data());
-      _exit(127);
-    }
-  }
-
-  ~command_process() {
-    if (pid > 0) {
-      kill(pid, SIGTERM);
-      waitpid(pid, nullptr, 0);
-    }
-  }
-
-  command_process(const command_process&) = delete;
-  command_process& operator=(const command_process&) = delete;
-};
 
 // What `soma ARGS` prints.
 std::string soma_says(const std::string& args) {
@@ -190,7 +152,7 @@ BOOST_AUTO_TEST_CASE(soma_live_and_soma_runs_over_soma_see_a_run_grow) {
     step(i);
   r.flush();
   // A live view started now, redrawing every 100 ms.
-  command_process live{{SOMA_CLI, "live", "growing", "--store", address, "--interval", "100"},
+  logged_process live{{SOMA_CLI, "live", "growing", "--store", address, "--interval", "100"},
                        dir / "live.out"};
   BOOST_TEST(eventually([&] { return read_all(live.out).find("forwards 3 ") != std::string::npos; }),
              read_all(live.out));

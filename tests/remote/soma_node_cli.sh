@@ -5,6 +5,9 @@ set -uo pipefail
 node=$1
 lib=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# wait_line FILE PATTERN: waits for a line of FILE matching PATTERN, as it is
+# written, for at most 5 s; fails (status 1) when none came.
+wait_line() { grep -q -m1 -E -- "$2" <(timeout 5 tail -F -n +1 "$1" 2>/dev/null); }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; [ -n "${pid:-}" ] && kill -9 "$pid" 2>/dev/null' EXIT
 
@@ -34,10 +37,10 @@ grep -q -- "--connection-timeout takes seconds, at least 0.2" "$tmp/err" || fail
 
 "$node" --nodes "$lib" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-for _ in $(seq 100); do [ -s "$tmp/out" ] && break; sleep 0.05; done
+wait_line "$tmp/out" . || fail "no first line within 5 s"
 port=$(head -1 "$tmp/out")
 [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -gt 0 ] || fail "the first line is the port: '$port'"
-grep -q "listening on 127.0.0.1:$port, serving .*Inc" "$tmp/err" || fail "it says where and what: $(cat "$tmp/err")"
+wait_line "$tmp/err" "listening on 127.0.0.1:$port, serving .*Inc" || fail "it says where and what: $(cat "$tmp/err")"
 kill -TERM "$pid"
 wait "$pid"; status=$?
 pid=
@@ -50,7 +53,7 @@ grep -vqE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z som
 # The same library twice is served once; a store where none is is made and said so.
 "$node" --nodes "$lib" --nodes "$lib" --serve-store "$tmp/new-store" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-for _ in $(seq 100); do [ -s "$tmp/out" ] && break; sleep 0.05; done
+wait_line "$tmp/err" "listening on" || fail "it did not start within 5 s: $(cat "$tmp/err")"
 grep -q "there is no store in '$tmp/new-store' yet: serving a new, empty one there" "$tmp/err" \
   || fail "a new store is said: $(cat "$tmp/err")"
 line=$(grep "listening on" "$tmp/err")
