@@ -116,3 +116,52 @@ struct CacheKeep {
 struct CacheKept {
   kept @0 :Bool;
 }
+
+# The trials of a served store (docs/trials.md), claimed and ended by
+# claimants elsewhere in one write transaction each on the server.
+struct TrialParams {
+  params @0 :List(Soma.Named);
+}
+
+struct TrialsAdd {
+  study @0 :Text;
+  function @1 :Text;             # kept when the study is new
+  trials @2 :List(TrialParams);
+}
+
+# The trials numbered by an add, or handed back by a reclaim.
+struct TrialNumbers {
+  numbers @0 :List(UInt64);
+}
+
+struct ClaimAsk {
+  study @0 :Text;
+  claimant @1 :Text;
+  waitMs @2 :UInt32;  # how long the server may hold the ask for a trial to come (at most 1000)
+}
+
+struct ClaimAnswer {
+  claimed @0 :Bool;
+  trial @1 :Soma.Trial;
+}
+
+# A claimant ends its attempt: done, broke, or let go (state waiting).
+struct TrialEnd {
+  study @0 :Text;
+  number @1 :UInt64;
+  attempt @2 :UInt32;
+  claimant @3 :Text;
+  state @4 :Soma.TrialState;
+  result @5 :List(Soma.Named);
+  error @6 :Text;               # broke: the error; waiting: why it was let go
+}
+
+struct TrialEnded {
+  ok @0 :Bool;
+  why @1 :Text;  # when not ok: why the end was not kept
+}
+
+struct ReclaimAsk {
+  study @0 :Text;
+  quietOverS @1 :Float64;
+}

@@ -59,4 +59,59 @@ struct Reading {
   upUs @4 :Int64;      # microseconds since the worker started
   served @5 :UInt64;   # slices served so far
   whenUs @6 :Int64;    # the writer's own wall clock, unix microseconds
+  trials @7 :UInt64;   # trials a claimant finished so far (done or broke); 0 for a worker
+  claims @8 :Text;     # the study a claimant claims trials from; empty for a worker
+}
+
+# One named value of a trial: a parameter, or a part of its result.
+struct Named {
+  name @0 :Text;
+  value :union {
+    int @1 :Int64;
+    real @2 :Float64;
+    text @3 :Text;
+    flag @4 :Bool;
+  }
+}
+
+enum TrialState {
+  waiting @0;  # nobody holds it
+  claimed @1;  # a claimant holds it (claimant, claimedUs)
+  done @2;     # its function returned (result)
+  broke @3;    # its function threw (error)
+}
+
+# An attempt at a trial that was handed back (soma::reclaim) or let go by
+# its own claimant.
+struct Attempt {
+  attempt @0 :UInt32;    # 1 for the first claim
+  claimant @1 :Text;
+  claimedUs @2 :Int64;
+  run @3 :Text;
+  endedUs @4 :Int64;     # when it was handed back, by the writer's clock
+  why @5 :Text;          # the rule and the measured quiet_s, or the claimant's word
+}
+
+# One trial of a study, at trials/t/<study>/<BE64 number>.
+struct Trial {
+  number @0 :UInt64;
+  params @1 :List(Named);
+  state @2 :TrialState;
+  attempt @3 :UInt32;      # the current attempt (0 while never claimed)
+  claimant @4 :Text;       # who holds or held the current attempt
+  claimedUs @5 :Int64;
+  run @6 :Text;            # the current attempt's run
+  endedUs @7 :Int64;       # when it was done or broke
+  result @8 :List(Named);
+  error @9 :Text;
+  abandoned @10 :List(Attempt);
+  addedUs @11 :Int64;
+}
+
+# A study, at trials/s/<study>.
+struct Study {
+  name @0 :Text;
+  createdUs @1 :Int64;
+  trials @2 :UInt64;       # how many trials it has (numbered from 0)
+  function @3 :Text;       # the trial function a claimant with no other word runs; may be empty
 }

@@ -29,6 +29,9 @@ public:
   /// A reading now (when_us: this machine's wall clock), with `served` as given.
   reading read(std::uint64_t served);
 
+  /// This machine's id in its readings: hostname-pid.
+  [[nodiscard]] const std::string& id() const noexcept { return id_; }
+
 private:
   std::mutex lock_;
   std::string id_;

@@ -17,6 +17,8 @@ struct reading {
   std::int64_t up_us = 0;   ///< since the worker started
   std::uint64_t served = 0; ///< slices served so far
   std::int64_t when_us = 0; ///< the writer's wall clock, unix microseconds
+  std::uint64_t trials = 0; ///< trials a claimant finished so far (done or broke); 0 for a worker
+  std::string claims;       ///< the study a claimant claims from; empty for a worker
 };
 
 } // namespace soma

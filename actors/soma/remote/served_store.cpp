@@ -26,6 +26,7 @@
 #include "soma/wire/reading.hpp"
 #include "soma/wire/record_write.hpp"
 #include "soma/wire/served_store.hpp"
+#include "soma/wire/trial.hpp"
 
 namespace soma::detail {
 
@@ -44,6 +45,10 @@ namespace {
 // (soma::detection_bound, 3.5 s by default).
 constexpr auto call_within = std::chrono::seconds(5);
 constexpr auto copy_within = std::chrono::seconds(60);
+
+// How long the server may hold a claim for a trial to be added: well within
+// call_within.
+constexpr std::chrono::milliseconds wire_wait_cap{1000};
 
 constexpr const char* lost_marker = "soma.served_store.lost";
 
@@ -168,6 +173,54 @@ public:
                                                                 std::string{output},
                                                                 limit})),
                      wire::decode_cache_kept);
+  }
+
+  std::vector<std::uint64_t> add_trials(std::string_view study, const std::vector<values>& trials,
+                                        std::string_view function) override {
+    refuse_if_read_only("add trials");
+    return answer_of("trials_add",
+                     call("trials_add", wire::encode_trials_add({std::string{study},
+                                                                 std::string{function}, trials})),
+                     wire::decode_trial_numbers);
+  }
+
+  std::optional<trial_row> claim_trial(std::string_view study, std::string_view claimant,
+                                       std::chrono::milliseconds wait) override {
+    refuse_if_read_only("claim a trial");
+    // The server holds an ask up to wait_cap for a trial to be added, so a
+    // waiting claimant hears of one within milliseconds at one call a second.
+    auto deadline = std::chrono::steady_clock::now() + wait;
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+      auto hold = std::clamp(left, std::chrono::milliseconds{0}, wire_wait_cap);
+      auto got = answer_of("claim",
+                           call("claim", wire::encode_claim_ask({std::string{study},
+                                                                 std::string{claimant},
+                                                                 static_cast<std::uint32_t>(hold.count())})),
+                           wire::decode_claim_answer);
+      if (got || std::chrono::steady_clock::now() >= deadline)
+        return got;
+    }
+  }
+
+  std::optional<std::string> end_trial(std::string_view study, std::uint64_t number,
+                                       std::uint32_t attempt, std::string_view claimant,
+                                       trial_state state, const values& result,
+                                       const std::string& error) override {
+    refuse_if_read_only("end a trial");
+    return answer_of("trial_end",
+                     call("trial_end", wire::encode_trial_end({std::string{study}, number, attempt,
+                                                               std::string{claimant}, state, result,
+                                                               error})),
+                     wire::decode_trial_ended);
+  }
+
+  std::vector<std::uint64_t> reclaim(std::string_view study, double quiet_over_s) override {
+    refuse_if_read_only("hand trials back");
+    return answer_of("reclaim",
+                     call("reclaim", wire::encode_reclaim_ask({std::string{study}, quiet_over_s})),
+                     wire::decode_trial_numbers);
   }
 
   // Asks the server to do `op` with `payload`; blocks, bounded. Throws

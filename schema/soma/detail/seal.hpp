@@ -33,6 +33,9 @@ enum class sealed_kind : std::uint8_t {
   cache = 5,    ///< a kept output (cache database)
   batch = 6,    ///< the numbers a served store gave a recorder's batch (meta database)
   machines = 7, ///< how many machines have a latest reading (readings database)
+  trial = 8,    ///< a trial of a study (trials database, t/<study>/<n>)
+  study = 9,    ///< a study (trials database, s/<study>)
+  waiting = 10, ///< a waiting trial's place in line (trials database, w/<study>/<n>)
 };
 
 /// The envelope's size.

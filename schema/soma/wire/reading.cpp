@@ -15,13 +15,15 @@ std::string encode_reading(const reading& r) {
   x.setUpUs(r.up_us);
   x.setServed(r.served);
   x.setWhenUs(r.when_us);
+  x.setTrials(r.trials);
+  x.setClaims(r.claims);
   return detail::to_bytes(message);
 }
 
 reading decode_reading(std::string_view bytes) {
   return detail::read_capnp<schema::Reading>(bytes, [](schema::Reading::Reader x) {
     return reading{x.getId(), x.getBusy(), x.getMemory(), x.getCores(), x.getUpUs(), x.getServed(),
-                   x.getWhenUs()};
+                   x.getWhenUs(), x.getTrials(), detail::text_of(x.getClaims())};
   });
 }
 

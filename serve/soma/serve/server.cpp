@@ -29,6 +29,8 @@
 #include "soma/store/cache.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/wire/served_store.hpp"
+#include "soma/wire/trial.hpp"
+#include "soma/store/trials.hpp"
 
 namespace soma::serve {
 
@@ -225,6 +227,26 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
             k.ask.key, detail::cache_identity{k.ask.type, k.ask.node, k.ask.version}, k.output,
             k.limit));
         }
+        auto& b = served.backend();
+        if (op == "trials_add") {
+          auto a = wire::decode_trials_add(payload);
+          return wire::encode_trial_numbers(b.add_trials(a.study, a.trials, a.function));
+        }
+        if (op == "claim") {
+          auto a = wire::decode_claim_ask(payload);
+          // Held at most a second: the client's call waits five.
+          auto hold = std::chrono::milliseconds(std::min<std::uint32_t>(a.wait_ms, 1000));
+          return wire::encode_claim_answer(b.claim_trial(a.study, a.claimant, hold));
+        }
+        if (op == "trial_end") {
+          auto e = wire::decode_trial_end(payload);
+          return wire::encode_trial_ended(
+            b.end_trial(e.study, e.number, e.attempt, e.claimant, e.state, e.result, e.error));
+        }
+        if (op == "reclaim") {
+          auto a = wire::decode_reclaim_ask(payload);
+          return wire::encode_trial_numbers(b.reclaim(a.study, a.quiet_over_s));
+        }
         if (op == "records") {
           auto w = detail::decode_record_write(payload);
           if (auto bad = why_not_a_run_id(w.options.run))
@@ -243,7 +265,8 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
         }
         return caf::make_error(caf::sec::invalid_argument,
                                "a served store does 'records', 'reading', 'version', 'snapshot', "
-                               "'cache_get' and 'cache_put', not '" + op + "'");
+                               "'cache_get', 'cache_put', 'trials_add', 'claim', 'trial_end' and "
+                               "'reclaim', not '" + op + "'");
       } catch (const std::exception& e) {
         return caf::make_error(caf::sec::runtime_error, std::string{e.what()});
       }

@@ -7,6 +7,7 @@
 /// made where CAF's network layer is (actors/soma/remote/served_store.hpp).
 /// Readers and writers go through this interface and never ask which.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "soma/reading.hpp"
+#include "soma/trial.hpp"
 #include "soma/wire/record_write.hpp"
 
 namespace soma::detail {
@@ -74,6 +76,22 @@ public:
   /// Keeps `output` under `key`, within `limit` when given. Throws store_error.
   virtual bool cache_put(std::string_view key, const cache_identity& who, std::string_view output,
                          const std::optional<std::size_t>& limit) = 0;
+
+  /// The trials calls of soma/store/trials.hpp, each one write transaction
+  /// where the store is. Throw store_error (no_study_error for a study that
+  /// is not there).
+  virtual std::vector<std::uint64_t> add_trials(std::string_view study,
+                                                const std::vector<values>& trials,
+                                                std::string_view function) = 0;
+  [[nodiscard]] virtual std::optional<trial_row> claim_trial(std::string_view study,
+                                                             std::string_view claimant,
+                                                             std::chrono::milliseconds wait) = 0;
+  /// nullopt when kept; else why not.
+  [[nodiscard]] virtual std::optional<std::string>
+  end_trial(std::string_view study, std::uint64_t number, std::uint32_t attempt,
+            std::string_view claimant, trial_state state, const values& result,
+            const std::string& error) = 0;
+  virtual std::vector<std::uint64_t> reclaim(std::string_view study, double quiet_over_s) = 0;
 
   /// Forces what this process committed onto the disk; nothing for a served
   /// store (its server syncs). Throws store_error.

@@ -1,4 +1,5 @@
 #include "soma/store/local.hpp"
+#include "soma/store/trials.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -119,6 +120,24 @@ public:
   bool cache_put(std::string_view key, const cache_identity& who, std::string_view output,
                  const std::optional<std::size_t>& limit) override {
     return cache_put_at(*env_, key, who, output, limit);
+  }
+
+  std::vector<std::uint64_t> add_trials(std::string_view study, const std::vector<values>& trials,
+                                        std::string_view function) override {
+    return add_trials_at(*env_, study, trials, function);
+  }
+  std::optional<trial_row> claim_trial(std::string_view study, std::string_view claimant,
+                                       std::chrono::milliseconds wait) override {
+    return claim_trial_at(*env_, study, claimant, wait);
+  }
+  std::optional<std::string> end_trial(std::string_view study, std::uint64_t number,
+                                       std::uint32_t attempt, std::string_view claimant,
+                                       trial_state state, const values& result,
+                                       const std::string& error) override {
+    return end_trial_at(*env_, study, number, attempt, claimant, state, result, error);
+  }
+  std::vector<std::uint64_t> reclaim(std::string_view study, double quiet_over_s) override {
+    return reclaim_at(*env_, study, quiet_over_s);
   }
 
   void sync() override { env_->sync(); }

@@ -162,6 +162,19 @@ void detail::put_reading_at(environment& env, const reading& r) {
   });
 }
 
+std::map<std::string, std::int64_t> detail::latest_whens(const environment& env, MDB_txn* txn,
+                                                        unsigned dbi) {
+  std::map<std::string, std::int64_t> out;
+  scan(txn, dbi, env, latest_prefix, [&](std::string_view k, std::string_view v) {
+    try {
+      out.emplace(std::string{k.substr(latest_prefix.size())}, decode(k, v, env.path()).when_us);
+    } catch (const store_error&) {
+      // A damaged reading is its writer's to rewrite; `soma check` lists it.
+    }
+  });
+  return out;
+}
+
 quietness::quietness(const std::map<std::string, reading>& standing) {
   for (auto& [id, r] : standing)
     newest_ = std::max(newest_, r.when_us);

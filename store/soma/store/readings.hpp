@@ -26,6 +26,8 @@
 #include "soma/reading.hpp"
 #include "soma/store/store.hpp"
 
+struct MDB_txn;
+
 namespace soma {
 
 /// How many readings of one machine a store keeps (the newest).
@@ -78,6 +80,11 @@ void put_reading_at(environment& env, const reading& r);
 /// store_error naming the store `where` when damaged.
 [[nodiscard]] reading decode_stored_reading(std::string_view key, std::string_view bytes,
                                             const std::string& where);
+
+/// Each machine's latest reading's when_us, read in `txn` (of `env`, its
+/// readings database `dbi`); entries damage hid are left out.
+[[nodiscard]] std::map<std::string, std::int64_t> latest_whens(const environment& env,
+                                                               MDB_txn* txn, unsigned dbi);
 
 } // namespace detail
 

@@ -20,7 +20,7 @@ namespace soma::detail {
 
 namespace {
 
-constexpr const char* db_names[db_count] = {"records", "facts", "meta", "cache", "cache_age", "readings"};
+constexpr const char* db_names[db_count] = {"records", "facts", "meta", "cache", "cache_age", "readings", "trials"};
 
 std::string describe(int rc) {
   return mdb_strerror(rc);
@@ -239,6 +239,8 @@ void environment::open_databases() {
     if (rc == MDB_NOTFOUND) {
       opened[i] = 0;
       all = false;
+      if (i >= first_dbs)
+        continue; // added since: a store written before it has none
     } else if (rc != 0) {
       mdb_txn_abort(txn);
       mdb_env_close(env_);
@@ -257,7 +259,7 @@ void environment::open_databases() {
     // others has lost them to damage (LMDB's main database names them).
     std::size_t found = 0;
     std::string missing;
-    for (size_t i = 0; i < db_count; ++i) {
+    for (size_t i = 0; i < first_dbs; ++i) {
       if (opened[i] != 0)
         ++found;
       else
@@ -270,10 +272,10 @@ void environment::open_databases() {
       listed = mdb_stat(look, 1 /* MAIN_DBI */, &main) == 0 && main.ms_entries > 0;
       mdb_txn_abort(look);
     }
-    if (found > 0 || listed) {
+    if (!missing.empty() && (found > 0 || listed)) {
       mdb_env_close(env_);
       env_ = nullptr;
-      damaged("its database" + std::string{found + 1 < db_count ? "s " : " "} + missing
+      damaged("its database" + std::string{found + 1 < first_dbs ? "s " : " "} + missing
               + " cannot be found, though a writer makes them all at once");
     }
   }

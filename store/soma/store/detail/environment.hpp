@@ -21,10 +21,14 @@
 namespace soma::detail {
 
 /// The named databases of a store.
-enum class db { records, facts, meta, cache, cache_age, readings };
+enum class db { records, facts, meta, cache, cache_age, readings, trials };
 
 /// How many named databases a store has.
-inline constexpr std::size_t db_count = 6;
+inline constexpr std::size_t db_count = 7;
+
+/// How many of them every store has had since format 1: a store an older
+/// soma wrote lacks those after (trials), which read as empty.
+inline constexpr std::size_t first_dbs = 6;
 
 /// An open LMDB environment. One per directory per process.
 class environment {

@@ -1,0 +1,95 @@
+#include "soma/claimant.hpp"
+
+#include <cstdio>
+
+#include <caf/actor_system.hpp>
+#include <caf/send.hpp>
+
+#include "soma/machine.hpp"
+#include "soma/reporter.hpp"
+#include "soma/store/readings.hpp"
+#include "soma/store/trials.hpp"
+
+namespace soma {
+
+claimant::claimant(caf::actor_system& sys, store s, std::string study, claimant_options options)
+  : sys_(sys), store_(std::move(s)), study_(std::move(study)), options_(std::move(options)),
+    sampler_(std::make_shared<machine_sampler>()),
+    counted_(std::make_shared<std::atomic<std::uint64_t>>(0)) {
+  if (auto bad = why_not_a_study(study_))
+    throw store_error(*bad);
+  if (!options_.log)
+    options_.log = [](const std::string& line) { std::fprintf(stderr, "soma: claimant: %s\n", line.c_str()); };
+  auto counts = [served = options_.served, counted = counted_, study = study_] {
+    return reported{served ? served() : 0, counted->load(), study};
+  };
+  // The first reading is written before any claim, here, so that the
+  // claimant is in the fleet (and reclaim can measure it) from its first
+  // trial on; the reporter then writes on its own clock.
+  auto first = sampler_->read(0);
+  auto said = counts();
+  first.served = said.served;
+  first.claims = said.claims;
+  put_reading(store_, first);
+  reporter_ = spawn_reporter(sys_, store_, options_.reporting, sampler_, counts, options_.log);
+}
+
+claimant::~claimant() {
+  if (reporter_)
+    caf::anon_send_exit(reporter_, caf::exit_reason::user_shutdown);
+}
+
+const std::string& claimant::id() const noexcept { return sampler_->id(); }
+
+std::optional<trial_row> claimant::claim(std::chrono::milliseconds wait) {
+  return claim_trial(store_, study_, id(), wait);
+}
+
+void claimant::done(const trial_row& t, const values& result) {
+  end_trial(store_, study_, t, trial_state::done, result);
+  ++finished_;
+  counted_->store(finished_);
+}
+
+void claimant::broke(const trial_row& t, const std::string& error) {
+  end_trial(store_, study_, t, trial_state::broke, {}, error);
+  ++finished_;
+  counted_->store(finished_);
+}
+
+void claimant::let_go(const trial_row& t, const std::string& why) {
+  end_trial(store_, study_, t, trial_state::waiting, {}, why);
+}
+
+std::uint64_t claimant::run(const trial_function& f, claim_options o) {
+  std::uint64_t ran = 0;
+  while (!stopping_ && (!o.at_most || ran < *o.at_most)) {
+    auto t = claim(o.wait);
+    if (!t)
+      break;
+    std::optional<values> result;
+    std::string error;
+    try {
+      trial handed{sys_, store_, study_, *t};
+      result = f(handed);
+    } catch (const std::exception& e) {
+      error = e.what();
+      if (error.empty())
+        error = "its function threw an exception that says nothing";
+    } catch (...) {
+      error = "its function threw something that is not a std::exception";
+    }
+    try {
+      if (result)
+        done(*t, *result);
+      else
+        broke(*t, error);
+      ++ran;
+    } catch (const trial_refused& e) {
+      options_.log(e.what());
+    }
+  }
+  return ran;
+}
+
+} // namespace soma

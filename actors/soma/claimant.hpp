@@ -1,0 +1,146 @@
+#pragma once
+
+/// @file
+/// soma::claimant: a machine that claims trials of a study from a shared
+/// store and runs them (docs/trials.md). It is a machine of the fleet like a
+/// worker: it writes readings of itself on its own clock (a reporter actor),
+/// with the trials it finished and the study it claims from, so `soma
+/// standing` shows an idle claimant beside an idle worker.
+///
+/// ```
+/// soma::values sweep(soma::trial& t) {
+///   auto lr = t.param<double>("lr");
+///   soma::recorder rec{t.system(), t.store(), {.run = t.run(), .summarising = {"loss"}}};
+///   ... forwards, watched by rec ...
+///   return {{"loss", final_loss}};
+/// }
+///
+/// soma::claimant c{system, store, "lr"};
+/// c.run(sweep);   // until no trial waits
+/// ```
+///
+/// A claimant that dies leaves its trial claimed: the engine never times a
+/// claim out. soma::reclaim hands it back by a stated rule (soma/store/
+/// trials.hpp).
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "soma/store/store.hpp"
+#include "soma/trial.hpp"
+
+namespace soma {
+
+class machine_sampler;
+
+/// A claimed trial, as its function sees it.
+class trial {
+public:
+  trial(caf::actor_system& sys, soma::store s, std::string study, trial_row row)
+    : sys_(sys), store_(std::move(s)), study_(std::move(study)), row_(std::move(row)) {}
+
+  [[nodiscard]] const std::string& study() const noexcept { return study_; }
+  [[nodiscard]] std::uint64_t number() const noexcept { return row_.number; }
+  /// 1 for the first claim of this trial, 2 after it was handed back once...
+  [[nodiscard]] std::uint32_t attempt() const noexcept { return row_.attempt; }
+  /// The run this attempt records into (`<study>.<n>`, `.<attempt>` after the first).
+  [[nodiscard]] const std::string& run() const noexcept { return row_.run; }
+  [[nodiscard]] const values& params() const noexcept { return row_.params; }
+  /// The parameter `name` as a T (values::get): throws value_missing naming it.
+  template <class T>
+  [[nodiscard]] T param(std::string_view name) const {
+    return row_.params.get<T>(name);
+  }
+  /// The store the trial was claimed from: record its run there.
+  [[nodiscard]] soma::store& store() noexcept { return store_; }
+  /// The actor system its graphs run in.
+  [[nodiscard]] caf::actor_system& system() noexcept { return sys_; }
+  [[nodiscard]] const trial_row& row() const noexcept { return row_; }
+
+private:
+  caf::actor_system& sys_;
+  soma::store store_;
+  std::string study_;
+  trial_row row_;
+};
+
+/// What a trial function returns: its result, named values (a final loss).
+/// What it throws marks the trial broke with the error.
+using trial_function = std::function<values(trial&)>;
+
+struct claimant_options {
+  /// Between two readings of itself.
+  std::chrono::microseconds reporting = std::chrono::milliseconds(500);
+  /// Counted into its readings as slices served (soma-node --claim, which
+  /// serves slices too); none: 0.
+  std::function<std::uint64_t()> served;
+  /// Where it says what it did (a trial refused, a reading not written);
+  /// none: standard error, one line each.
+  std::function<void(const std::string&)> log;
+};
+
+struct claim_options {
+  /// When no trial waits, wait this long for one to be added before
+  /// returning; zero: return at once.
+  std::chrono::milliseconds wait{0};
+  /// Stop after this many trials.
+  std::optional<std::uint64_t> at_most;
+};
+
+class claimant {
+public:
+  /// A claimant of `study` in `s`: writes its first reading now (so that it
+  /// is a machine of the fleet before it holds any trial), then one every
+  /// `options.reporting`. Throws store_error when that first reading cannot
+  /// be written.
+  claimant(caf::actor_system& sys, store s, std::string study, claimant_options options = {});
+  /// Stops its reporter.
+  ~claimant();
+  claimant(const claimant&) = delete;
+  claimant& operator=(const claimant&) = delete;
+
+  /// Its machine id in its readings and claims: hostname-pid.
+  [[nodiscard]] const std::string& id() const noexcept;
+  /// Trials it finished (done or broke).
+  [[nodiscard]] std::uint64_t finished() const noexcept { return finished_; }
+
+  /// Claims the next waiting trial (soma::claim_trial), waiting up to `wait`.
+  [[nodiscard]] std::optional<trial_row> claim(std::chrono::milliseconds wait = {});
+  /// Ends a claimed trial: done with `result`, broke with `error`, or let go
+  /// (handed back by its own claimant, `why` kept with the attempt). Throw
+  /// trial_refused when the trial was handed back meanwhile.
+  void done(const trial_row& t, const values& result);
+  void broke(const trial_row& t, const std::string& error);
+  void let_go(const trial_row& t, const std::string& why);
+
+  /// Claims and runs trials with `f` until none waits (after `o.wait`),
+  /// `o.at_most` ran, or stop() was called; returns how many it finished.
+  /// A trial handed back while it ran is logged, and its result not kept.
+  std::uint64_t run(const trial_function& f, claim_options o = {});
+
+  /// Makes run() return after the trial in hand (safe from any thread or a
+  /// signal handler's thread).
+  void stop() noexcept { stopping_ = true; }
+
+private:
+  caf::actor_system& sys_;
+  store store_;
+  std::string study_;
+  claimant_options options_;
+  std::shared_ptr<machine_sampler> sampler_;
+  std::shared_ptr<std::atomic<std::uint64_t>> counted_;
+  std::atomic<std::uint64_t> finished_{0};
+  std::atomic<bool> stopping_{false};
+  caf::actor reporter_;
+};
+
+} // namespace soma

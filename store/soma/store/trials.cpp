@@ -1,0 +1,455 @@
+#include "soma/store/trials.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <limits>
+#include <thread>
+
+#include "soma/detail/seal.hpp"
+#include "soma/detail/undecodable.hpp"
+#include "soma/store/backend.hpp"
+#include "soma/store/detail/cursor.hpp"
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/keys.hpp"
+#include "soma/store/readings.hpp"
+#include "soma/wire/trial.hpp"
+
+namespace soma {
+
+namespace {
+
+using detail::db;
+using dbi_of = std::function<MDB_dbi(db)>;
+
+// The layout of the trials database (docs/formats.md):
+//   s/<study>                the study
+//   t/<study>/<BE64 n>       trial n
+//   w/<study>/<BE64 n>       trial n waits (empty payload): claims take the first
+std::string study_key(std::string_view study) { return "s/" + std::string{study}; }
+std::string trials_prefix(std::string_view study) { return "t/" + std::string{study} + "/"; }
+std::string waiting_prefix(std::string_view study) { return "w/" + std::string{study} + "/"; }
+std::string trial_key(std::string_view study, std::uint64_t n) {
+  return trials_prefix(study) + detail::be64(n);
+}
+std::string waiting_key(std::string_view study, std::uint64_t n) {
+  return waiting_prefix(study) + detail::be64(n);
+}
+
+std::int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+// Unix microseconds as UTC to the second, for messages.
+std::string utc(std::int64_t us) {
+  std::time_t t = static_cast<std::time_t>(us / 1000000);
+  std::tm parts{};
+  char out[32] = "?";
+  if (gmtime_r(&t, &parts))
+    std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return out;
+}
+
+void check_study(std::string_view study) {
+  if (auto bad = why_not_a_study(study))
+    throw store_error(*bad);
+}
+
+template <class T, class Decode>
+T unsealed(const detail::environment& env, std::string_view key, std::string_view bytes,
+           detail::sealed_kind kind, const char* what, Decode decode) {
+  std::string_view payload;
+  switch (detail::unseal(key, bytes, kind, payload)) {
+    case detail::seal_state::ok: break;
+    case detail::seal_state::newer:
+      throw store_error(std::string{what} + " at '" + detail::printable_key(key) + "' in the store '"
+                        + env.path() + "' was written by a newer soma, which this one cannot read");
+    default:
+      throw store_error(std::string{what} + " at '" + detail::printable_key(key) + "' in the store '"
+                        + env.path() + "' is damaged: its checksum does not match its bytes "
+                        "(`soma check --store " + env.path() + "` lists every damaged entry)");
+  }
+  try {
+    return decode(payload);
+  } catch (const detail::undecodable& e) {
+    throw store_error(std::string{what} + " at '" + detail::printable_key(key) + "' in the store '"
+                      + env.path() + "' is damaged (" + e.what() + ")");
+  }
+}
+
+trial_row decode_trial(const detail::environment& env, std::string_view key, std::string_view bytes) {
+  return unsealed<trial_row>(env, key, bytes, detail::sealed_kind::trial, "the trial",
+                             wire::decode_trial);
+}
+
+std::optional<study_row> get_study(const detail::environment& env, MDB_txn* txn, MDB_dbi d,
+                                   std::string_view study) {
+  std::string_view bytes;
+  auto key = study_key(study);
+  if (d == 0 || !env.get(txn, d, key, bytes))
+    return std::nullopt;
+  return unsealed<study_row>(env, key, bytes, detail::sealed_kind::study, "the study",
+                             wire::decode_study);
+}
+
+// The names of every study, for a message saying which there are.
+std::string study_names(const detail::environment& env, MDB_txn* txn, MDB_dbi d) {
+  std::string names;
+  detail::cursor c{env, txn, d};
+  for (bool ok = c.move(MDB_SET_RANGE, "s/"); ok && c.key().starts_with("s/"); ok = c.move(MDB_NEXT))
+    names += (names.empty() ? "'" : ", '") + std::string{c.key().substr(2)} + "'";
+  return names;
+}
+
+[[noreturn]] void no_study(const detail::environment& env, MDB_txn* txn, MDB_dbi d,
+                           std::string_view study) {
+  auto names = study_names(env, txn, d);
+  throw no_study_error("the store '" + env.path() + "' has no study named '" + std::string{study}
+                       + "'; "
+                       + (names.empty() ? std::string{"it has none yet (soma::add_trials makes one)"}
+                                        : "it has " + names)
+                       + " (`soma trials` lists them)");
+}
+
+void put_trial(const detail::environment& env, MDB_txn* txn, MDB_dbi d, std::string_view study,
+               const trial_row& t) {
+  auto key = trial_key(study, t.number);
+  env.put(txn, d, key, detail::sealed(key, detail::sealed_kind::trial, wire::encode_trial(t)));
+}
+
+void put_waiting(const detail::environment& env, MDB_txn* txn, MDB_dbi d, std::string_view study,
+                 std::uint64_t n) {
+  auto key = waiting_key(study, n);
+  env.put(txn, d, key, detail::sealed(key, detail::sealed_kind::waiting, {}));
+}
+
+// Calls f(key, trial) for every trial of `study`, by number.
+void each_trial(const detail::environment& env, MDB_txn* txn, MDB_dbi d, std::string_view study,
+                const std::function<void(std::string_view, trial_row&&)>& f) {
+  auto prefix = trials_prefix(study);
+  detail::cursor c{env, txn, d};
+  for (bool ok = c.move(MDB_SET_RANGE, prefix); ok && c.key().starts_with(prefix);
+       ok = c.move(MDB_NEXT))
+    f(c.key(), decode_trial(env, c.key(), c.value()));
+}
+
+// Ends `t`'s current attempt without a result and puts it back in line:
+// the attempt stays among its abandoned ones, saying `why`.
+void hand_back(const detail::environment& env, MDB_txn* txn, MDB_dbi d, std::string_view study,
+               trial_row& t, std::int64_t now, std::string why) {
+  t.abandoned.push_back({t.attempt, t.claimant, t.claimed_us, t.run, now, std::move(why)});
+  t.state = trial_state::waiting;
+  t.claimant.clear();
+  t.claimed_us = 0;
+  t.run.clear();
+  put_trial(env, txn, d, study, t);
+  put_waiting(env, txn, d, study, t.number);
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", s);
+  return buf;
+}
+
+} // namespace
+
+std::optional<std::string> why_not_a_study(std::string_view name) {
+  auto shown = "'" + std::string{name.substr(0, 64)} + (name.size() > 64 ? "...'" : "'");
+  if (name.empty())
+    return std::string{"a study needs a name; it is empty"};
+  if (name.size() > max_study_name)
+    return "the study name " + shown + " is " + std::to_string(name.size())
+           + " bytes; a study name is at most " + std::to_string(max_study_name);
+  for (unsigned char c : name)
+    if (c == '/' || c == '.' || c < 0x20 || c == 0x7f)
+      return "the study name " + shown
+             + " holds a '/', a '.' or a control character; a study name has none (its trials' "
+               "runs are <study>.<n>)";
+  return std::nullopt;
+}
+
+// ---- the local side ----
+
+std::vector<std::uint64_t> detail::add_trials_at(environment& env, std::string_view study,
+                                                 const std::vector<values>& trials,
+                                                 std::string_view function) {
+  check_study(study);
+  std::vector<std::uint64_t> numbers;
+  env.write([&](MDB_txn* txn, const dbi_of& dbi) {
+    numbers.clear(); // replayed when the map grows
+    auto d = dbi(db::trials);
+    auto now = now_us();
+    auto s = get_study(env, txn, d, study).value_or(study_row{std::string{study}, now, 0, std::string{function}});
+    for (auto& params : trials) {
+      trial_row t;
+      t.number = s.trials++;
+      t.params = params;
+      t.added_us = now;
+      put_trial(env, txn, d, study, t);
+      put_waiting(env, txn, d, study, t.number);
+      numbers.push_back(t.number);
+    }
+    auto key = study_key(study);
+    env.put(txn, d, key, sealed(key, sealed_kind::study, wire::encode_study(s)));
+  });
+  return numbers;
+}
+
+std::optional<trial_row> detail::claim_trial_at(environment& env, std::string_view study,
+                                                std::string_view claimant,
+                                                std::chrono::milliseconds wait) {
+  check_study(study);
+  if (claimant.empty())
+    throw store_error("a claim needs the claimant's machine id (hostname-pid)");
+  auto deadline = std::chrono::steady_clock::now() + wait;
+  auto prefix = waiting_prefix(study);
+  for (;;) {
+    auto seen = env.last_txn();
+    // Looked at in a read transaction first: claimants with nothing to take
+    // never queue for the write lock.
+    bool waits = false;
+    env.read([&](MDB_txn* txn, const dbi_of& dbi) {
+      auto d = dbi(db::trials);
+      if (!get_study(env, txn, d, study))
+        no_study(env, txn, d, study);
+      cursor c{env, txn, d};
+      waits = c.move(MDB_SET_RANGE, prefix) && c.key().starts_with(prefix);
+    });
+    if (waits) {
+      std::optional<trial_row> got;
+      env.write([&](MDB_txn* txn, const dbi_of& dbi) {
+        got.reset();
+        auto d = dbi(db::trials);
+        std::uint64_t n = 0;
+        {
+          cursor c{env, txn, d};
+          if (!c.move(MDB_SET_RANGE, prefix) || !c.key().starts_with(prefix))
+            return; // another claimant took it first
+          n = from_be64(c.key().substr(prefix.size()));
+          c.del();
+        }
+        auto key = trial_key(study, n);
+        std::string_view bytes;
+        if (!env.get(txn, d, key, bytes))
+          env.damaged("trial " + std::to_string(n) + " of study '" + std::string{study}
+                      + "' is waiting in line but is not there");
+        auto t = decode_trial(env, key, bytes);
+        t.state = trial_state::claimed;
+        t.attempt += 1;
+        t.claimant = claimant;
+        t.claimed_us = now_us();
+        t.run = trial_run(study, t.number, t.attempt);
+        put_trial(env, txn, d, study, t);
+        got = std::move(t);
+      });
+      if (got)
+        return got;
+      continue; // taken by another: look again at once
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      return std::nullopt;
+    // Nothing waits: look again once the store moved (any process's
+    // commit), polling its last transaction, which costs no transaction.
+    while (env.last_txn() == seen && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+std::optional<std::string> detail::end_trial_at(environment& env, std::string_view study,
+                                                std::uint64_t number, std::uint32_t attempt,
+                                                std::string_view claimant, trial_state state,
+                                                const values& result, const std::string& error) {
+  check_study(study);
+  if (state == trial_state::claimed)
+    throw store_error("an attempt ends done, broke or waiting (let go), not claimed");
+  std::optional<std::string> refused;
+  env.write([&](MDB_txn* txn, const dbi_of& dbi) {
+    refused.reset();
+    auto d = dbi(db::trials);
+    auto key = trial_key(study, number);
+    std::string_view bytes;
+    if (!env.get(txn, d, key, bytes)) {
+      refused = "study '" + std::string{study} + "' has no trial " + std::to_string(number);
+      return;
+    }
+    auto t = decode_trial(env, key, bytes);
+    auto which = "trial " + std::to_string(number) + " of study '" + std::string{study} + "'";
+    if (t.attempt != attempt || t.claimant != claimant || t.state != trial_state::claimed) {
+      for (auto& a : t.abandoned)
+        if (a.attempt == attempt && a.claimant == claimant) {
+          refused = which + " was handed back from this attempt (" + std::to_string(attempt)
+                    + ", " + std::string{claimant} + ") at " + utc(a.ended_us) + ": " + a.why
+                    + "; what this attempt found is not kept";
+          return;
+        }
+      refused = which + " is not held by " + std::string{claimant} + " in attempt "
+                + std::to_string(attempt) + " (it is " + to_string(t.state)
+                + (t.claimant.empty() ? "" : ", attempt " + std::to_string(t.attempt) + " of " + t.claimant)
+                + "); what this attempt found is not kept";
+      return;
+    }
+    auto now = now_us();
+    if (state == trial_state::waiting)
+      return hand_back(env, txn, d, study, t, now, error);
+    t.state = state;
+    t.ended_us = now;
+    t.result = state == trial_state::done ? result : values{};
+    t.error = state == trial_state::broke ? error : std::string{};
+    put_trial(env, txn, d, study, t);
+  });
+  return refused;
+}
+
+std::vector<std::uint64_t> detail::reclaim_at(environment& env, std::string_view study,
+                                              double quiet_over_s) {
+  check_study(study);
+  if (!(quiet_over_s >= 0) || !std::isfinite(quiet_over_s))
+    throw store_error("reclaim takes the seconds a claimant may be quiet, 0 or more, not "
+                      + seconds(quiet_over_s));
+  std::vector<std::uint64_t> handed;
+  bool known = true;
+  env.write([&](MDB_txn* txn, const dbi_of& dbi) {
+    handed.clear();
+    auto d = dbi(db::trials);
+    if (!get_study(env, txn, d, study)) {
+      known = false;
+      return;
+    }
+    auto latest = latest_whens(env, txn, dbi(db::readings));
+    std::int64_t newest = std::numeric_limits<std::int64_t>::min();
+    for (auto& [id, when] : latest)
+      newest = std::max(newest, when);
+    std::vector<trial_row> back;
+    std::vector<std::string> why;
+    each_trial(env, txn, d, study, [&](std::string_view, trial_row&& t) {
+      if (t.state != trial_state::claimed)
+        return;
+      auto at = latest.find(t.claimant);
+      if (at == latest.end()) {
+        back.push_back(std::move(t));
+        why.push_back("handed back: its claimant has no reading in the store (rule: quiet_s over "
+                      + seconds(quiet_over_s) + ")");
+        return;
+      }
+      auto quiet = static_cast<double>(newest - at->second) / 1e6;
+      if (quiet > quiet_over_s) {
+        back.push_back(std::move(t));
+        why.push_back("handed back: its claimant's readings were " + seconds(quiet)
+                      + " s behind the newest writer's (rule: quiet_s over "
+                      + seconds(quiet_over_s) + ")");
+      }
+    });
+    auto now = now_us();
+    for (std::size_t i = 0; i < back.size(); ++i) {
+      hand_back(env, txn, d, study, back[i], now, why[i]);
+      handed.push_back(back[i].number);
+    }
+  });
+  if (!known)
+    env.read([&](MDB_txn* txn, const dbi_of& dbi) { no_study(env, txn, dbi(db::trials), study); });
+  return handed;
+}
+
+// ---- through any backend ----
+
+std::vector<std::uint64_t> add_trials(store& s, std::string_view study,
+                                      const std::vector<values>& trials, std::string_view function) {
+  check_study(study);
+  if (s.read_only())
+    throw store_error("cannot add trials to the store '" + s.path() + "': it was opened read-only");
+  return s.backend().add_trials(study, trials, function);
+}
+
+std::optional<trial_row> claim_trial(store& s, std::string_view study, std::string_view claimant,
+                                     std::chrono::milliseconds wait) {
+  check_study(study);
+  if (s.read_only())
+    throw store_error("cannot claim a trial in the store '" + s.path() + "': it was opened read-only");
+  return s.backend().claim_trial(study, claimant, wait);
+}
+
+void end_trial(store& s, std::string_view study, const trial_row& claimed, trial_state state,
+               const values& result, const std::string& error) {
+  check_study(study);
+  if (s.read_only())
+    throw store_error("cannot end a trial in the store '" + s.path() + "': it was opened read-only");
+  if (auto refused = s.backend().end_trial(study, claimed.number, claimed.attempt, claimed.claimant,
+                                           state, result, error))
+    throw trial_refused(*refused);
+}
+
+std::vector<std::uint64_t> reclaim(store& s, std::string_view study, double quiet_over_s) {
+  check_study(study);
+  if (s.read_only())
+    throw store_error("cannot hand trials back in the store '" + s.path() + "': it was opened read-only");
+  return s.backend().reclaim(study, quiet_over_s);
+}
+
+std::vector<study_summary> studies(const store& s) {
+  std::vector<study_summary> out;
+  auto held = s.reading();
+  auto& env = *held;
+  env.read([&](MDB_txn* txn, const dbi_of& dbi) {
+    auto d = dbi(db::trials);
+    std::vector<study_row> found;
+    {
+      detail::cursor c{env, txn, d};
+      for (bool ok = c.move(MDB_SET_RANGE, "s/"); ok && c.key().starts_with("s/"); ok = c.move(MDB_NEXT))
+        found.push_back(unsealed<study_row>(env, c.key(), c.value(), detail::sealed_kind::study,
+                                            "the study", wire::decode_study));
+    }
+    for (auto& st : found) {
+      study_summary sum{st};
+      each_trial(env, txn, d, st.name, [&](std::string_view, trial_row&& t) {
+        switch (t.state) {
+          case trial_state::waiting: ++sum.waiting; break;
+          case trial_state::claimed: ++sum.claimed; break;
+          case trial_state::done: ++sum.done; break;
+          case trial_state::broke: ++sum.broke; break;
+        }
+        sum.abandoned += t.abandoned.size();
+      });
+      out.push_back(std::move(sum));
+    }
+  });
+  return out;
+}
+
+std::vector<trial_row> trials(const store& s, std::string_view study) {
+  check_study(study);
+  std::vector<trial_row> out;
+  auto held = s.reading();
+  auto& env = *held;
+  env.read([&](MDB_txn* txn, const dbi_of& dbi) {
+    auto d = dbi(db::trials);
+    auto st = get_study(env, txn, d, study);
+    if (!st)
+      no_study(env, txn, d, study);
+    each_trial(env, txn, d, study, [&](std::string_view, trial_row&& t) { out.push_back(std::move(t)); });
+    if (out.size() != st->trials)
+      env.damaged("study '" + std::string{study} + "' has " + std::to_string(st->trials)
+                  + " trials (it says), but " + std::to_string(out.size()) + " were found");
+  });
+  return out;
+}
+
+study_row study(const store& s, std::string_view name) {
+  check_study(name);
+  std::optional<study_row> out;
+  auto held = s.reading();
+  auto& env = *held;
+  env.read([&](MDB_txn* txn, const dbi_of& dbi) {
+    auto d = dbi(db::trials);
+    out = get_study(env, txn, d, name);
+    if (!out)
+      no_study(env, txn, d, name);
+  });
+  return *out;
+}
+
+} // namespace soma

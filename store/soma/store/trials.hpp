@@ -1,0 +1,129 @@
+#pragma once
+
+/// @file
+/// Studies and their trials in a store (docs/trials.md): trials any process
+/// claims, one write transaction a claim, so that no two claimants ever hold
+/// the same trial, whether the store is a directory here or `soma://`.
+///
+/// Nothing here times a claim out: a claimant that dies leaves its trial
+/// claimed, and the record says by whom and since when. Handing a trial back
+/// is an act with a stated rule (reclaim): its claimant's readings are more
+/// than S seconds behind the newest writer's, the rule quiet_s follows
+/// everywhere (writer against writer, never against the reader's clock).
+///
+/// | call          | costs                                               |
+/// | ------------- | --------------------------------------------------- |
+/// | add_trials    | one write transaction for all of them               |
+/// | claim_trial   | one write transaction (one seek, a delete, a put)   |
+/// | end_trial     | one write transaction                               |
+/// | reclaim       | one write transaction: a scan of the study's trials and of the machines' latest readings |
+/// | studies       | one scan of every study's trials                    |
+/// | trials        | one scan of the study's trials                      |
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "soma/store/store.hpp"
+#include "soma/trial.hpp"
+
+namespace soma {
+
+/// The longest study name, in bytes: a trial's run is `<study>.<n>.<a>` and
+/// must name a run (max_run_id).
+inline constexpr std::size_t max_study_name = 200;
+
+/// Why `name` cannot name a study (empty, a '/' or '.', a control character,
+/// longer than max_study_name bytes), as a sentence naming it; nullopt when
+/// it can.
+[[nodiscard]] std::optional<std::string> why_not_a_study(std::string_view name);
+
+/// The store holds no study of the name asked for.
+class no_study_error : public store_error {
+public:
+  using store_error::store_error;
+};
+
+/// An end of an attempt the store did not keep: the trial was handed back
+/// (reclaim) or is not this claimant's. what() says which, and when.
+class trial_refused : public store_error {
+public:
+  using store_error::store_error;
+};
+
+/// Adds `trials` to `study` (made, with `function`, when new), numbered on
+/// from its last, in one write transaction; a study grows while it is being
+/// claimed. Returns their numbers. Throws store_error (a bad study name, a
+/// read-only store).
+std::vector<std::uint64_t> add_trials(store& s, std::string_view study,
+                                      const std::vector<values>& trials,
+                                      std::string_view function = {});
+
+/// Claims the waiting trial of `study` with the lowest number for
+/// `claimant` (a machine id, hostname-pid), in one write transaction: first
+/// writer wins. Waits up to `wait` for one to be added (polling the store's
+/// last transaction every 2 ms; a served store holds the ask up to 1 s at a
+/// time). The trial returned is claimed, its attempt counted, its run named
+/// (trial_run). nullopt when none was waiting. Throws no_study_error.
+[[nodiscard]] std::optional<trial_row> claim_trial(store& s, std::string_view study,
+                                                   std::string_view claimant,
+                                                   std::chrono::milliseconds wait = {});
+
+/// Ends the attempt `claimed` (as claim_trial returned it): `done` with its
+/// result, `broke` with the error, or `waiting` to let it go (`error` says
+/// why), which keeps the attempt among the trial's abandoned ones and lets
+/// the next claim take it. Throws trial_refused when the attempt is no longer
+/// the trial's current one (it was handed back meanwhile: that result is not
+/// kept, so no trial is ever done twice).
+void end_trial(store& s, std::string_view study, const trial_row& claimed, trial_state state,
+               const values& result = {}, const std::string& error = {});
+
+/// Hands back every claimed trial of `study` whose claimant's latest reading
+/// is more than `quiet_over_s` seconds behind the newest reading of any
+/// machine in the store (a claimant with no reading at all counts as
+/// quieter than any S). Each handed-back attempt stays in the trial's
+/// abandoned attempts with the rule and what was measured. One write
+/// transaction. Returns the trials handed back. Throws no_study_error.
+std::vector<std::uint64_t> reclaim(store& s, std::string_view study, double quiet_over_s);
+
+/// A study and how many of its trials stand where.
+struct study_summary {
+  study_row study;
+  std::uint64_t waiting = 0, claimed = 0, done = 0, broke = 0;
+  std::uint64_t abandoned = 0; ///< attempts handed back or let go
+};
+
+/// Every study, by name. One scan of all trials.
+[[nodiscard]] std::vector<study_summary> studies(const store& s);
+
+/// Every trial of `study`, by number. One scan of its trials. Throws
+/// no_study_error naming the studies there are.
+[[nodiscard]] std::vector<trial_row> trials(const store& s, std::string_view study);
+
+/// The study itself. Throws no_study_error.
+[[nodiscard]] study_row study(const store& s, std::string_view name);
+
+namespace detail {
+
+class environment;
+
+/// The local backend's side of the calls above (the served store's server
+/// calls the same on its directory).
+std::vector<std::uint64_t> add_trials_at(environment& env, std::string_view study,
+                                         const std::vector<values>& trials,
+                                         std::string_view function);
+std::optional<trial_row> claim_trial_at(environment& env, std::string_view study,
+                                        std::string_view claimant, std::chrono::milliseconds wait);
+std::optional<std::string> end_trial_at(environment& env, std::string_view study,
+                                        std::uint64_t number, std::uint32_t attempt,
+                                        std::string_view claimant, trial_state state,
+                                        const values& result, const std::string& error);
+std::vector<std::uint64_t> reclaim_at(environment& env, std::string_view study,
+                                      double quiet_over_s);
+
+} // namespace detail
+
+} // namespace soma
