@@ -1,5 +1,6 @@
 #include "soma/claimant.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <caf/actor_system.hpp>
@@ -64,9 +65,22 @@ void claimant::let_go(const trial_row& t, const std::string& why) {
 std::uint64_t claimant::run(const trial_function& f, claim_options o) {
   std::uint64_t ran = 0;
   while (!stopping_ && (!o.at_most || ran < *o.at_most)) {
-    auto t = claim(o.wait);
+    // Waited for in slices, so that stop() is heard within 100 ms.
+    auto until = std::chrono::steady_clock::now() + o.wait;
+    std::optional<trial_row> t;
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+      t = claim(std::clamp(left, std::chrono::milliseconds{0}, std::chrono::milliseconds{100}));
+      if (t || stopping_ || left.count() <= 0)
+        break;
+    }
     if (!t)
       break;
+    {
+      std::lock_guard hold{in_hand_lock_};
+      in_hand_ = t;
+    }
     std::optional<values> result;
     std::string error;
     try {
@@ -79,6 +93,10 @@ std::uint64_t claimant::run(const trial_function& f, claim_options o) {
     } catch (...) {
       error = "its function threw something that is not a std::exception";
     }
+    {
+      std::lock_guard hold{in_hand_lock_};
+      in_hand_.reset();
+    }
     try {
       if (result)
         done(*t, *result);
@@ -90,6 +108,25 @@ std::uint64_t claimant::run(const trial_function& f, claim_options o) {
     }
   }
   return ran;
+}
+
+bool claimant::stop_and_let_go(const std::string& why) {
+  stop();
+  std::optional<trial_row> held;
+  {
+    std::lock_guard hold{in_hand_lock_};
+    held = in_hand_;
+  }
+  if (!held)
+    return false;
+  try {
+    let_go(*held, why);
+    return true;
+  } catch (const std::exception& e) {
+    options_.log(std::string{"could not let go of trial "} + std::to_string(held->number) + ": "
+                 + e.what());
+    return false;
+  }
 }
 
 } // namespace soma

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -127,9 +128,15 @@ public:
   /// A trial handed back while it ran is logged, and its result not kept.
   std::uint64_t run(const trial_function& f, claim_options o = {});
 
-  /// Makes run() return after the trial in hand (safe from any thread or a
-  /// signal handler's thread).
+  /// Makes run() return after the trial in hand (safe from any thread).
   void stop() noexcept { stopping_ = true; }
+
+  /// Stops, and lets go of the trial run() has in hand, if any, saying
+  /// `why` (kept with the attempt): the next claim takes it at once, where a
+  /// claimant that just died would hold it until reclaimed. What the trial's
+  /// function still finds is then refused. Safe from any thread; whether
+  /// one was let go.
+  bool stop_and_let_go(const std::string& why);
 
 private:
   caf::actor_system& sys_;
@@ -140,6 +147,8 @@ private:
   std::shared_ptr<std::atomic<std::uint64_t>> counted_;
   std::atomic<std::uint64_t> finished_{0};
   std::atomic<bool> stopping_{false};
+  std::mutex in_hand_lock_;
+  std::optional<trial_row> in_hand_; ///< the trial run() runs now
   caf::actor reporter_;
 };
 

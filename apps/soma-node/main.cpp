@@ -10,9 +10,11 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -23,11 +25,14 @@
 #include <caf/openssl/publish.hpp>
 #include <caf/send.hpp>
 
+#include "soma/claimant.hpp"
 #include "soma/error.hpp"
 #include "soma/remote/address.hpp"
 #include "soma/remote/served_store.hpp"
 #include "soma/store/backend.hpp"
+#include "soma/store/trials.hpp"
 #include "soma/serve/catalog.hpp"
+#include "soma/serve/claiming.hpp"
 #include "soma/serve/reporter.hpp"
 #include "soma/serve/server.hpp"
 #include "soma/serve/stop_deadline.hpp"
@@ -60,6 +65,9 @@ struct options {
   std::string serve_store;
   double stop_within = 1.5;
   double silence = 3.0;
+  std::string claim;
+  std::string trial;
+  double claim_wait = 0;
 };
 
 // Exit statuses (docs/remote.md): 0 a clean stop, 1 cannot listen, 2 bad
@@ -103,6 +111,25 @@ int serve(const options& opt) {
                          "at most 3600, not %g\n", *opt.reporting);
     return 2;
   }
+  if (!opt.claim.empty() && opt.store.empty()) {
+    std::fprintf(stderr, "soma-node: --claim needs --store: trials are claimed from a store (a "
+                         "directory, or soma://HOST:PORT)\n");
+    return 2;
+  }
+  if (!opt.claim.empty()) {
+    if (auto bad = soma::why_not_a_study(opt.claim)) {
+      std::fprintf(stderr, "soma-node: --claim: %s\n", bad->c_str());
+      return 2;
+    }
+  }
+  if (!opt.trial.empty() && opt.claim.empty()) {
+    std::fprintf(stderr, "soma-node: --trial names the trial function of --claim STUDY; give --claim\n");
+    return 2;
+  }
+  if (!(opt.claim_wait >= 0 && opt.claim_wait <= 86400)) {
+    std::fprintf(stderr, "soma-node: --claim-wait takes seconds, 0 to 86400, not %g\n", opt.claim_wait);
+    return 2;
+  }
   std::optional<soma::store> served_store;
   if (!opt.serve_store.empty()) {
     // A new store is made where none is, and said so: a typo must not pass
@@ -122,7 +149,9 @@ int serve(const options& opt) {
   // through its own actor system: it is opened once that is made.
   std::optional<soma::store> readings_store;
   soma::store_options readings_options;
-  readings_options.expendable = true; // a reading lost to a machine crash is replaced on the next tick
+  // A reading lost to a machine crash is replaced on the next tick; a claim
+  // or a result is not.
+  readings_options.expendable = opt.claim.empty();
   readings_options.tls_cert = opt.tls_cert;
   readings_options.tls_key = opt.tls_key;
   readings_options.tls_ca = opt.tls_ca;
@@ -147,6 +176,7 @@ int serve(const options& opt) {
   sigemptyset(&stop);
   sigaddset(&stop, SIGTERM);
   sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGUSR1); // --claim: no trial waits any more
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
   if (!(opt.stop_within > 0 && opt.stop_within <= 60)) {
@@ -200,6 +230,7 @@ int serve(const options& opt) {
     // actor system, so it is destroyed (disarmed) once the system's
     // destructor, which is what may not return in time, has returned.
     std::optional<soma::serve::stop_deadline> deadline;
+    std::atomic<bool> claims_running{false}; // --claim: a trial function may still run
     caf::actor_system sys{cfg};
     if (!opt.store.empty()) {
       auto opened = soma::open_store(sys, opt.store, readings_options);
@@ -211,6 +242,20 @@ int serve(const options& opt) {
       }
       readings_store = std::move(*opened);
     }
+    const soma::detail::trial_function_entry* trial_function = nullptr;
+    if (!opt.claim.empty()) {
+      try {
+        auto study = soma::study(*readings_store, opt.claim);
+        trial_function = &soma::serve::trial_function_for(worker.libraries(), study, opt.trial);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "soma-node: --claim %s: %s\n", opt.claim.c_str(), e.what());
+        if (readings_store && !readings_store->backend().local())
+          readings_store.reset();
+        std::error_code ignored;
+        std::filesystem::remove_all(code_dir, ignored);
+        return 2;
+      }
+    }
     // A served store goes before the actor system it was opened through.
     struct closing {
       std::optional<soma::store>& s;
@@ -221,7 +266,9 @@ int serve(const options& opt) {
     } close_served{readings_store};
     auto front = soma::serve::spawn_front(sys, worker, say);
     caf::actor reporter;
-    if (readings_store) {
+    // A claimant reports for itself (with its trials), and for the slices
+    // this worker serves.
+    if (readings_store && !trial_function) {
       auto every = std::chrono::microseconds(
         static_cast<std::int64_t>(opt.reporting.value_or(0.5) * 1e6));
       reporter = soma::serve::spawn_reporter(sys, worker, *readings_store, every, say);
@@ -249,18 +296,63 @@ int serve(const options& opt) {
           + (readings_store ? ", reporting to " + readings_store->path() + " every "
                                 + std::to_string(opt.reporting.value_or(0.5)).substr(0, 5) + " s"
                             : ""));
+      std::shared_ptr<soma::claimant> claiming;
+      std::mutex claiming_lock;
+      std::atomic<int> claim_status{0};
+      std::thread claims;
+      if (trial_function) {
+        claims_running = true;
+        auto every = std::chrono::microseconds(
+          static_cast<std::int64_t>(opt.reporting.value_or(0.5) * 1e6));
+        claims = std::thread{[&, every] {
+          try {
+            auto c = std::make_shared<soma::claimant>(
+              sys, *readings_store, opt.claim,
+              soma::claimant_options{.reporting = every,
+                                     .served = [&worker] { return worker.served(); },
+                                     .log = say});
+            {
+              std::lock_guard hold{claiming_lock};
+              claiming = c;
+            }
+            say("claiming trials of " + opt.claim + " from " + readings_store->path()
+                + " with the trial function " + trial_function->name + ", as " + c->id());
+            auto fn = trial_function->run;
+            auto wait = std::chrono::milliseconds(static_cast<std::int64_t>(opt.claim_wait * 1000));
+            auto n = c->run([fn](soma::trial& t) { return fn(t); }, {.wait = wait});
+            say("claims: finished " + std::to_string(n) + " trial(s) of " + opt.claim
+                + "; none waits" + (opt.claim_wait > 0 ? " (after --claim-wait)" : ""));
+          } catch (const std::exception& e) {
+            say(std::string{"claims: "} + e.what());
+            claim_status = 1;
+          }
+          claims_running = false;
+          ::kill(::getpid(), SIGUSR1);
+        }};
+      }
       int signal = 0;
       sigwait(&stop, &signal);
-      say(std::string{"stopping ("} + (signal == SIGTERM ? "SIGTERM" : "SIGINT") + ")");
+      say(std::string{"stopping ("}
+          + (signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "no trial to claim") + ")");
+      {
+        std::lock_guard hold{claiming_lock};
+        if (claiming && signal != SIGUSR1
+            && claiming->stop_and_let_go(std::string{"its soma-node stopped ("}
+                                         + (signal == SIGTERM ? "SIGTERM" : "SIGINT")
+                                         + ") while it ran"))
+          say("let go of the trial in hand: the next claim takes it");
+      }
+      status = claim_status;
       stopped_by_signal = true;
       auto bound = std::chrono::milliseconds(static_cast<std::int64_t>(opt.stop_within * 1000));
-      deadline.emplace(bound, [&worker, &make_durable, code_dir, bound] {
+      deadline.emplace(bound, [&worker, &make_durable, &claims_running, code_dir, bound] {
         auto running = worker.running_slices();
         auto open = worker.open_sessions();
+        bool claiming = claims_running;
         make_durable();
         std::error_code ignored;
         std::filesystem::remove_all(code_dir, ignored);
-        if (running == 0 && open == 0) {
+        if (running == 0 && open == 0 && !claiming) {
           // Everything was answered and closed; only CAF's own teardown
           // (its network layer, a detached thread) had not returned.
           say("stopped (CAF's shutdown had not returned within " + std::to_string(bound.count())
@@ -269,13 +361,21 @@ int serve(const options& opt) {
         }
         say("stop cut short after " + std::to_string(bound.count()) + " ms: "
             + std::to_string(running) + " slice(s) still running and " + std::to_string(open)
-            + " session(s) still open were abandoned; their clients see the connection close");
+            + " session(s) still open were abandoned; their clients see the connection close"
+            + (claiming ? "; the trial function still running was abandoned (its trial was let go "
+                          "if it was in hand)"
+                        : ""));
         say("stopped (cut short)");
         return cut_short_status;
       });
       caf::anon_send_exit(front, caf::exit_reason::user_shutdown);
       if (reporter)
         caf::anon_send_exit(reporter, caf::exit_reason::user_shutdown);
+      // Bound by the deadline armed above: a trial function that does not
+      // return in time is cut short with everything else.
+      if (claims.joinable())
+        claims.join();
+      claiming.reset();
     }
   }
   make_durable();
@@ -317,6 +417,17 @@ int main(int argc, char** argv) {
   app.add_option("--connection-timeout", opt.silence,
                  "seconds a connection may send nothing before it is closed (CAF's heartbeat "
                  "beats every sixth of it); what is in flight to a silent peer then ends")
+    ->capture_default_str();
+  app.add_option("--claim", opt.claim,
+                 "claim trials of STUDY from --store and run them with a trial function of a "
+                 "--nodes library (SOMA_TRIAL_FUNCTIONS; docs/trials.md); exits once none waits")
+    ->option_text("STUDY");
+  app.add_option("--trial", opt.trial,
+                 "the trial function to run them with (default: the one the study names, else "
+                 "the only one the libraries give)")
+    ->option_text("NAME");
+  app.add_option("--claim-wait", opt.claim_wait,
+                 "seconds to wait for a trial to be added once none waits, before stopping")
     ->capture_default_str();
   app.add_option("--tls-cert", opt.tls_cert, "this worker's certificate (PEM)");
   app.add_option("--tls-key", opt.tls_key, "its private key (PEM)");

@@ -42,6 +42,11 @@
 #include "soma/codec.hpp"
 #include "soma/context.hpp"
 #include "soma/node.hpp"
+#include "soma/trial.hpp"
+
+namespace soma {
+class trial; // soma/claimant.hpp
+} // namespace soma
 
 namespace soma::detail {
 
@@ -134,6 +139,16 @@ inline constexpr const char* library_symbol = "soma_node_library_v2";
 /// What a library built by an older soma exports instead.
 inline constexpr const char* old_library_symbol = "soma_node_library_v1";
 
+/// One trial function a library gives `soma-node --claim` (SOMA_TRIAL_FUNCTIONS).
+struct trial_function_entry {
+  std::string name;
+  values (*run)(trial&);
+};
+
+/// What SOMA_TRIAL_FUNCTIONS exports, and the symbol's name.
+using trial_catalog_fn = const std::vector<trial_function_entry>& (*)();
+inline constexpr const char* trial_symbol = "soma_trial_functions_v1";
+
 template <class N>
 library_entry entry_of() {
   static_assert(node_type<N>, "SOMA_NODE_LIBRARY lists soma nodes only");
@@ -174,5 +189,21 @@ std::vector<library_entry> entries_of() {
   soma_node_library_v2() {                                                                         \
     static const std::vector<soma::detail::library_entry> entries =                                \
       soma::detail::entries_of<__VA_ARGS__>();                                                     \
+    return entries;                                                                                \
+  }
+
+/// Declares the trial functions this shared library gives `soma-node --claim
+/// STUDY` (docs/trials.md), by name, once per library at namespace scope:
+///
+/// ```
+/// soma::values sweep(soma::trial& t);
+/// SOMA_TRIAL_FUNCTIONS({"sweep", &sweep})
+/// ```
+///
+/// A library may have these, nodes (SOMA_NODE_LIBRARY), or both.
+#define SOMA_TRIAL_FUNCTIONS(...)                                                                  \
+  extern "C" __attribute__((visibility("default")))                                               \
+  const std::vector<soma::detail::trial_function_entry>& soma_trial_functions_v1() {               \
+    static const std::vector<soma::detail::trial_function_entry> entries{__VA_ARGS__};             \
     return entries;                                                                                \
   }

@@ -117,22 +117,32 @@ std::shared_ptr<const node_library> load_node_library(const std::string& given) 
     const char* why = dlerror();
     throw std::runtime_error("cannot load node library '" + path + "': " + (why ? why : "dlopen failed"));
   }
+  // dlsym also searches the library's dependencies: only its own symbols count.
+  auto own = [&](void* symbol) {
+    Dl_info where{};
+    std::error_code ignored;
+    return symbol && dladdr(symbol, &where) && where.dli_fname
+           && std::filesystem::canonical(where.dli_fname, ignored).string() == path;
+  };
   auto fn = reinterpret_cast<library_catalog_fn>(dlsym(handle, library_symbol));
-  Dl_info where{};
-  // dlsym also searches the library's dependencies: only its own catalog counts.
-  if (!fn || !dladdr(reinterpret_cast<void*>(fn), &where) || !where.dli_fname
-      || std::filesystem::canonical(where.dli_fname, ec).string() != path) {
+  auto trials = reinterpret_cast<trial_catalog_fn>(dlsym(handle, trial_symbol));
+  bool nodes = own(reinterpret_cast<void*>(fn)), functions = own(reinterpret_cast<void*>(trials));
+  if (!nodes && !functions) {
     if (dlsym(handle, old_library_symbol))
       throw std::runtime_error("cannot load node library '" + given + "': it was built by an "
                                "older soma, whose nodes travel without their fields; rebuild it "
                                "against this one");
     throw std::runtime_error("cannot load node library '" + given + "': it is not a soma node "
-                             "library, it has no SOMA_NODE_LIBRARY(...) of its own (docs/remote.md)");
+                             "library, it has no SOMA_NODE_LIBRARY(...) or SOMA_TRIAL_FUNCTIONS(...) "
+                             "of its own (docs/remote.md, docs/trials.md)");
   }
   auto lib = std::make_shared<node_library>();
   lib->path = path;
   lib->definition = sha256_hex(bytes);
-  lib->entries = &fn();
+  static const std::vector<library_entry> no_nodes;
+  static const std::vector<trial_function_entry> no_trials;
+  lib->entries = nodes ? &fn() : &no_nodes;
+  lib->trials = functions ? &trials() : &no_trials;
   lib->handle = handle;
   return lib;
 }

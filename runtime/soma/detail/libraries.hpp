@@ -17,7 +17,8 @@ namespace soma::detail {
 struct node_library {
   std::string path;       ///< the file
   std::string definition; ///< SHA-256 of the file, hex
-  const std::vector<library_entry>* entries = nullptr;
+  const std::vector<library_entry>* entries = nullptr; ///< its nodes (maybe none)
+  const std::vector<trial_function_entry>* trials = nullptr; ///< its trial functions (maybe none)
   void* handle = nullptr; ///< dlopen's handle; libraries are never unloaded
 
   /// The entry for `type`, or nullptr.
@@ -30,8 +31,8 @@ struct node_library {
 const node_library& library_defining(const std::string& type);
 
 /// Loads the node library at `path` (dlopen, local symbols) and hashes it.
-/// Throws std::runtime_error naming the file when it cannot be loaded or is
-/// not a node library.
+/// Throws std::runtime_error naming the file when it cannot be loaded or has
+/// neither SOMA_NODE_LIBRARY nor SOMA_TRIAL_FUNCTIONS of its own.
 std::shared_ptr<const node_library> load_node_library(const std::string& path);
 
 /// SHA-256 of `bytes`, hex.
