@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -20,8 +21,9 @@ namespace {
 
 constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | facts RUN N | "
                                  "nodes RUN [--last N] | cache ls|clear [--node NAME] | "
-                                 "standing | fleet RUN | "
-                                 "plot progress|spent|machines RUN -o FILE | "
+                                 "standing | fleet RUN | trials [STUDY] | "
+                                 "reclaim STUDY --quiet-over S | "
+                                 "plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | "
                                  "plot graph -o FILE PROGRAM | live --run RUN | check";
 
 // What each reader costs, on the help page: the seed's price list, since a
@@ -36,13 +38,16 @@ constexpr const char* price_list = R"(What each command costs:
   cache ls   one scan of the cache
   standing   one scan of the machines' latest readings (one entry a machine)
   fleet      a fetch per forward of RUN, plus what standing costs
+  trials     one scan of every study's trials; with STUDY, one scan of its
+             trials plus what standing costs (for claimants' quiet_s)
   plot       what the reader it draws costs: progress as curve, spent as
-             nodes, machines a fetch per forward; graph runs PROGRAM
+             nodes, machines a fetch per forward, study trials STUDY and a
+             curve per trial; graph runs PROGRAM
   live       forwards, curve and nodes --last 100, every --interval ms
   check      one scan of the whole store
 
 The store is only ever opened read-only, reading never creates or changes it;
-`soma cache clear` alone writes, and only to a store that exists.
+`soma cache clear` and `soma reclaim` alone write, and only to a store that exists.
 Exit status: 0 when it answered; 2 for bad usage, a missing store, an unknown
 run or forward, or a damaged record (and for `soma check`, any damage found).)";
 
@@ -180,6 +185,22 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   fleet->add_option("RUN", inv.run, "the run")->required();
   given_stores.push_back(common_options(*fleet, inv));
 
+  auto* trials = app.add_subcommand(
+    "trials", "the studies in the store; with STUDY, each of its trials: parameters, state, "
+              "claimant and its quiet_s, run, result");
+  trials->add_option("STUDY", inv.study, "the study");
+  given_stores.push_back(common_options(*trials, inv));
+
+  auto* reclaim = app.add_subcommand(
+    "reclaim", "hand back the trials of STUDY whose claimants' readings are more than S seconds "
+               "behind the newest writer's (writes; the attempts stay in the record)");
+  reclaim->add_option("STUDY", inv.study, "the study")->required();
+  std::string quiet_text;
+  reclaim->add_option("--quiet-over", quiet_text, "the rule's S: seconds a claimant may be quiet")
+    ->option_text("S")
+    ->required();
+  given_stores.push_back(common_options(*reclaim, inv));
+
   auto* plot = app.add_subcommand("plot", "draw a figure of RUN, or a graph's declaration, to a file");
   plot->require_subcommand(1);
   std::string window_text, interval_text;
@@ -197,13 +218,21 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     plot->add_subcommand("machines", "per host, time working there against time waiting");
   for (auto* sub : {plot_progress, plot_spent, plot_machines})
     sub->add_option("RUN", inv.run, "the run")->required();
+  auto* plot_study = plot->add_subcommand(
+    "study", "the result of each trial of STUDY, and every trial's curve overlaid");
+  plot_study->add_option("STUDY", inv.study, "the study")->required();
+  plot_study->add_option("--fact", inv.fact, "the curve: a fact (its \"value\") or fact.field")
+    ->option_text("NAME");
+  plot_study->add_option("--result", inv.result,
+                         "the result to draw per trial (default: its first number)")
+    ->option_text("NAME");
   auto* plot_graph = plot->add_subcommand(
     "graph", "run PROGRAM with $SOMA_DRAW_GRAPH set; it draws its graph's declaration");
   plot_graph->add_option("PROGRAM", inv.program,
                          "a program that calls soma::draw::draw_if_asked(g.declaration()), "
                          "and its arguments (after -- when they start with -)")
     ->required();
-  for (auto* sub : {plot_progress, plot_spent, plot_machines, plot_graph}) {
+  for (auto* sub : {plot_progress, plot_spent, plot_machines, plot_study, plot_graph}) {
     sub->add_option("-o,--output", inv.output, "the file: .svg or .png")
       ->option_text("FILE")
       ->required();
@@ -262,11 +291,26 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     for (auto* given : given_nodes)
       if (given->count() > 0)
         inv.node = node_name;
+  } else if (trials->parsed()) {
+    inv.what = command::trials;
+  } else if (reclaim->parsed()) {
+    inv.what = command::reclaim;
+    std::size_t used = 0;
+    try {
+      inv.quiet_over = std::stod(quiet_text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != quiet_text.size() || !(inv.quiet_over >= 0)
+        || !std::isfinite(inv.quiet_over))
+      throw usage_error("S of `soma reclaim STUDY --quiet-over S` is seconds, 0 or more, not '"
+                        + quiet_text + "'; " + help_hint(app));
   } else if (plot_progress->parsed() || plot_spent->parsed() || plot_machines->parsed()
-             || plot_graph->parsed()) {
+             || plot_study->parsed() || plot_graph->parsed()) {
     inv.what = plot_progress->parsed() ? command::plot_progress
                : plot_spent->parsed()  ? command::plot_spent
                : plot_machines->parsed() ? command::plot_machines
+               : plot_study->parsed()  ? command::plot_study
                                          : command::plot_graph;
     check_output(inv.output, app);
     if (inv.json)

@@ -20,6 +20,7 @@
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/store.hpp"
+#include "soma/store/trials.hpp"
 #include "table.hpp"
 #include "usage_error.hpp"
 
@@ -196,12 +197,15 @@ void show_standing(const store& s, const invocation& inv, std::ostream& out, std
            {"cores", align::right},
            {"up_s", align::right},
            {"served", align::right},
+           {"claims"},
+           {"trials", align::right},
            {"when"},
            {"quiet_s", align::right}}};
   for (auto& [id, r] : latest)
     t.add({id, decimal(r.busy, 2), decimal(r.memory, 2), std::to_string(r.cores),
-           decimal(static_cast<double>(r.up_us) / 1e6), std::to_string(r.served), utc(r.when_us),
-           decimal(quiet_s(r))});
+           decimal(static_cast<double>(r.up_us) / 1e6), std::to_string(r.served),
+           r.claims.empty() ? "-" : r.claims, r.claims.empty() ? "-" : std::to_string(r.trials),
+           utc(r.when_us), decimal(quiet_s(r))});
   t.print(out, true);
   // Said beside the table, not in it: stdout stays the table a script reads.
   if (t.empty())
@@ -221,14 +225,141 @@ void show_fleet(const store& s, const invocation& inv, std::ostream& out) {
            {"waiting_us", align::right},
            {"busy", align::right},
            {"served", align::right},
+           {"claims"},
+           {"trials", align::right},
            {"quiet_s", align::right}}};
   for (auto& r : rows)
     t.add({r.host, r.machine.empty() ? "-" : r.machine, std::to_string(r.slices),
            std::to_string(r.took_us), std::to_string(r.waiting_us),
            or_dash(r.busy, [](double x) { return decimal(x, 2); }),
            or_dash(r.served, [](std::uint64_t x) { return std::to_string(x); }),
+           r.claims.empty() ? "-" : r.claims,
+           r.claims.empty() ? "-" : or_dash(r.trials, [](std::uint64_t x) { return std::to_string(x); }),
            or_dash(r.quiet_s, [](double x) { return decimal(x); })});
   t.print(out);
+}
+
+json json_of(const values& xs) {
+  auto out = json::object();
+  for (auto& [name, v] : xs)
+    std::visit([&](auto& x) { out[name] = x; }, v);
+  return out;
+}
+
+void show_studies(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
+  auto rows = studies(s);
+  if (inv.json) {
+    auto array = json::array();
+    for (auto& r : rows)
+      array.push_back(json{{"study", r.study.name},
+                           {"trials", r.study.trials},
+                           {"waiting", r.waiting},
+                           {"claimed", r.claimed},
+                           {"done", r.done},
+                           {"broke", r.broke},
+                           {"abandoned", r.abandoned},
+                           {"function", r.study.function.empty() ? json(nullptr) : json(r.study.function)},
+                           {"created_us", r.study.created_us}});
+    return print_json_array(out, array);
+  }
+  table t{{{"study"},
+           {"trials", align::right},
+           {"waiting", align::right},
+           {"claimed", align::right},
+           {"done", align::right},
+           {"broke", align::right},
+           {"abandoned", align::right},
+           {"function"},
+           {"created"}}};
+  for (auto& r : rows)
+    t.add({r.study.name, std::to_string(r.study.trials), std::to_string(r.waiting),
+           std::to_string(r.claimed), std::to_string(r.done), std::to_string(r.broke),
+           std::to_string(r.abandoned), r.study.function.empty() ? "-" : r.study.function,
+           utc(r.study.created_us)});
+  t.print(out, true);
+  if (t.empty())
+    err << "soma: the store '" << s.path() << "' has no study yet; soma::add_trials makes one "
+           "(docs/trials.md)\n";
+}
+
+// One row per attempt: a trial's abandoned attempts, then where it stands.
+void show_trials(const store& s, const invocation& inv, std::ostream& out) {
+  auto rows = trials(s, inv.study);
+  auto latest = standing(s);
+  quietness quiet{latest};
+  // A claimant's quiet_s, writer against writer; none without a reading.
+  auto quiet_of = [&](const std::string& id) -> std::optional<double> {
+    auto at = latest.find(id);
+    if (at == latest.end())
+      return std::nullopt;
+    return quiet.of(at->second);
+  };
+  if (inv.json) {
+    auto array = json::array();
+    for (auto& r : rows) {
+      auto gone = json::array();
+      for (auto& a : r.abandoned)
+        gone.push_back(json{{"attempt", a.attempt}, {"claimant", a.claimant},
+                            {"claimed_us", a.claimed_us}, {"run", a.run},
+                            {"ended_us", a.ended_us}, {"why", a.why}});
+      auto q = r.state == trial_state::claimed ? quiet_of(r.claimant) : std::nullopt;
+      array.push_back(json{{"trial", r.number},
+                           {"params", json_of(r.params)},
+                           {"state", to_string(r.state)},
+                           {"attempt", r.attempt},
+                           {"claimant", r.claimant.empty() ? json(nullptr) : json(r.claimant)},
+                           {"quiet_s", q ? json(*q) : json(nullptr)},
+                           {"claimed_us", r.claimed_us ? json(r.claimed_us) : json(nullptr)},
+                           {"run", r.run.empty() ? json(nullptr) : json(r.run)},
+                           {"ended_us", r.ended_us ? json(r.ended_us) : json(nullptr)},
+                           {"result", json_of(r.result)},
+                           {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+                           {"abandoned", std::move(gone)},
+                           {"added_us", r.added_us}});
+    }
+    return print_json_array(out, array);
+  }
+  table t{{{"trial", align::right},
+           {"attempt", align::right},
+           {"state"},
+           {"claimant"},
+           {"quiet_s", align::right},
+           {"run"},
+           {"result"},
+           {"params"},
+           {"error"}}};
+  for (auto& r : rows) {
+    auto params = r.params.empty() ? std::string{"-"} : r.params.text();
+    for (auto& a : r.abandoned)
+      t.add({std::to_string(r.number), std::to_string(a.attempt), "abandoned", a.claimant, "-",
+             a.run, "-", params, a.why});
+    auto q = r.state == trial_state::claimed ? quiet_of(r.claimant) : std::nullopt;
+    // A waiting trial's attempt is the one it is waiting for, not yet made.
+    t.add({std::to_string(r.number), r.state != trial_state::waiting ? std::to_string(r.attempt) : "-",
+           to_string(r.state), r.claimant.empty() ? "-" : r.claimant,
+           r.state != trial_state::claimed ? "-" : q ? decimal(*q) : "no reading",
+           r.run.empty() ? "-" : r.run, r.result.empty() ? "-" : r.result.text(), params,
+           r.error.empty() ? "-" : r.error});
+  }
+  t.print(out);
+}
+
+void reclaim_trials(const invocation& inv, std::ostream& out, std::ostream& err) {
+  { opened_store exists{inv.store, store_options{.read_only = true}}; }
+  opened_store opened{inv.store, {}};
+  auto handed = reclaim(opened.get(), inv.study, inv.quiet_over);
+  if (inv.json) {
+    auto array = json::array();
+    for (auto n : handed)
+      array.push_back(json{{"trial", n}});
+    print_json_array(out, array);
+  } else {
+    for (auto n : handed)
+      out << "handed back trial " << n << '\n';
+  }
+  err << "soma: handed back " << handed.size() << " trial" << (handed.size() == 1 ? "" : "s")
+      << " of '" << inv.study << "' whose claimants' readings were more than " << decimal(inv.quiet_over)
+      << " s behind the newest writer's; `soma trials " << inv.study << "` shows the attempts\n";
 }
 
 void clear_cache(const invocation& inv, std::ostream& out, std::ostream& err) {
@@ -284,6 +415,10 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     clear_cache(inv, out, err);
     return exit_ok;
   }
+  if (inv.what == command::reclaim) {
+    reclaim_trials(inv, out, err);
+    return exit_ok;
+  }
   if (inv.what == command::plot_graph) {
     plot_graph(inv, out);
     return exit_ok;
@@ -303,10 +438,18 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::fleet: show_fleet(s, inv, out); break;
     case command::plot_progress:
     case command::plot_spent:
-    case command::plot_machines: plot(s, inv, out); break;
+    case command::plot_machines:
+    case command::plot_study: plot(s, inv, out); break;
+    case command::trials:
+      if (inv.study.empty())
+        show_studies(s, inv, out, err);
+      else
+        show_trials(s, inv, out);
+      break;
     case command::live: watch(s, inv, out); break;
     case command::check: return show_check(s, inv, out, err);
     case command::cache_clear:
+    case command::reclaim:
     case command::plot_graph: break;
   }
   return exit_ok;

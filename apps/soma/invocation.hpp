@@ -17,7 +17,8 @@ namespace soma::cli {
 /// and the terminal view (`live`).
 enum class command {
   runs, forwards, curve, facts, nodes, cache_ls, cache_clear, standing, fleet,
-  plot_progress, plot_spent, plot_machines, plot_graph, live, check
+  plot_progress, plot_spent, plot_machines, plot_graph, live, check,
+  trials, reclaim, plot_study
 };
 
 /// A parsed, checked command line.
@@ -36,6 +37,9 @@ struct invocation {
   std::vector<std::string> program; ///< PROGRAM [ARGS...], for `plot graph`
   std::uint64_t interval_ms = 200; ///< --interval MS, for `live`
   bool once = false;               ///< --once: `live` prints one frame and exits
+  std::string study;               ///< STUDY, for `trials STUDY`, `reclaim` and `plot study`
+  double quiet_over = 0;           ///< --quiet-over S, for `reclaim`
+  std::string result;              ///< --result NAME, for `plot study`
 };
 
 } // namespace soma::cli

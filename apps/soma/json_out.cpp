@@ -52,7 +52,8 @@ json json_of(const node_row& x) {
 json json_of(const reading& x) {
   return json{{"id", x.id},       {"busy", x.busy},     {"memory", x.memory},
               {"cores", x.cores}, {"up_us", x.up_us},   {"served", x.served},
-              {"when_us", x.when_us}};
+              {"when_us", x.when_us}, {"trials", x.trials},
+              {"claims", x.claims.empty() ? json(nullptr) : json(x.claims)}};
 }
 
 namespace {
@@ -72,7 +73,9 @@ json json_of(const fleet_row& x) {
               {"waiting_us", x.waiting_us},
               {"busy", or_null(x.busy)},
               {"served", or_null(x.served)},
-              {"quiet_s", or_null(x.quiet_s)}};
+              {"quiet_s", or_null(x.quiet_s)},
+              {"claims", x.claims.empty() ? json(nullptr) : json(x.claims)},
+              {"trials", or_null(x.trials)}};
 }
 
 void print_json_array(std::ostream& out, const json& array) {

@@ -41,11 +41,12 @@ using json = nlohmann::ordered_json;
 /// {"node", "type", "version", "bytes", "kept_at"}.
 [[nodiscard]] json json_of(const cache_row& x);
 
-/// {"id", "busy", "memory", "cores", "up_us", "served", "when_us"}.
+/// {"id", "busy", "memory", "cores", "up_us", "served", "when_us", "trials",
+/// "claims"}; claims is null for a worker.
 [[nodiscard]] json json_of(const reading& x);
 
 /// {"host", "machine", "slices", "took_us", "waiting_us", "busy", "served",
-/// "quiet_s"}; what is not known (a machine never joined, a host without
+/// "quiet_s", "claims", "trials"}; what is not known (a machine never joined, a host without
 /// readings) is null.
 [[nodiscard]] json json_of(const fleet_row& x);
 

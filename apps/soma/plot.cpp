@@ -15,6 +15,7 @@
 #include "soma/draw/machines.hpp"
 #include "soma/draw/progress.hpp"
 #include "soma/draw/spent.hpp"
+#include "soma/draw/study.hpp"
 #include "usage_error.hpp"
 
 namespace soma::cli {
@@ -25,6 +26,7 @@ void plot(const store& s, const invocation& inv, std::ostream& out) {
       switch (inv.what) {
         case command::plot_spent: return draw::spent(s, inv.run, inv.last);
         case command::plot_machines: return draw::machines(s, inv.run);
+        case command::plot_study: return draw::study(s, inv.study, inv.fact, inv.result);
         default: return draw::progress(s, inv.run, inv.fact, {.window = inv.window});
       }
     } catch (const std::invalid_argument& e) { // an even window, a value not finite

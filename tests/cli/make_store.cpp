@@ -101,6 +101,20 @@ void write_fleet(soma::store& s) {
   soma::put_reading(s, {"alpha-101", 0.5, 0.5, 8, 11000000, 3, t0 + 9000000});
   soma::put_reading(s, {"alpha-101", 0.25, 0.5, 8, 12000000, 4, t0 + 10000000});
   soma::put_reading(s, {"beta-202", 0.4, 0.3, 4, 7500000, 0, t0 + 7500000});
+  // A claimant of study "lr", 2 s behind alpha-101, and its study: trial 0
+  // done, 1 claimed by it after ghost-9 (no readings) was handed back, 2
+  // waiting, 3 broke.
+  soma::put_reading(s, {"delta-404", 0.9, 0.2, 2, 8000000, 0, t0 + 8000000, 1, "lr"});
+  soma::add_trials(s, "lr", soma::grid({{"lr", {0.1, 0.01, 0.001, 10.0}}}), "sweep");
+  auto zero = soma::claim_trial(s, "lr", "delta-404");
+  soma::end_trial(s, "lr", *zero, soma::trial_state::done, {{"loss", 0.25}, {"steps", std::int64_t{40}}});
+  (void)soma::claim_trial(s, "lr", "ghost-9");
+  soma::reclaim(s, "lr", 5);
+  (void)soma::claim_trial(s, "lr", "delta-404");
+  auto two = soma::claim_trial(s, "lr", "delta-404");
+  auto three = soma::claim_trial(s, "lr", "delta-404");
+  soma::end_trial(s, "lr", *three, soma::trial_state::broke, {}, "loss is nan at step 3");
+  soma::end_trial(s, "lr", *two, soma::trial_state::waiting, {}, "stopped by hand");
   auto trip = [](const char* host, const char* id, const char* node, int took, int round,
                  int served) {
     return std::vector<soma::fact>{

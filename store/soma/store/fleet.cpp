@@ -32,6 +32,8 @@ std::vector<fleet_row> fleet(const store& s, std::string_view run) {
       row.busy = i->second.busy;
       row.served = i->second.served;
       row.quiet_s = quiet.of(i->second);
+      row.claims = i->second.claims;
+      row.trials = i->second.trials;
     }
   };
   std::vector<fleet_row> rows;

@@ -26,6 +26,10 @@ struct fleet_row {
   /// How far its latest reading is behind the newest reading of any machine
   /// (writer against writer, never the reader's clock); none without readings.
   std::optional<double> quiet_s;
+  /// The study a claimant claims from (its latest reading); empty for a worker.
+  std::string claims;
+  /// Trials a claimant finished, by its latest reading; none without readings.
+  std::optional<std::uint64_t> trials;
 };
 
 /// The run's fleet: "here" (the client), each graph host in the order it

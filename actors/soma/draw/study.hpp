@@ -1,0 +1,26 @@
+#pragma once
+
+/// @file
+/// soma::draw::study: a study's figure (`soma plot study STUDY`): the result
+/// of each trial, and every trial's curve overlaid.
+
+#include <string>
+#include <string_view>
+
+#include "soma/draw/figure.hpp"
+#include "soma/store/store.hpp"
+
+namespace soma::draw {
+
+/// The figure of study `name` in `s`: above, result `result` of each done
+/// trial against its number (empty: the first number in the first done
+/// trial's result); below, fact `fact` over each trial's run, thin, one line
+/// per trial that recorded it, the trial with the lowest result bold. The
+/// subtitle says how many trials are drawn and why the others are not
+/// (waiting, claimed, broke, or no such result). Costs soma::trials plus a
+/// curve per trial. Throws no_study_error, and std::invalid_argument when no
+/// trial has a finite result `result` to draw.
+[[nodiscard]] figure study(const store& s, std::string_view name, std::string_view fact = "loss",
+                           std::string result = {});
+
+} // namespace soma::draw
