@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <set>
 #include <thread>
 
 #include "remote_fixture.hpp"
@@ -17,6 +19,7 @@
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/cache.hpp"
+#include "soma/store/trials.hpp"
 
 using namespace soma_test;
 namespace fs = std::filesystem;
@@ -172,6 +175,77 @@ BOOST_AUTO_TEST_CASE(a_recorder_a_worker_and_a_cached_node_write_through_soma_to
   BOOST_TEST(entries[0].node == "s");
   // And a reader through soma:// lists it too.
   BOOST_TEST(soma::cache_entries(through).size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(eight_claimants_in_another_namespace_claim_500_trials_through_soma_each_once) {
+  network_namespace net;
+  if (!net.made) {
+    BOOST_TEST_MESSAGE("SKIPPED: network namespaces are unavailable here (needs root and ip netns)");
+    return;
+  }
+  certificates certs;
+  auto args = certs.worker_args();
+  scratch dir;
+  auto served_dir = dir / "served";
+  // The store is served here, on this side of the veth pair; the claimants
+  // are all over there.
+  std::vector<std::string> command{node_program, "--listen", net.subnet + "1:0", "--serve-store",
+                                   served_dir};
+  command.insert(command.end(), args.begin(), args.end());
+  node_process server{command};
+  auto address = "soma://" + net.subnet + "1:" + std::to_string(server.port);
+  auto client = certs.as("client");
+  tls_system here{client};
+  auto opened = soma::open_store(here.sys, address,
+                                 {.tls_cert = client.cert, .tls_key = client.key, .tls_ca = client.ca});
+  if (!opened)
+    BOOST_FAIL(soma::describe(opened.error()));
+  std::vector<soma::values> trials;
+  for (std::int64_t i = 0; i < 500; ++i)
+    trials.push_back({{"i", i}});
+  auto numbers = soma::add_trials(*opened, "far", trials);
+  BOOST_TEST(numbers.size() == 500u);
+  BOOST_TEST(numbers.back() == 499u);
+
+  std::vector<std::unique_ptr<logged_process>> claimants;
+  for (int i = 0; i < 8; ++i)
+    claimants.push_back(std::make_unique<logged_process>(
+      std::vector<std::string>{"ip", "netns", "exec", net.ns, "env", "SOMA_TLS_CERT=" + client.cert,
+                               "SOMA_TLS_KEY=" + client.key, "SOMA_TLS_CA=" + client.ca,
+                               SOMA_CLAIM_CHILD, address, "far"},
+      dir / ("claimant-" + std::to_string(i))));
+  std::uint64_t finished = 0;
+  for (auto& c : claimants) {
+    std::string text;
+    auto by = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+    while ((text = read_all(c->out)).find("finished ") == std::string::npos
+           && std::chrono::steady_clock::now() < by)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    auto at = text.find("finished ");
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, "a claimant did not finish: " << text);
+    finished += std::stoull(text.substr(at + 9));
+  }
+  BOOST_TEST(finished == 500u);
+  // On the server's disk: each trial done once, by a claimant over there.
+  soma::store landed{served_dir, {.read_only = true}};
+  auto rows = soma::trials(landed, "far");
+  BOOST_REQUIRE_EQUAL(rows.size(), 500u);
+  std::set<std::string> by;
+  for (auto& r : rows) {
+    BOOST_TEST(r.state == soma::trial_state::done);
+    BOOST_TEST(r.attempt == 1u);
+    BOOST_TEST(r.result.get<std::int64_t>("n") == static_cast<std::int64_t>(r.number));
+    by.insert(r.claimant);
+  }
+  BOOST_TEST(by.size() >= 2u);
+  // Their readings came through soma:// as well: they are machines of the fleet.
+  auto st = soma::standing(landed);
+  for (auto& id : by) {
+    BOOST_REQUIRE(st.count(id));
+    BOOST_TEST(st[id].claims == "far");
+  }
+  // A reader through soma:// sees the same rows.
+  BOOST_TEST(soma::trials(*opened, "far").size() == 500u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -2,7 +2,8 @@
 //
 //   claim_child STORE STUDY [WAIT_MS]
 //
-// STORE is a directory or soma://HOST:PORT. It claims trials of STUDY until
+// STORE is a directory or soma://HOST:PORT (over mutual TLS when
+// $SOMA_TLS_CERT, $SOMA_TLS_KEY and $SOMA_TLS_CA are set). It claims trials of STUDY until
 // none waits (waiting WAIT_MS for one to be added, default 0) and runs each:
 // a trial's parameters say what it does (docs/trials.md's example does the
 // same with a real graph):
@@ -41,7 +42,11 @@ int main(int argc, char** argv) {
   }
   std::string study = argv[2];
   auto wait = std::chrono::milliseconds(argc > 3 ? std::atol(argv[3]) : 0);
+  // Over mutual TLS when $SOMA_TLS_CERT, $SOMA_TLS_KEY and $SOMA_TLS_CA say
+  // so (the store is then soma:// beyond loopback).
   soma::system_config cfg;
+  if (auto* cert = std::getenv("SOMA_TLS_CERT"))
+    cfg.use_tls({cert, std::getenv("SOMA_TLS_KEY"), std::getenv("SOMA_TLS_CA")});
   caf::actor_system system{cfg};
   auto opened = soma::open_store(system, argv[1], {});
   if (!opened) {
