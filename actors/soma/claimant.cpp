@@ -32,7 +32,7 @@ claimant::claimant(caf::actor_system& sys, store s, std::string study, claimant_
   first.served = said.served;
   first.claims = said.claims;
   put_reading(store_, first);
-  reporter_ = spawn_reporter(sys_, store_, options_.reporting, sampler_, counts, options_.log);
+  reporter_ = spawn_reporter(sys_, store_, options_.reporting, sampler_, counts, options_.log, false);
 }
 
 claimant::~claimant() {

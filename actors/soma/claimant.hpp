@@ -130,6 +130,7 @@ public:
 
   /// Makes run() return after the trial in hand (safe from any thread).
   void stop() noexcept { stopping_ = true; }
+  [[nodiscard]] bool stopped() const noexcept { return stopping_; }
 
   /// Stops, and lets go of the trial run() has in hand, if any, saying
   /// `why` (kept with the attempt): the next claim takes it at once, where a

@@ -12,10 +12,10 @@ namespace soma {
 caf::actor spawn_reporter(caf::actor_system& sys, store into, std::chrono::microseconds every,
                           std::shared_ptr<machine_sampler> sampler,
                           std::function<reported()> counts,
-                          std::function<void(const std::string&)> log) {
+                          std::function<void(const std::string&)> log, bool first_now) {
   // A blocking actor on a thread of its own: one wake-up per reading (its
   // own timed wait), where a timer message would cost two threads a wake.
-  return sys.spawn([into, every, sampler, counts, log](caf::blocking_actor* self) mutable {
+  return sys.spawn([into, every, sampler, counts, log, first_now](caf::blocking_actor* self) mutable {
     bool failing = false;
     bool running = true;
     auto next = std::chrono::steady_clock::now();
@@ -36,7 +36,10 @@ caf::actor spawn_reporter(caf::actor_system& sys, store into, std::chrono::micro
       }
       next += every;
     };
-    report();
+    if (first_now)
+      report();
+    else
+      next += every;
     while (running) {
       auto left = next - std::chrono::steady_clock::now();
       if (left <= decltype(left)::zero()) {

@@ -28,14 +28,14 @@ struct reported {
   std::string claims;       ///< the study claimed from (a claimant)
 };
 
-/// Spawns a reporter: it writes a reading into `into` now and then every
-/// `every`, sampled by `sampler` and completed by `counts()` (called on the
+/// Spawns a reporter: it writes a reading into `into` now (unless `first_now`
+/// is false: its caller wrote one) and then every `every`, sampled by `sampler` and completed by `counts()` (called on the
 /// reporter's thread). busy is measured over each interval. A write that
 /// fails is given to `log` (once until one succeeds again), and the next
 /// tick tries again. It stops on an exit message, within one write.
 caf::actor spawn_reporter(caf::actor_system& sys, store into, std::chrono::microseconds every,
                           std::shared_ptr<machine_sampler> sampler,
                           std::function<reported()> counts,
-                          std::function<void(const std::string&)> log);
+                          std::function<void(const std::string&)> log, bool first_now = true);
 
 } // namespace soma

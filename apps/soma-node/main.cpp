@@ -321,7 +321,8 @@ int serve(const options& opt) {
             auto wait = std::chrono::milliseconds(static_cast<std::int64_t>(opt.claim_wait * 1000));
             auto n = c->run([fn](soma::trial& t) { return fn(t); }, {.wait = wait});
             say("claims: finished " + std::to_string(n) + " trial(s) of " + opt.claim
-                + "; none waits" + (opt.claim_wait > 0 ? " (after --claim-wait)" : ""));
+                + (c->stopped() ? "; stopped"
+                                : std::string{"; none waits"} + (opt.claim_wait > 0 ? " (after --claim-wait)" : "")));
           } catch (const std::exception& e) {
             say(std::string{"claims: "} + e.what());
             claim_status = 1;

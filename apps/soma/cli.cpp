@@ -316,7 +316,7 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     if (inv.json)
       throw usage_error("`soma plot` draws a figure into -o FILE, and --json has nothing to "
                         "print there; the numbers behind it are `soma --json curve RUN NAME`, "
-                        "`soma --json nodes RUN` and `soma --json fleet RUN`");
+                        "`soma --json nodes RUN`, `soma --json fleet RUN` and `soma --json trials STUDY`");
     if (window->count() > 0)
       inv.window = parse_count(window_text, "N of `soma plot progress --window N`");
     if (plot_last->count() > 0)

@@ -334,7 +334,8 @@ void show_trials(const store& s, const invocation& inv, std::ostream& out) {
       t.add({std::to_string(r.number), std::to_string(a.attempt), "abandoned", a.claimant, "-",
              a.run, "-", params, a.why});
     auto q = r.state == trial_state::claimed ? quiet_of(r.claimant) : std::nullopt;
-    // A waiting trial's attempt is the one it is waiting for, not yet made.
+    // A waiting trial has no attempt under way ("attempt" in --json counts
+    // those made so far; its abandoned rows show each).
     t.add({std::to_string(r.number), r.state != trial_state::waiting ? std::to_string(r.attempt) : "-",
            to_string(r.state), r.claimant.empty() ? "-" : r.claimant,
            r.state != trial_state::claimed ? "-" : q ? decimal(*q) : "no reading",

@@ -52,8 +52,9 @@ json json_of(const node_row& x) {
 json json_of(const reading& x) {
   return json{{"id", x.id},       {"busy", x.busy},     {"memory", x.memory},
               {"cores", x.cores}, {"up_us", x.up_us},   {"served", x.served},
-              {"when_us", x.when_us}, {"trials", x.trials},
-              {"claims", x.claims.empty() ? json(nullptr) : json(x.claims)}};
+              {"when_us", x.when_us},
+              {"claims", x.claims.empty() ? json(nullptr) : json(x.claims)},
+              {"trials", x.trials}};
 }
 
 namespace {

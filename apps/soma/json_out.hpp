@@ -41,8 +41,8 @@ using json = nlohmann::ordered_json;
 /// {"node", "type", "version", "bytes", "kept_at"}.
 [[nodiscard]] json json_of(const cache_row& x);
 
-/// {"id", "busy", "memory", "cores", "up_us", "served", "when_us", "trials",
-/// "claims"}; claims is null for a worker.
+/// {"id", "busy", "memory", "cores", "up_us", "served", "when_us", "claims",
+/// "trials"}; claims is null for a worker.
 [[nodiscard]] json json_of(const reading& x);
 
 /// {"host", "machine", "slices", "took_us", "waiting_us", "busy", "served",

@@ -43,9 +43,12 @@ private:
   std::vector<value> xs_;
 };
 
-/// `n` samples of the axes, drawn from `seed`: the same seed gives the same
-/// trials on every machine and build (SplitMix64, not the standard library's
-/// distributions, whose results differ between implementations).
+/// `n` samples of the axes, drawn from `seed`: the same seed draws the same
+/// random numbers on every machine and build (SplitMix64, not the standard
+/// library's distributions, whose results differ between implementations);
+/// uniform, integers and choice map them exactly, log_uniform through
+/// std::log and std::exp, which maths libraries may round differently in
+/// the last bit.
 [[nodiscard]] std::vector<values>
 samples(std::size_t n, std::uint64_t seed, const std::vector<std::pair<std::string, sampled>>& axes);
 

@@ -26,7 +26,7 @@ using value = std::variant<std::int64_t, double, std::string, bool>;
 /// digit they need to read back the same.
 [[nodiscard]] std::string text(const value& v);
 
-/// The type a value holds, as a word: "integer", "real", "text", "flag".
+/// The type a value holds, as words: "a whole number", "a real", "a text", "a flag".
 [[nodiscard]] const char* type_word(const value& v) noexcept;
 
 /// A parameter or a result was asked for by a name it does not have, or as

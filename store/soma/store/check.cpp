@@ -11,6 +11,7 @@
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/record.hpp"
+#include "soma/store/trials.hpp"
 
 namespace soma {
 
@@ -37,6 +38,10 @@ public:
       each(dbi(db::readings), "readings", [&](auto k, auto v) { reading(k, v); });
       each(dbi(db::cache), "cache", [&](auto k, auto v) { cache(k, v); });
       each(dbi(db::cache_age), "cache_age", [&](auto k, auto v) { age(k, v); });
+      each(dbi(db::trials), "trials", [&](auto k, auto v) {
+        if (auto why = detail::trials_entry_damage(k, v))
+          bad("trials", k, *why);
+      });
       runs();
       ages();
       if (machines_ && *machines_ != latest_)

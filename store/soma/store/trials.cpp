@@ -355,6 +355,36 @@ std::vector<std::uint64_t> detail::reclaim_at(environment& env, std::string_view
   return handed;
 }
 
+std::optional<std::string> detail::trials_entry_damage(std::string_view key,
+                                                       std::string_view value) {
+  auto kind = key.starts_with("s/")   ? sealed_kind::study
+              : key.starts_with("t/") ? sealed_kind::trial
+              : key.starts_with("w/") ? sealed_kind::waiting
+                                      : sealed_kind{};
+  if (kind == sealed_kind{})
+    return std::string{"a key soma does not write"};
+  std::string_view payload;
+  auto state = unseal(key, value, kind, payload);
+  if (state == seal_state::newer)
+    return std::nullopt; // a newer soma's, not damage
+  if (state != seal_state::ok)
+    return std::string{"its checksum does not match its bytes"};
+  try {
+    if (kind == sealed_kind::study)
+      (void)wire::decode_study(payload);
+    if (kind == sealed_kind::trial) {
+      auto t = wire::decode_trial(payload);
+      auto slash = key.find('/', 2);
+      if (slash == std::string_view::npos || key.size() != slash + 9
+          || from_be64(key.substr(slash + 1)) != t.number)
+        return "the trial says it is trial " + std::to_string(t.number) + ", not the one its key names";
+    }
+  } catch (const undecodable& e) {
+    return std::string{"it does not decode: "} + e.what();
+  }
+  return std::nullopt;
+}
+
 // ---- through any backend ----
 
 std::vector<std::uint64_t> add_trials(store& s, std::string_view study,

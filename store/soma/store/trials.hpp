@@ -124,6 +124,11 @@ std::optional<std::string> end_trial_at(environment& env, std::string_view study
 std::vector<std::uint64_t> reclaim_at(environment& env, std::string_view study,
                                       double quiet_over_s);
 
+/// What is wrong with the entry `key` = `value` of the trials database (for
+/// soma check), or nullopt when it is sound.
+[[nodiscard]] std::optional<std::string> trials_entry_damage(std::string_view key,
+                                                             std::string_view value);
+
 } // namespace detail
 
 } // namespace soma
