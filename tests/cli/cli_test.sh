@@ -392,7 +392,7 @@ bad_numbers)
   ;;
 
 unknown_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check'
   expect_usage_error "unknown command 'frobnicate'; the commands are: $commands (\`soma --help\` lists the commands)" \
     frobnicate
   expect_usage_error "unknown command 'run'; did you mean 'runs'? the commands are: $commands (\`soma --help\` lists the commands)" \
@@ -405,7 +405,7 @@ unknown_command)
   ;;
 
 no_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | plot progress|spent|machines RUN -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check'
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)"
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)" --json --store "$STORE"
   ;;
@@ -501,26 +501,30 @@ standing)
   no_err
   # alpha-101's latest reading, not its first; quiet_s is behind the newest
   # writer (alpha-101 at 10 s), not behind this test's clock.
-  table LRRRRRLR <<EOF
-id	busy	memory	cores	up_s	served	when	quiet_s
-alpha-101	0.25	0.50	8	12.0	4	2027-01-15T08:00:10.000Z	0.0
-beta-202	0.40	0.30	4	7.5	0	2027-01-15T08:00:07.500Z	2.5
+  # delta-404 is a claimant of study lr: it shows beside the workers.
+  table LRRRRRLRLR <<EOF
+id	busy	memory	cores	up_s	served	claims	trials	when	quiet_s
+alpha-101	0.25	0.50	8	12.0	4	-	-	2027-01-15T08:00:10.000Z	0.0
+beta-202	0.40	0.30	4	7.5	0	-	-	2027-01-15T08:00:07.500Z	2.5
+delta-404	0.90	0.20	2	8.0	0	lr	1	2027-01-15T08:00:08.000Z	2.0
 EOF
   SOMA_STORE=$FLEET soma 0 --json standing
-  json "assert [r['id'] for r in rows] == ['alpha-101', 'beta-202']"
+  json "assert [r['id'] for r in rows] == ['alpha-101', 'beta-202', 'delta-404']"
   ;;
 
 standing_json)
   soma 0 standing --store "$FLEET" --json
   no_err
   json "
-keys = ['id', 'busy', 'memory', 'cores', 'up_us', 'served', 'when_us', 'quiet_s']
-assert [list(r) for r in rows] == [keys] * 2, rows
+keys = ['id', 'busy', 'memory', 'cores', 'up_us', 'served', 'when_us', 'claims', 'trials', 'quiet_s']
+assert [list(r) for r in rows] == [keys] * 3, rows
 t0 = 1800000000 * 10**6
 assert rows[0] == {'id': 'alpha-101', 'busy': 0.25, 'memory': 0.5, 'cores': 8, 'up_us': 12000000,
-                   'served': 4, 'when_us': t0 + 10**7, 'quiet_s': 0.0}, rows[0]
+                   'served': 4, 'when_us': t0 + 10**7, 'claims': None, 'trials': 0, 'quiet_s': 0.0}, rows[0]
 assert rows[1] == {'id': 'beta-202', 'busy': 0.4, 'memory': 0.3, 'cores': 4, 'up_us': 7500000,
-                   'served': 0, 'when_us': t0 + 7500000, 'quiet_s': 2.5}, rows[1]
+                   'served': 0, 'when_us': t0 + 7500000, 'claims': None, 'trials': 0, 'quiet_s': 2.5}, rows[1]
+assert rows[2] == {'id': 'delta-404', 'busy': 0.9, 'memory': 0.2, 'cores': 2, 'up_us': 8000000,
+                   'served': 0, 'when_us': t0 + 8000000, 'claims': 'lr', 'trials': 1, 'quiet_s': 2.0}, rows[2]
 assert all(type(r[k]) is int for r in rows for k in ('cores', 'up_us', 'served', 'when_us'))"
   ;;
 
@@ -528,7 +532,7 @@ standing_empty)
   # No machine wrote here: the header on stdout, a line that says so on
   # stderr (stdout stays the table), exit 0.
   soma 0 standing --store "$STORE"
-  expect_out "id  busy  memory  cores  up_s  served  when  quiet_s"
+  expect_out "id  busy  memory  cores  up_s  served  claims  trials  when  quiet_s"
   expect_err "soma: no machine has written readings into the store '$STORE'; a worker started with \`soma-node --store DIR --reporting SECONDS\` writes one on that clock"
   soma 0 standing --store "$STORE" --json
   no_err
@@ -543,12 +547,13 @@ fleet)
   # machine wrote no readings, so its busy and served are its last machine
   # fact's and it has no quiet_s; beta-202 served nothing here.
   # waiting_us = left.took_us - the remote ran's took_us: 3 x (1000 - 100), 400 - 50.
-  table LLRRRRRR <<EOF
-host	machine	slices	took_us	waiting_us	busy	served	quiet_s
-here	-	0	20	0	-	-	-
-w1	alpha-101	3	300	2700	0.25	4	0.0
-w2	gamma-303	1	50	350	0.75	1	-
-beta-202	beta-202	0	0	0	0.40	0	2.5
+  table LLRRRRRLRR <<EOF
+host	machine	slices	took_us	waiting_us	busy	served	claims	trials	quiet_s
+here	-	0	20	0	-	-	-	-	-
+w1	alpha-101	3	300	2700	0.25	4	-	-	0.0
+w2	gamma-303	1	50	350	0.75	1	-	-	-
+beta-202	beta-202	0	0	0	0.40	0	-	-	2.5
+delta-404	delta-404	0	0	0	0.90	0	lr	1	2.0
 EOF
   ;;
 
@@ -556,26 +561,112 @@ fleet_json)
   soma 0 fleet remote --store "$FLEET" --json
   no_err
   json "
-keys = ['host', 'machine', 'slices', 'took_us', 'waiting_us', 'busy', 'served', 'quiet_s']
-assert [list(r) for r in rows] == [keys] * 4, rows
+keys = ['host', 'machine', 'slices', 'took_us', 'waiting_us', 'busy', 'served', 'quiet_s', 'claims', 'trials']
+assert [list(r) for r in rows] == [keys] * 5, rows
 assert rows == [
     {'host': 'here', 'machine': None, 'slices': 0, 'took_us': 20, 'waiting_us': 0,
-     'busy': None, 'served': None, 'quiet_s': None},
+     'busy': None, 'served': None, 'quiet_s': None, 'claims': None, 'trials': None},
     {'host': 'w1', 'machine': 'alpha-101', 'slices': 3, 'took_us': 300, 'waiting_us': 2700,
-     'busy': 0.25, 'served': 4, 'quiet_s': 0.0},
+     'busy': 0.25, 'served': 4, 'quiet_s': 0.0, 'claims': None, 'trials': 0},
     {'host': 'w2', 'machine': 'gamma-303', 'slices': 1, 'took_us': 50, 'waiting_us': 350,
-     'busy': 0.75, 'served': 1, 'quiet_s': None},
+     'busy': 0.75, 'served': 1, 'quiet_s': None, 'claims': None, 'trials': None},
     {'host': 'beta-202', 'machine': 'beta-202', 'slices': 0, 'took_us': 0, 'waiting_us': 0,
-     'busy': 0.4, 'served': 0, 'quiet_s': 2.5}], rows"
+     'busy': 0.4, 'served': 0, 'quiet_s': 2.5, 'claims': None, 'trials': 0},
+    {'host': 'delta-404', 'machine': 'delta-404', 'slices': 0, 'took_us': 0, 'waiting_us': 0,
+     'busy': 0.9, 'served': 0, 'quiet_s': 2.0, 'claims': 'lr', 'trials': 1}], rows"
+  ;;
+
+# The study lr of the fleet store (make_store --fleet): trial 0 done by
+# delta-404; 1 claimed by it after ghost-9 (no readings) was handed back; 2
+# let go by it; 3 broke.
+trials)
+  soma 0 trials --store "$FLEET"
+  no_err
+  table LRRRRRRLL <<EOF
+study	trials	waiting	claimed	done	broke	abandoned	function	created
+lr	4	1	1	1	1	2	sweep	#
+EOF
+  soma 0 trials --store "$FLEET" --json
+  json "
+assert rows == [{'study': 'lr', 'trials': 4, 'waiting': 1, 'claimed': 1, 'done': 1, 'broke': 1,
+                 'abandoned': 2, 'function': 'sweep', 'created_us': rows[0]['created_us']}], rows
+assert type(rows[0]['created_us']) is int"
+  # No study yet: the header, and a line on stderr that says so.
+  soma 0 trials --store "$STORE"
+  expect_out "study  trials  waiting  claimed  done  broke  abandoned  function  created"
+  expect_err "soma: the store '$STORE' has no study yet; soma::add_trials makes one (docs/trials.md)"
+  ;;
+
+trials_study)
+  # One row per attempt; a claimed trial's quiet_s is its claimant's,
+  # writer against writer (delta-404 is 2 s behind alpha-101).
+  soma 0 trials lr --store "$FLEET"
+  no_err
+  expect_out "trial  attempt  state      claimant   quiet_s  run     result              params    error
+    0        1  done       delta-404        -  lr.0    loss=0.25,steps=40  lr=0.1    -
+    1        1  abandoned  ghost-9          -  lr.1    -                   lr=0.01   handed back: its claimant has no reading in the store (rule: quiet_s over 5.0)
+    1        2  claimed    delta-404      2.0  lr.1.2  -                   lr=0.01   -
+    2        1  abandoned  delta-404        -  lr.2    -                   lr=0.001  stopped by hand
+    2        -  waiting    -                -  -       -                   lr=0.001  -
+    3        1  broke      delta-404        -  lr.3    -                   lr=10     loss is nan at step 3"
+trial	attempt	state	claimant	quiet_s	run	result	params	error
+0	1	done	delta-404	-	lr.0	loss=0.25,steps=40	lr=0.1	-
+1	1	abandoned	ghost-9	-	lr.1	-	lr=0.01	handed back: its claimant has no reading in the store (rule: quiet_s over 5.0)
+1	2	claimed	delta-404	2.0	lr.1.2	-	lr=0.01	-
+2	1	abandoned	delta-404	-	lr.2	-	lr=0.001	stopped by hand
+2	-	waiting	-	-	-	-	lr=0.001	-
+3	1	broke	delta-404	-	lr.3	-	lr=10	loss is nan at step 3
+EOF
+  soma 0 --json trials lr --store "$FLEET"
+  no_err
+  json "
+keys = ['trial', 'params', 'state', 'attempt', 'claimant', 'quiet_s', 'claimed_us', 'run', 'ended_us',
+        'result', 'error', 'abandoned', 'added_us']
+assert [list(r) for r in rows] == [keys] * 4, rows
+assert [r['state'] for r in rows] == ['done', 'claimed', 'waiting', 'broke']
+assert rows[0]['result'] == {'loss': 0.25, 'steps': 40} and type(rows[0]['result']['steps']) is int
+assert rows[0]['params'] == {'lr': 0.1} and rows[0]['quiet_s'] is None
+assert rows[1]['quiet_s'] == 2.0 and rows[1]['claimant'] == 'delta-404' and rows[1]['attempt'] == 2
+gone = rows[1]['abandoned']
+assert len(gone) == 1 and gone[0]['claimant'] == 'ghost-9' and gone[0]['run'] == 'lr.1', gone
+assert gone[0]['why'].startswith('handed back: its claimant has no reading'), gone
+assert rows[2]['claimant'] is None and rows[2]['run'] is None and rows[2]['abandoned'][0]['why'] == 'stopped by hand'
+assert rows[3]['error'] == 'loss is nan at step 3' and rows[3]['result'] == {}"
+  ;;
+
+trials_errors)
+  error_starting "the store '$FLEET' has no study named 'nope'; it has 'lr' (\`soma trials\` lists them)" \
+    trials nope --store "$FLEET"
+  error_starting "S of \`soma reclaim STUDY --quiet-over S\` is seconds, 0 or more, not 'soon'; \`soma reclaim --help\` says how it goes" \
+    reclaim lr --quiet-over soon --store "$FLEET"
+  ;;
+
+reclaim)
+  # Writes: on a copy. delta-404 is 2.0 s behind: over 1 s it is handed back,
+  # over 5 s it is not.
+  cp -r "$FLEET" "$T/fleet"
+  soma 0 reclaim lr --quiet-over 5 --store "$T/fleet"
+  no_out
+  expect_err "soma: handed back 0 trials of 'lr' whose claimants' readings were more than 5.0 s behind the newest writer's; \`soma trials lr\` shows the attempts"
+  soma 0 reclaim lr --quiet-over 1 --store "$T/fleet"
+  expect_out "handed back trial 1"
+  soma 0 --json trials lr --store "$T/fleet"
+  json "
+assert rows[1]['state'] == 'waiting', rows[1]
+assert [a['claimant'] for a in rows[1]['abandoned']] == ['ghost-9', 'delta-404']
+assert 'readings were 2.0 s behind the newest writer' in rows[1]['abandoned'][1]['why'], rows[1]"
+  # It never creates a store where a typo pointed.
+  soma 2 reclaim lr --quiet-over 1 --store "$T/nowhere"
+  [ ! -e "$T/nowhere" ] || fail "reclaim created a store"
   ;;
 
 fleet_here)
   # A run that sent nothing away, in a store nobody wrote readings to.
   soma 0 fleet tuesday --store "$STORE"
   no_err
-  table LLRRRRRR <<EOF
-host	machine	slices	took_us	waiting_us	busy	served	quiet_s
-here	-	0	#	0	-	-	-
+  table LLRRRRRLRR <<EOF
+host	machine	slices	took_us	waiting_us	busy	served	claims	trials	quiet_s
+here	-	0	#	0	-	-	-	-	-
 EOF
   soma 0 fleet tuesday --store "$STORE" --json
   json "assert len(rows) == 1 and rows[0]['host'] == 'here' and rows[0]['machine'] is None, rows"

@@ -58,7 +58,7 @@ READERS = [
     ["runs"], ["forwards", "tuesday"], ["forwards", "plain"], ["curve", "tuesday", "loss"],
     ["curve", "plain", "acc"], ["facts", "tuesday", "3"], ["facts", "plain", "1"],
     ["nodes", "tuesday"], ["nodes", "plain", "--last", "2"], ["cache", "ls"], ["standing"],
-    ["fleet", "remote"], ["live", "--once", "--run", "tuesday"],
+    ["fleet", "remote"], ["live", "--once", "--run", "tuesday"], ["trials"], ["trials", "lr"],
     ["plot", "progress", "tuesday", "-o", "p.svg"],
 ]
 
@@ -102,11 +102,22 @@ if case == "format1":
             fail(f"`soma {' '.join(args)}` on the format-1 store: {e}")
         with open(os.path.join(FIXTURE, name + ".json")) as f:
             want = json.load(f)
-        if json.loads(o) != want:
+        got = json.loads(o)
+        # Keys added since (a claimant's "claims" and "trials") read as a
+        # worker's: nothing claimed. Beyond them, the rows are as they were.
+        if name in ("standing", "fleet_remote"):
+            for row in got:
+                if row.pop("claims", "missing") is not None or row.pop("trials", "missing") not in (0, None):
+                    fail(f"`soma {' '.join(args)}` on the format-1 store: a machine claims trials: {row}")
+        if got != want:
             fail(f"`soma {' '.join(args)}` on the format-1 store reads differently:\n{o.decode()}")
     rc, o, e = soma("check", store=s)
     if rc != 0 or "no damage found" not in e:
         fail(f"`soma check` on the format-1 store: {rc} {o.decode()} {e}")
+    # A store written before trials existed has no trials database: no study.
+    rc, o, e = soma("--json", "trials", store=s)
+    if rc != 0 or json.loads(o) != []:
+        fail(f"`soma trials` on the format-1 store: {rc} {o.decode()} {e}")
     # Today's recorder continues beside format-1 runs: it records run
     # tuesday again (overwriting it) and plain, and the store stays sound.
     if subprocess.run([MAKE_STORE, s]).returncode != 0:

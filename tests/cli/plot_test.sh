@@ -7,6 +7,7 @@
 set -u
 case_=$1 SOMA=$2 RECORD_CHILD=$3 WORK=$4 GRAPH=$5
 STORE=$WORK/store
+FLEET=$WORK/fleet # make_store --fleet: study lr, one trial done
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/soma-plot-test.XXXXXX")
 SOCKET=soma-plot-test-$$
@@ -111,6 +112,19 @@ case $case_ in
     png_is "$T/m.png" 960 200
     soma 0 plot machines tuesday -o "$T/m.svg" --store "$STORE"
     svg_holds "$T/m.svg" '>here</text>' 'class="series-working"'
+    ;;
+  plot_study)
+    # Study lr: one done trial (loss 0.25); its run recorded nothing.
+    soma 0 plot study lr -o "$T/st.svg" --store "$FLEET"
+    svg_holds "$T/st.svg" 'class="series-result"' '1 of 4 trials drawn (not drawn: 2 waiting or claimed, 1 broke)' \
+      "no trial's run told 'loss'"
+    soma 0 plot study lr --result steps -o "$T/st.png" --store "$FLEET"
+    png_is "$T/st.png" 960 760
+    soma 2 plot study lr --result nothing -o "$T/st2.svg" --store "$FLEET"
+    grep -qF "soma: nothing to draw: no done trial of study 'lr' has a finite result 'nothing'" "$T/err" || fail "no empty-result error: $(cat "$T/err")"
+    soma 2 plot study nope -o "$T/st2.svg" --store "$FLEET"
+    grep -qF "has no study named 'nope'; it has 'lr'" "$T/err" || fail "no unknown-study error: $(cat "$T/err")"
+    [ ! -e "$T/st2.svg" ] || fail "a failed plot left a file"
     ;;
   plot_errors)
     soma 2 plot progress tuesday -o "$T/p.jpg" --store "$STORE"

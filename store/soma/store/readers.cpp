@@ -105,8 +105,11 @@ std::vector<run_row> runs(const store& s) {
     for (bool ok = c.move(MDB_FIRST); ok; ok = c.move(MDB_NEXT)) {
       std::string_view run;
       std::uint64_t n = 0;
+      // Only records are kept here: a key that is none is one damage changed
+      // (skipped, it would pass for a run one forward shorter).
       if (!detail::parse_record_key(c.key(), run, n))
-        continue;
+        env.damaged("a record's key (" + detail::printable_key(c.key())
+                    + ") is no run's entry (run/<id>/<n>)");
       auto r = detail::decode_record(c.key(), c.value(), where(env, run, n, "the record"));
       if (out.empty() || out.back().run != run) {
         if (!out.empty())
