@@ -582,10 +582,12 @@ assert rows == [
 trials)
   soma 0 trials --store "$FLEET"
   no_err
-  table LRRRRRRLL <<EOF
-study	trials	waiting	claimed	done	broke	abandoned	function	created
-lr	4	1	1	1	1	2	sweep	#
-EOF
+  [ "$(head -1 "$T/out")" = "study  trials  waiting  claimed  done  broke  abandoned  function  created" ] \
+    || fail "the header differs: $(head -1 "$T/out")"
+  [ "$(wc -l <"$T/out")" -eq 2 ] || fail "one study is listed, not $(cat "$T/out")"
+  # created: when the study was made, by its writer's clock, UTC.
+  grep -qE '^lr +4 +1 +1 +1 +1 +2  sweep +20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$' "$T/out" \
+    || fail "the row differs: $(tail -1 "$T/out")"
   soma 0 trials --store "$FLEET" --json
   json "
 assert rows == [{'study': 'lr', 'trials': 4, 'waiting': 1, 'claimed': 1, 'done': 1, 'broke': 1,
@@ -609,14 +611,6 @@ trials_study)
     2        1  abandoned  delta-404        -  lr.2    -                   lr=0.001  stopped by hand
     2        -  waiting    -                -  -       -                   lr=0.001  -
     3        1  broke      delta-404        -  lr.3    -                   lr=10     loss is nan at step 3"
-trial	attempt	state	claimant	quiet_s	run	result	params	error
-0	1	done	delta-404	-	lr.0	loss=0.25,steps=40	lr=0.1	-
-1	1	abandoned	ghost-9	-	lr.1	-	lr=0.01	handed back: its claimant has no reading in the store (rule: quiet_s over 5.0)
-1	2	claimed	delta-404	2.0	lr.1.2	-	lr=0.01	-
-2	1	abandoned	delta-404	-	lr.2	-	lr=0.001	stopped by hand
-2	-	waiting	-	-	-	-	lr=0.001	-
-3	1	broke	delta-404	-	lr.3	-	lr=10	loss is nan at step 3
-EOF
   soma 0 --json trials lr --store "$FLEET"
   no_err
   json "
