@@ -41,7 +41,10 @@ namespace soma::detail {
 /// RecordWrite -> RecordNumbers; "reading": Reading -> nothing; "version":
 /// nothing -> StoreVersion; "snapshot": SnapshotAsk -> SnapshotPart (a part
 /// of at most 4 MiB of a compacted copy); "cache_get": CacheAsk ->
-/// CacheAnswer; "cache_put": CacheKeep -> CacheKept.
+/// CacheAnswer; "cache_put": CacheKeep -> CacheKept; "trials_add": TrialsAdd
+/// -> TrialNumbers; "claim": ClaimAsk -> ClaimAnswer (held up to a second for
+/// a trial to come); "trial_end": TrialEnd -> TrialEnded; "reclaim":
+/// ReclaimAsk -> TrialNumbers.
 using store_atom = caf::atom_constant<caf::atom("somastore")>;
 
 } // namespace soma::detail

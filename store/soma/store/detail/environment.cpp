@@ -492,10 +492,14 @@ void environment::copy_to(const std::string& dir) const {
 }
 
 std::uint64_t environment::last_txn() const {
-  MDB_envinfo info{};
-  if (int rc = mdb_env_info(env_, &info); rc != 0)
-    fail(rc, "reading the store's last transaction");
-  return static_cast<std::uint64_t>(info.me_last_txnid);
+  // What a read transaction begun now sees, not mdb_env_info's meta page: a
+  // writer in another process writes its meta page before it tells the lock
+  // file, so for a moment the meta page is newer than any reader can get.
+  // A waiter comparing against it could then wait for a commit it never sees
+  // (measured: a waiting claim missing a trial for its whole wait).
+  std::uint64_t id = 0;
+  read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>&) { id = mdb_txn_id(txn); });
+  return id;
 }
 
 void environment::sync() const {

@@ -66,8 +66,9 @@ public:
   /// sees it. Throws store_error.
   void copy_to(const std::string& dir) const;
 
-  /// The id of the last committed transaction (mdb_env_info): it moves with
-  /// every commit, by any process. Throws store_error.
+  /// The id of the last committed transaction a reader can see (that of a
+  /// read transaction begun now): it moves with every commit, by any
+  /// process, once that commit is visible. Throws store_error.
   [[nodiscard]] std::uint64_t last_txn() const;
 
   /// Forces every committed transaction to disk (mdb_env_sync), including
