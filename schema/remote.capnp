@@ -165,3 +165,10 @@ struct ReclaimAsk {
   study @0 :Text;
   quietOverS @1 :Float64;
 }
+
+# What "trial_end_claim" answers to a TrialEnd: whether the end was kept, and
+# the trial then claimed for the same claimant (one write transaction).
+struct TrialEndedClaimed {
+  ended @0 :TrialEnded;
+  next @1 :ClaimAnswer;
+}

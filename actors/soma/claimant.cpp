@@ -64,15 +64,18 @@ void claimant::let_go(const trial_row& t, const std::string& why) {
 
 std::uint64_t claimant::run(const trial_function& f, claim_options o) {
   std::uint64_t ran = 0;
-  while (!stopping_ && (!o.at_most || ran < *o.at_most)) {
+  std::optional<trial_row> next; // claimed with the last trial's end
+  auto room = [&] { return !stopping_ && (!o.at_most || ran < *o.at_most); };
+  while (room()) {
+    auto t = std::move(next);
+    next.reset();
     // Waited for in slices, so that stop() is heard within 100 ms.
     auto until = std::chrono::steady_clock::now() + o.wait;
-    std::optional<trial_row> t;
-    for (;;) {
+    while (!t) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         until - std::chrono::steady_clock::now());
       t = claim(std::clamp(left, std::chrono::milliseconds{0}, std::chrono::milliseconds{100}));
-      if (t || stopping_ || left.count() <= 0)
+      if (stopping_ || left.count() <= 0)
         break;
     }
     if (!t)
@@ -97,14 +100,29 @@ std::uint64_t claimant::run(const trial_function& f, claim_options o) {
       std::lock_guard hold{in_hand_lock_};
       in_hand_.reset();
     }
+    auto state = result ? trial_state::done : trial_state::broke;
     try {
-      if (result)
-        done(*t, *result);
-      else
-        broke(*t, error);
       ++ran;
+      // The end and the next claim in one commit, while there is room for one.
+      if (room())
+        next = end_and_claim(store_, study_, *t, state, result.value_or(values{}), error);
+      else
+        end_trial(store_, study_, *t, state, result.value_or(values{}), error);
+      ++finished_;
+      counted_->store(finished_);
     } catch (const trial_refused& e) {
+      --ran;
       options_.log(e.what());
+      next = e.next;
+    }
+  }
+  // Stopped with a trial claimed and not begun: it goes back at once.
+  if (next) {
+    try {
+      let_go(*next, "its claimant stopped before it began");
+    } catch (const std::exception& e) {
+      options_.log(std::string{"could not let go of trial "} + std::to_string(next->number) + ": "
+                   + e.what());
     }
   }
   return ran;

@@ -23,8 +23,9 @@ namespace {
 
 // soma-node with its log (stderr) on the same pipe as its port line.
 std::unique_ptr<child> soma_node(const std::string& args) {
-  return std::make_unique<child>(std::vector<std::string>{
-    "/bin/sh", "-c", std::string{"exec "} + SOMA_NODE_PROGRAM + " " + args + " 2>&1"});
+  std::string command = "exec ";
+  command.append(SOMA_NODE_PROGRAM).append(" ").append(args).append(" 2>&1");
+  return std::make_unique<child>(std::vector<std::string>{"/bin/sh", "-c", command});
 }
 
 // Every line it prints until it exits (or the deadline passes).

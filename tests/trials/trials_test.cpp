@@ -10,6 +10,7 @@
 #include "../store/scratch.hpp"
 #include "seed_nodes.hpp"
 #include "soma/soma.hpp"
+#include "soma/store/detail/environment.hpp"
 
 using namespace std::chrono_literals;
 using soma_test::scratch;
@@ -87,6 +88,39 @@ BOOST_AUTO_TEST_CASE(trials_are_claimed_lowest_first_once_each_and_end_with_thei
   BOOST_REQUIRE(c);
   BOOST_TEST(c->number == 2u);
   BOOST_TEST(!soma::claim_trial(s, "lr", "host-1")); // none left
+}
+
+BOOST_AUTO_TEST_CASE(end_and_claim_ends_a_trial_and_claims_the_next_in_one_commit) {
+  scratch tmp;
+  soma::store s{tmp / "s"};
+  soma::add_trials(s, "ec", soma::grid({{"i", {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}}}}));
+  auto first = soma::claim_trial(s, "ec", "m-1");
+  BOOST_REQUIRE(first);
+  auto before = s.env().last_txn();
+  auto second = soma::end_and_claim(s, "ec", *first, soma::trial_state::done, {{"y", 1.0}});
+  BOOST_TEST(s.env().last_txn() == before + 1); // one commit for both
+  BOOST_REQUIRE(second);
+  BOOST_TEST(second->number == 1u);
+  BOOST_TEST(second->claimant == "m-1");
+  auto rows = soma::trials(s, "ec");
+  BOOST_TEST(rows[0].state == soma::trial_state::done);
+  BOOST_TEST(rows[0].result.get<double>("y") == 1.0);
+  BOOST_TEST(rows[1].state == soma::trial_state::claimed);
+  // Handed back meanwhile: the end is refused, the next claim made all the same.
+  soma::reclaim(s, "ec", 0); // m-1 has no reading: quieter than any S
+  try {
+    (void)soma::end_and_claim(s, "ec", *second, soma::trial_state::done, {{"y", 2.0}});
+    BOOST_FAIL("a handed-back attempt's end was kept");
+  } catch (const soma::trial_refused& e) {
+    BOOST_REQUIRE(e.next);
+    BOOST_TEST(e.next->number == 1u); // the handed-back trial, lowest, first
+    BOOST_TEST(e.next->attempt == 2u);
+  }
+  auto last = soma::claim_trial(s, "ec", "m-1");
+  BOOST_REQUIRE(last);
+  BOOST_TEST(last->number == 2u);
+  BOOST_TEST(!soma::end_and_claim(s, "ec", *last, soma::trial_state::broke, {}, "x"));
+  BOOST_TEST(soma::trials(s, "ec")[2].error == "x");
 }
 
 BOOST_AUTO_TEST_CASE(a_study_grows_while_it_is_claimed_and_a_waiting_claim_takes_what_is_added) {

@@ -43,7 +43,9 @@ namespace soma::detail {
 /// of at most 4 MiB of a compacted copy); "cache_get": CacheAsk ->
 /// CacheAnswer; "cache_put": CacheKeep -> CacheKept; "trials_add": TrialsAdd
 /// -> TrialNumbers; "claim": ClaimAsk -> ClaimAnswer (held up to a second for
-/// a trial to come); "trial_end": TrialEnd -> TrialEnded; "reclaim":
+/// a trial to come); "trial_end": TrialEnd -> TrialEnded; "trial_end_claim":
+/// TrialEnd -> TrialEndedClaimed (the end, then the next claim, in one write
+/// transaction); "reclaim":
 /// ReclaimAsk -> TrialNumbers.
 using store_atom = caf::atom_constant<caf::atom("somastore")>;
 

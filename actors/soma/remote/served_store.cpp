@@ -216,6 +216,18 @@ public:
                      wire::decode_trial_ended);
   }
 
+  std::pair<std::optional<std::string>, std::optional<trial_row>>
+  end_and_claim(std::string_view study, std::uint64_t number, std::uint32_t attempt,
+                std::string_view claimant, trial_state state, const values& result,
+                const std::string& error) override {
+    refuse_if_read_only("end a trial");
+    return answer_of("trial_end_claim",
+                     call("trial_end_claim",
+                          wire::encode_trial_end({std::string{study}, number, attempt,
+                                                  std::string{claimant}, state, result, error})),
+                     wire::decode_trial_ended_claimed);
+  }
+
   std::vector<std::uint64_t> reclaim(std::string_view study, double quiet_over_s) override {
     refuse_if_read_only("hand trials back");
     return answer_of("reclaim",

@@ -244,6 +244,33 @@ std::optional<std::string> decode_trial_ended(std::string_view bytes) {
     });
 }
 
+std::string encode_trial_ended_claimed(const std::optional<std::string>& refused,
+                                      const std::optional<trial_row>& next) {
+  capnp::MallocMessageBuilder message;
+  auto x = message.initRoot<schema::TrialEndedClaimed>();
+  auto e = x.initEnded();
+  e.setOk(!refused);
+  if (refused)
+    e.setWhy(as_text(*refused));
+  auto n = x.initNext();
+  n.setClaimed(next.has_value());
+  if (next)
+    put_trial(n.initTrial(), *next);
+  return detail::to_bytes(message);
+}
+
+std::pair<std::optional<std::string>, std::optional<trial_row>>
+decode_trial_ended_claimed(std::string_view bytes) {
+  return detail::read_capnp<schema::TrialEndedClaimed>(bytes, [](schema::TrialEndedClaimed::Reader x) {
+    std::pair<std::optional<std::string>, std::optional<trial_row>> out;
+    if (!x.getEnded().getOk())
+      out.first = text_of(x.getEnded().getWhy());
+    if (x.getNext().getClaimed())
+      out.second = get_trial(x.getNext().getTrial());
+    return out;
+  });
+}
+
 std::string encode_reclaim_ask(const reclaim_ask& a) {
   capnp::MallocMessageBuilder message;
   auto x = message.initRoot<schema::ReclaimAsk>();

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "soma/trial.hpp"
@@ -66,6 +67,12 @@ struct trial_end {
 /// Whether an end was kept; when not, why.
 [[nodiscard]] std::string encode_trial_ended(const std::optional<std::string>& refused);
 [[nodiscard]] std::optional<std::string> decode_trial_ended(std::string_view bytes);
+
+/// end_and_claim's answer: why the end was refused (if it was), and the next trial.
+[[nodiscard]] std::string encode_trial_ended_claimed(const std::optional<std::string>& refused,
+                                                     const std::optional<trial_row>& next);
+[[nodiscard]] std::pair<std::optional<std::string>, std::optional<trial_row>>
+decode_trial_ended_claimed(std::string_view bytes);
 
 struct reclaim_ask {
   std::string study;

@@ -243,6 +243,12 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
           return wire::encode_trial_ended(
             b.end_trial(e.study, e.number, e.attempt, e.claimant, e.state, e.result, e.error));
         }
+        if (op == "trial_end_claim") {
+          auto e = wire::decode_trial_end(payload);
+          auto [refused, next] =
+            b.end_and_claim(e.study, e.number, e.attempt, e.claimant, e.state, e.result, e.error);
+          return wire::encode_trial_ended_claimed(refused, next);
+        }
         if (op == "reclaim") {
           auto a = wire::decode_reclaim_ask(payload);
           return wire::encode_trial_numbers(b.reclaim(a.study, a.quiet_over_s));
@@ -265,8 +271,8 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
         }
         return caf::make_error(caf::sec::invalid_argument,
                                "a served store does 'records', 'reading', 'version', 'snapshot', "
-                               "'cache_get', 'cache_put', 'trials_add', 'claim', 'trial_end' and "
-                               "'reclaim', not '" + op + "'");
+                               "'cache_get', 'cache_put', 'trials_add', 'claim', 'trial_end', "
+                               "'trial_end_claim' and 'reclaim', not '" + op + "'");
       } catch (const std::exception& e) {
         return caf::make_error(caf::sec::runtime_error, std::string{e.what()});
       }

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "soma/reading.hpp"
@@ -92,6 +93,11 @@ public:
             std::string_view claimant, trial_state state, const values& result,
             const std::string& error) = 0;
   virtual std::vector<std::uint64_t> reclaim(std::string_view study, double quiet_over_s) = 0;
+  /// end_trial's answer, and the trial then claimed for the same claimant.
+  [[nodiscard]] virtual std::pair<std::optional<std::string>, std::optional<trial_row>>
+  end_and_claim(std::string_view study, std::uint64_t number, std::uint32_t attempt,
+                std::string_view claimant, trial_state state, const values& result,
+                const std::string& error) = 0;
 
   /// Forces what this process committed onto the disk; nothing for a served
   /// store (its server syncs). Throws store_error.

@@ -139,6 +139,12 @@ public:
   std::vector<std::uint64_t> reclaim(std::string_view study, double quiet_over_s) override {
     return reclaim_at(*env_, study, quiet_over_s);
   }
+  std::pair<std::optional<std::string>, std::optional<trial_row>>
+  end_and_claim(std::string_view study, std::uint64_t number, std::uint32_t attempt,
+                std::string_view claimant, trial_state state, const values& result,
+                const std::string& error) override {
+    return end_and_claim_at(*env_, study, number, attempt, claimant, state, result, error);
+  }
 
   void sync() override { env_->sync(); }
 

@@ -150,6 +150,34 @@ void hand_back(const detail::environment& env, MDB_txn* txn, MDB_dbi d, std::str
   put_waiting(env, txn, d, study, t.number);
 }
 
+// Claims the first waiting trial of `study` for `claimant` in `txn`; none
+// when nothing waits.
+std::optional<trial_row> claim_in(const detail::environment& env, MDB_txn* txn, MDB_dbi d,
+                                  std::string_view study, std::string_view claimant) {
+  auto prefix = waiting_prefix(study);
+  std::uint64_t n = 0;
+  {
+    detail::cursor c{env, txn, d};
+    if (!c.move(MDB_SET_RANGE, prefix) || !c.key().starts_with(prefix))
+      return std::nullopt;
+    n = detail::from_be64(c.key().substr(prefix.size()));
+    c.del();
+  }
+  auto key = trial_key(study, n);
+  std::string_view bytes;
+  if (!env.get(txn, d, key, bytes))
+    env.damaged("trial " + std::to_string(n) + " of study '" + std::string{study}
+                + "' is waiting in line but is not there");
+  auto t = decode_trial(env, key, bytes);
+  t.state = trial_state::claimed;
+  t.attempt += 1;
+  t.claimant = claimant;
+  t.claimed_us = now_us();
+  t.run = trial_run(study, t.number, t.attempt);
+  put_trial(env, txn, d, study, t);
+  return t;
+}
+
 std::string seconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", s);
@@ -223,29 +251,7 @@ std::optional<trial_row> detail::claim_trial_at(environment& env, std::string_vi
     if (waits) {
       std::optional<trial_row> got;
       env.write([&](MDB_txn* txn, const dbi_of& dbi) {
-        got.reset();
-        auto d = dbi(db::trials);
-        std::uint64_t n = 0;
-        {
-          cursor c{env, txn, d};
-          if (!c.move(MDB_SET_RANGE, prefix) || !c.key().starts_with(prefix))
-            return; // another claimant took it first
-          n = from_be64(c.key().substr(prefix.size()));
-          c.del();
-        }
-        auto key = trial_key(study, n);
-        std::string_view bytes;
-        if (!env.get(txn, d, key, bytes))
-          env.damaged("trial " + std::to_string(n) + " of study '" + std::string{study}
-                      + "' is waiting in line but is not there");
-        auto t = decode_trial(env, key, bytes);
-        t.state = trial_state::claimed;
-        t.attempt += 1;
-        t.claimant = claimant;
-        t.claimed_us = now_us();
-        t.run = trial_run(study, t.number, t.attempt);
-        put_trial(env, txn, d, study, t);
-        got = std::move(t);
+        got = claim_in(env, txn, dbi(db::trials), study, claimant); // none: another took it first
       });
       if (got)
         return got;
@@ -260,49 +266,77 @@ std::optional<trial_row> detail::claim_trial_at(environment& env, std::string_vi
   }
 }
 
+namespace {
+
+// Ends attempt `attempt` of trial `number` in `txn`; why not, when it was not.
+std::optional<std::string> end_in(const detail::environment& env, MDB_txn* txn, MDB_dbi d,
+                                  std::string_view study, std::uint64_t number,
+                                  std::uint32_t attempt, std::string_view claimant,
+                                  trial_state state, const values& result, const std::string& error) {
+  auto key = trial_key(study, number);
+  std::string_view bytes;
+  if (!env.get(txn, d, key, bytes))
+    return "study '" + std::string{study} + "' has no trial " + std::to_string(number);
+  auto t = decode_trial(env, key, bytes);
+  auto which = "trial " + std::to_string(number) + " of study '" + std::string{study} + "'";
+  if (t.attempt != attempt || t.claimant != claimant || t.state != trial_state::claimed) {
+    for (auto& a : t.abandoned)
+      if (a.attempt == attempt && a.claimant == claimant)
+        return which + " was handed back from this attempt (" + std::to_string(attempt) + ", "
+               + std::string{claimant} + ") at " + utc(a.ended_us) + ": " + a.why
+               + "; what this attempt found is not kept";
+    return which + " is not held by " + std::string{claimant} + " in attempt "
+           + std::to_string(attempt) + " (it is " + to_string(t.state)
+           + (t.claimant.empty() ? "" : ", attempt " + std::to_string(t.attempt) + " of " + t.claimant)
+           + "); what this attempt found is not kept";
+  }
+  auto now = now_us();
+  if (state == trial_state::waiting) {
+    hand_back(env, txn, d, study, t, now, error);
+    return std::nullopt;
+  }
+  t.state = state;
+  t.ended_us = now;
+  t.result = state == trial_state::done ? result : values{};
+  t.error = state == trial_state::broke ? error : std::string{};
+  put_trial(env, txn, d, study, t);
+  return std::nullopt;
+}
+
+void check_end(trial_state state) {
+  if (state == trial_state::claimed)
+    throw store_error("an attempt ends done, broke or waiting (let go), not claimed");
+}
+
+} // namespace
+
 std::optional<std::string> detail::end_trial_at(environment& env, std::string_view study,
                                                 std::uint64_t number, std::uint32_t attempt,
                                                 std::string_view claimant, trial_state state,
                                                 const values& result, const std::string& error) {
   check_study(study);
-  if (state == trial_state::claimed)
-    throw store_error("an attempt ends done, broke or waiting (let go), not claimed");
+  check_end(state);
   std::optional<std::string> refused;
   env.write([&](MDB_txn* txn, const dbi_of& dbi) {
-    refused.reset();
-    auto d = dbi(db::trials);
-    auto key = trial_key(study, number);
-    std::string_view bytes;
-    if (!env.get(txn, d, key, bytes)) {
-      refused = "study '" + std::string{study} + "' has no trial " + std::to_string(number);
-      return;
-    }
-    auto t = decode_trial(env, key, bytes);
-    auto which = "trial " + std::to_string(number) + " of study '" + std::string{study} + "'";
-    if (t.attempt != attempt || t.claimant != claimant || t.state != trial_state::claimed) {
-      for (auto& a : t.abandoned)
-        if (a.attempt == attempt && a.claimant == claimant) {
-          refused = which + " was handed back from this attempt (" + std::to_string(attempt)
-                    + ", " + std::string{claimant} + ") at " + utc(a.ended_us) + ": " + a.why
-                    + "; what this attempt found is not kept";
-          return;
-        }
-      refused = which + " is not held by " + std::string{claimant} + " in attempt "
-                + std::to_string(attempt) + " (it is " + to_string(t.state)
-                + (t.claimant.empty() ? "" : ", attempt " + std::to_string(t.attempt) + " of " + t.claimant)
-                + "); what this attempt found is not kept";
-      return;
-    }
-    auto now = now_us();
-    if (state == trial_state::waiting)
-      return hand_back(env, txn, d, study, t, now, error);
-    t.state = state;
-    t.ended_us = now;
-    t.result = state == trial_state::done ? result : values{};
-    t.error = state == trial_state::broke ? error : std::string{};
-    put_trial(env, txn, d, study, t);
+    refused = end_in(env, txn, dbi(db::trials), study, number, attempt, claimant, state, result, error);
   });
   return refused;
+}
+
+std::pair<std::optional<std::string>, std::optional<trial_row>>
+detail::end_and_claim_at(environment& env, std::string_view study, std::uint64_t number,
+                         std::uint32_t attempt, std::string_view claimant, trial_state state,
+                         const values& result, const std::string& error) {
+  check_study(study);
+  check_end(state);
+  std::optional<std::string> refused;
+  std::optional<trial_row> next;
+  env.write([&](MDB_txn* txn, const dbi_of& dbi) {
+    auto d = dbi(db::trials);
+    refused = end_in(env, txn, d, study, number, attempt, claimant, state, result, error);
+    next = claim_in(env, txn, d, study, claimant);
+  });
+  return {refused, next};
 }
 
 std::vector<std::uint64_t> detail::reclaim_at(environment& env, std::string_view study,
@@ -411,6 +445,19 @@ void end_trial(store& s, std::string_view study, const trial_row& claimed, trial
   if (auto refused = s.backend().end_trial(study, claimed.number, claimed.attempt, claimed.claimant,
                                            state, result, error))
     throw trial_refused(*refused);
+}
+
+std::optional<trial_row> end_and_claim(store& s, std::string_view study, const trial_row& claimed,
+                                       trial_state state, const values& result,
+                                       const std::string& error) {
+  check_study(study);
+  if (s.read_only())
+    throw store_error("cannot end a trial in the store '" + s.path() + "': it was opened read-only");
+  auto [refused, next] = s.backend().end_and_claim(study, claimed.number, claimed.attempt,
+                                                   claimed.claimant, state, result, error);
+  if (refused)
+    throw trial_refused(*refused, std::move(next));
+  return next;
 }
 
 std::vector<std::uint64_t> reclaim(store& s, std::string_view study, double quiet_over_s) {
