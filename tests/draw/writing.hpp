@@ -15,7 +15,8 @@
 
 namespace soma_test {
 
-/// Writes one forward per element of `told`, numbered from 0.
+/// Writes one forward per element of `told`, numbered from 0, and the run's
+/// metadata.
 inline void write_run(soma::store& s, const std::string& run,
                       const std::vector<std::vector<soma::fact>>& told) {
   s.env().write([&](MDB_txn* txn, auto& dbi) {
@@ -28,6 +29,12 @@ inline void write_run(soma::store& s, const std::string& run,
       s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r, key));
       s.env().put(txn, dbi(soma::detail::db::facts), key, soma::detail::encode_facts(told[i], key));
     }
+    // And its metadata, as a recorder keeps it: how many forwards it wrote,
+    // so that one damage hides reads as damaged, not as missing.
+    soma::detail::run_meta meta;
+    meta.next = told.size();
+    auto key = soma::detail::meta_key(run);
+    s.env().put(txn, dbi(soma::detail::db::meta), key, soma::detail::encode_run_meta(meta, key));
   });
 }
 
