@@ -38,6 +38,15 @@ claimant::claimant(caf::actor_system& sys, store s, std::string study, claimant_
 claimant::~claimant() {
   if (reporter_)
     caf::anon_send_exit(reporter_, caf::exit_reason::user_shutdown);
+  // A last reading, so that what the store says it finished is all it did.
+  try {
+    auto r = sampler_->read(options_.served ? options_.served() : 0);
+    r.trials = *counted_;
+    r.claims = study_;
+    put_reading(store_, r);
+  } catch (const std::exception& e) {
+    options_.log(std::string{"could not write its last reading: "} + e.what());
+  }
 }
 
 const std::string& claimant::id() const noexcept { return sampler_->id(); }
@@ -48,14 +57,12 @@ std::optional<trial_row> claimant::claim(std::chrono::milliseconds wait) {
 
 void claimant::done(const trial_row& t, const values& result) {
   end_trial(store_, study_, t, trial_state::done, result);
-  ++finished_;
-  counted_->store(finished_);
+  ++*counted_;
 }
 
 void claimant::broke(const trial_row& t, const std::string& error) {
   end_trial(store_, study_, t, trial_state::broke, {}, error);
-  ++finished_;
-  counted_->store(finished_);
+  ++*counted_;
 }
 
 void claimant::let_go(const trial_row& t, const std::string& why) {
@@ -108,8 +115,7 @@ std::uint64_t claimant::run(const trial_function& f, claim_options o) {
         next = end_and_claim(store_, study_, *t, state, result.value_or(values{}), error);
       else
         end_trial(store_, study_, *t, state, result.value_or(values{}), error);
-      ++finished_;
-      counted_->store(finished_);
+      ++*counted_;
     } catch (const trial_refused& e) {
       --ran;
       options_.log(e.what());

@@ -104,7 +104,7 @@ public:
   /// `options.reporting`. Throws store_error when that first reading cannot
   /// be written.
   claimant(caf::actor_system& sys, store s, std::string study, claimant_options options = {});
-  /// Stops its reporter.
+  /// Stops its reporter, and writes a last reading (its final count).
   ~claimant();
   claimant(const claimant&) = delete;
   claimant& operator=(const claimant&) = delete;
@@ -112,7 +112,7 @@ public:
   /// Its machine id in its readings and claims: hostname-pid.
   [[nodiscard]] const std::string& id() const noexcept;
   /// Trials it finished (done or broke).
-  [[nodiscard]] std::uint64_t finished() const noexcept { return finished_; }
+  [[nodiscard]] std::uint64_t finished() const noexcept { return *counted_; }
 
   /// Claims the next waiting trial (soma::claim_trial), waiting up to `wait`.
   [[nodiscard]] std::optional<trial_row> claim(std::chrono::milliseconds wait = {});
@@ -146,7 +146,6 @@ private:
   claimant_options options_;
   std::shared_ptr<machine_sampler> sampler_;
   std::shared_ptr<std::atomic<std::uint64_t>> counted_;
-  std::atomic<std::uint64_t> finished_{0};
   std::atomic<bool> stopping_{false};
   std::mutex in_hand_lock_;
   std::optional<trial_row> in_hand_; ///< the trial run() runs now

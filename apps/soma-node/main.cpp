@@ -319,7 +319,13 @@ int serve(const options& opt) {
                 + " with the trial function " + trial_function->name + ", as " + c->id());
             auto fn = trial_function->run;
             auto wait = std::chrono::milliseconds(static_cast<std::int64_t>(opt.claim_wait * 1000));
-            auto n = c->run([fn](soma::trial& t) { return fn(t); }, {.wait = wait});
+            auto n = c->run(
+              [fn](soma::trial& t) {
+                say("claimed trial " + std::to_string(t.number()) + " of " + t.study()
+                    + " (attempt " + std::to_string(t.attempt()) + ", run " + t.run() + ")");
+                return fn(t);
+              },
+              {.wait = wait});
             say("claims: finished " + std::to_string(n) + " trial(s) of " + opt.claim
                 + (c->stopped() ? "; stopped"
                                 : std::string{"; none waits"} + (opt.claim_wait > 0 ? " (after --claim-wait)" : "")));

@@ -13,6 +13,7 @@
 #include "remote_fixture.hpp"
 #include "soma/remote/served_store.hpp"
 #include "network.hpp"
+#include "../store/child.hpp"
 #include "../store/scratch.hpp"
 #include "soma/remote/address.hpp"
 #include "soma/recorder.hpp"
@@ -207,23 +208,16 @@ BOOST_AUTO_TEST_CASE(eight_claimants_in_another_namespace_claim_500_trials_throu
   BOOST_TEST(numbers.size() == 500u);
   BOOST_TEST(numbers.back() == 499u);
 
-  std::vector<std::unique_ptr<logged_process>> claimants;
+  std::vector<std::unique_ptr<child>> claimants;
   for (int i = 0; i < 8; ++i)
-    claimants.push_back(std::make_unique<logged_process>(
-      std::vector<std::string>{"ip", "netns", "exec", net.ns, "env", "SOMA_TLS_CERT=" + client.cert,
-                               "SOMA_TLS_KEY=" + client.key, "SOMA_TLS_CA=" + client.ca,
-                               SOMA_CLAIM_CHILD, address, "far"},
-      dir / ("claimant-" + std::to_string(i))));
+    claimants.push_back(std::make_unique<child>(std::vector<std::string>{
+      "/usr/bin/env", "ip", "netns", "exec", net.ns, "env", "SOMA_TLS_CERT=" + client.cert,
+      "SOMA_TLS_KEY=" + client.key, "SOMA_TLS_CA=" + client.ca, SOMA_CLAIM_CHILD, address, "far"}));
   std::uint64_t finished = 0;
   for (auto& c : claimants) {
-    std::string text;
-    auto by = std::chrono::steady_clock::now() + std::chrono::seconds(90);
-    while ((text = read_all(c->out)).find("finished ") == std::string::npos
-           && std::chrono::steady_clock::now() < by)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    auto at = text.find("finished ");
-    BOOST_REQUIRE_MESSAGE(at != std::string::npos, "a claimant did not finish: " << text);
-    finished += std::stoull(text.substr(at + 9));
+    auto k = c->until("finished ", std::chrono::seconds(90));
+    BOOST_REQUIRE_MESSAGE(k, "a claimant did not finish within 90 s");
+    finished += std::stoull(*k);
   }
   BOOST_TEST(finished == 500u);
   // On the server's disk: each trial done once, by a claimant over there.

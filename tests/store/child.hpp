@@ -76,6 +76,23 @@ public:
     }
   }
 
+  /// Reads lines until one starts with `prefix`; the rest of it, or nullopt
+  /// at the deadline or its end.
+  std::optional<std::string> until(const std::string& prefix, std::chrono::milliseconds deadline) {
+    auto by = std::chrono::steady_clock::now() + deadline;
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        by - std::chrono::steady_clock::now());
+      if (left.count() <= 0)
+        return std::nullopt;
+      auto l = line(left);
+      if (!l)
+        return std::nullopt;
+      if (l->starts_with(prefix))
+        return l->substr(prefix.size());
+    }
+  }
+
   void kill(int sig) { ::kill(pid_, sig); }
 
   /// Waits for it to end; its exit status as waitpid gives it.

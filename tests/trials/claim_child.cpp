@@ -22,6 +22,8 @@
 #include <string>
 #include <thread>
 
+#include <unistd.h>
+
 #include "seed_nodes.hpp"
 #include "soma/remote/served_store.hpp"
 #include "soma/soma.hpp"
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
         if (auto* hang = p.find("hang"); hang && std::get<bool>(*hang) && t.attempt() == 1) {
           say("holding " + std::to_string(t.number()));
           for (;;)
-            std::this_thread::sleep_for(std::chrono::hours(1));
+            ::pause(); // until a signal ends the process: it is never woken to return
         }
         if (auto* fail = p.find("fail"))
           throw std::runtime_error(std::get<std::string>(*fail));

@@ -12,33 +12,19 @@
 
 #include "../store/child.hpp"
 #include "../store/scratch.hpp"
+#include "waiting.hpp"
 #include "soma/soma.hpp"
 
 using namespace std::chrono_literals;
 using soma_test::child;
 using soma_test::scratch;
+using soma_test::store_shows;
 
 namespace {
 
 std::unique_ptr<child> claimant(const std::string& store, const std::string& study,
                                 const std::string& wait_ms = "0") {
   return std::make_unique<child>(std::vector<std::string>{SOMA_CLAIM_CHILD, store, study, wait_ms});
-}
-
-// Reads lines until one starts with `prefix`; returns the rest, or nullopt
-// at the deadline.
-std::optional<std::string> until(child& c, const std::string& prefix,
-                                 std::chrono::milliseconds deadline = 60s) {
-  auto by = std::chrono::steady_clock::now() + deadline;
-  while (std::chrono::steady_clock::now() < by) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(by - std::chrono::steady_clock::now());
-    auto l = c.line(left);
-    if (!l)
-      return std::nullopt;
-    if (l->starts_with(prefix))
-      return l->substr(prefix.size());
-  }
-  return std::nullopt;
 }
 
 // Every trial done, each once, by its own number.
@@ -52,18 +38,6 @@ void every_trial_done_once(const soma::store& s, const std::string& study, std::
       BOOST_TEST(r.result.get<std::string>("by") == r.claimant);
     }
   }
-}
-
-// Polls `pred` every 10 ms until it holds or `deadline` passes; whether it held.
-template <class P>
-bool eventually(P pred, std::chrono::milliseconds deadline) {
-  auto by = std::chrono::steady_clock::now() + deadline;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() >= by)
-      return false;
-    std::this_thread::sleep_for(10ms);
-  }
-  return true;
 }
 
 // How many trials of `study` are done.
@@ -102,10 +76,10 @@ BOOST_AUTO_TEST_CASE(eight_processes_claim_500_trials_and_each_is_done_exactly_o
   std::uint64_t finished = 0;
   std::set<std::string> ids;
   for (auto& c : claimants) {
-    auto id = until(*c, "ready ");
+    auto id = c->until("ready ", 60s);
     BOOST_REQUIRE(id);
     ids.insert(*id);
-    auto k = until(*c, "finished ", 120s);
+    auto k = c->until("finished ", 120s);
     BOOST_REQUIRE(k);
     finished += std::stoull(*k);
     BOOST_TEST(c->wait() == 0);
@@ -124,7 +98,7 @@ BOOST_AUTO_TEST_CASE(eight_processes_claim_500_trials_and_each_is_done_exactly_o
   for (auto& [id, n] : by) {
     BOOST_REQUIRE(latest.count(id));
     BOOST_TEST(latest[id].claims == "many");
-    BOOST_TEST(latest[id].trials <= n); // the last reading may predate the last trial
+    BOOST_TEST(latest[id].trials == n); // its last reading, written as it ended
   }
 }
 
@@ -139,10 +113,10 @@ BOOST_AUTO_TEST_CASE(killed_claimants_keep_their_trials_grow_quiet_and_reclaim_h
 
   // Two claimants take trials 0 and 1 and hold them; both are SIGKILLed.
   auto a = claimant(dir, "killed"), b = claimant(dir, "killed");
-  auto a_id = until(*a, "ready "), b_id = until(*b, "ready ");
+  auto a_id = a->until("ready ", 60s), b_id = b->until("ready ", 60s);
   BOOST_REQUIRE((a_id && b_id));
-  BOOST_REQUIRE(until(*a, "holding "));
-  BOOST_REQUIRE(until(*b, "holding "));
+  BOOST_REQUIRE(a->until("holding ", 60s));
+  BOOST_REQUIRE(b->until("holding ", 60s));
   a->kill(SIGKILL);
   b->kill(SIGKILL);
   a->wait();
@@ -150,9 +124,9 @@ BOOST_AUTO_TEST_CASE(killed_claimants_keep_their_trials_grow_quiet_and_reclaim_h
 
   // Two others do the rest, and wait for more.
   auto c = claimant(dir, "killed", "20000"), d = claimant(dir, "killed", "20000");
-  auto c_id = until(*c, "ready ");
+  auto c_id = c->until("ready ", 60s);
   BOOST_REQUIRE(c_id);
-  BOOST_REQUIRE(until(*d, "ready "));
+  BOOST_REQUIRE(d->until("ready ", 60s));
   // The killed claimants' trials stay claimed, and their quiet_s grows while
   // the others write: nothing times them out.
   auto rows = soma::trials(s, "killed");
@@ -161,7 +135,7 @@ BOOST_AUTO_TEST_CASE(killed_claimants_keep_their_trials_grow_quiet_and_reclaim_h
   std::set<std::string> holders{rows[0].claimant, rows[1].claimant};
   BOOST_TEST((holders == std::set<std::string>{*a_id, *b_id}));
   auto first = quiet_of(s, *a_id);
-  BOOST_TEST(eventually([&] { return quiet_of(s, *a_id) >= first + 1.5; }, 30s));
+  BOOST_TEST(store_shows([&] { return quiet_of(s, *a_id) >= first + 1.5; }, 30s));
   BOOST_TEST(quiet_of(s, *b_id) >= 1.5);
   BOOST_TEST(quiet_of(s, *c_id) < 1.0);
   rows = soma::trials(s, "killed");
@@ -171,7 +145,7 @@ BOOST_AUTO_TEST_CASE(killed_claimants_keep_their_trials_grow_quiet_and_reclaim_h
   // The rule hands back exactly those two; the live claimants finish them.
   auto handed = soma::reclaim(s, "killed", 1.0);
   BOOST_TEST((handed == std::vector<std::uint64_t>{0, 1}));
-  BOOST_TEST(eventually([&] { return done_of(s, "killed") == 42; }, 60s));
+  BOOST_TEST(store_shows([&] { return done_of(s, "killed") == 42; }, 60s));
   every_trial_done_once(s, "killed", 42);
   rows = soma::trials(s, "killed");
   for (std::uint64_t n : {0u, 1u}) {
@@ -199,23 +173,24 @@ BOOST_AUTO_TEST_CASE(a_study_grown_while_it_is_claimed_is_done_once_through) {
   auto batch = [&](std::int64_t from) {
     std::vector<soma::values> xs;
     for (std::int64_t i = from; i < from + 50; ++i)
-      xs.push_back({{"i", i}, {"forwards", std::int64_t{10}}});
+      xs.push_back({{"i", i}, {"forwards", std::int64_t{30}}});
     soma::add_trials(s, "grown", xs);
   };
   batch(0);
+  // Added while one claimant is half-way through the first batch, and again
+  // once three more have begun on the second.
   std::vector<std::unique_ptr<child>> claimants;
-  for (int i = 0; i < 4; ++i)
-    claimants.push_back(claimant(dir, "grown", "1500"));
-  for (auto& c : claimants)
-    BOOST_REQUIRE(until(*c, "ready "));
-  // Added while the first batch is being claimed, and again later.
-  BOOST_REQUIRE(eventually([&] { return done_of(s, "grown") >= 5; }, 30s));
+  claimants.push_back(claimant(dir, "grown", "1500"));
+  for (int i = 0; i < 5; ++i)
+    BOOST_REQUIRE(claimants[0]->until("claimed ", 30s));
   batch(50);
-  BOOST_REQUIRE(eventually([&] { return done_of(s, "grown") >= 60; }, 30s));
+  for (int i = 0; i < 3; ++i)
+    claimants.push_back(claimant(dir, "grown", "1500"));
+  BOOST_REQUIRE(claimants[1]->until("claimed ", 30s));
   batch(100);
   std::uint64_t finished = 0;
   for (auto& c : claimants) {
-    auto k = until(*c, "finished ", 60s);
+    auto k = c->until("finished ", 60s);
     BOOST_REQUIRE(k);
     finished += std::stoull(*k);
   }

@@ -3,8 +3,8 @@
 //   square: result y = x * x; records x forwards (loss 1/(1+step)) into its run
 //   hang:   never returns (a claimant to stop mid-trial)
 
-#include <chrono>
-#include <thread>
+
+#include <unistd.h>
 
 #include "seed_nodes.hpp"
 #include "soma/node_library.hpp"
@@ -26,7 +26,7 @@ soma::values square(soma::trial& t) {
 
 soma::values hang(soma::trial&) {
   for (;;)
-    std::this_thread::sleep_for(std::chrono::hours(1));
+    ::pause(); // until a signal ends the process: it is never woken to return
 }
 
 } // namespace

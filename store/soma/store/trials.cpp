@@ -421,27 +421,33 @@ std::optional<std::string> detail::trials_entry_damage(std::string_view key,
 
 // ---- through any backend ----
 
-std::vector<std::uint64_t> add_trials(store& s, std::string_view study,
-                                      const std::vector<values>& trials, std::string_view function) {
+namespace {
+
+// A call that writes: a study's name, and a store that may be written.
+void writable(const store& s, std::string_view study, const char* what) {
   check_study(study);
   if (s.read_only())
-    throw store_error("cannot add trials to the store '" + s.path() + "': it was opened read-only");
+    throw store_error(std::string{"cannot "} + what + " in the store '" + s.path()
+                      + "': it was opened read-only");
+}
+
+} // namespace
+
+std::vector<std::uint64_t> add_trials(store& s, std::string_view study,
+                                      const std::vector<values>& trials, std::string_view function) {
+  writable(s, study, "add trials");
   return s.backend().add_trials(study, trials, function);
 }
 
 std::optional<trial_row> claim_trial(store& s, std::string_view study, std::string_view claimant,
                                      std::chrono::milliseconds wait) {
-  check_study(study);
-  if (s.read_only())
-    throw store_error("cannot claim a trial in the store '" + s.path() + "': it was opened read-only");
+  writable(s, study, "claim a trial");
   return s.backend().claim_trial(study, claimant, wait);
 }
 
 void end_trial(store& s, std::string_view study, const trial_row& claimed, trial_state state,
                const values& result, const std::string& error) {
-  check_study(study);
-  if (s.read_only())
-    throw store_error("cannot end a trial in the store '" + s.path() + "': it was opened read-only");
+  writable(s, study, "end a trial");
   if (auto refused = s.backend().end_trial(study, claimed.number, claimed.attempt, claimed.claimant,
                                            state, result, error))
     throw trial_refused(*refused);
@@ -450,9 +456,7 @@ void end_trial(store& s, std::string_view study, const trial_row& claimed, trial
 std::optional<trial_row> end_and_claim(store& s, std::string_view study, const trial_row& claimed,
                                        trial_state state, const values& result,
                                        const std::string& error) {
-  check_study(study);
-  if (s.read_only())
-    throw store_error("cannot end a trial in the store '" + s.path() + "': it was opened read-only");
+  writable(s, study, "end a trial");
   auto [refused, next] = s.backend().end_and_claim(study, claimed.number, claimed.attempt,
                                                    claimed.claimant, state, result, error);
   if (refused)
@@ -461,9 +465,7 @@ std::optional<trial_row> end_and_claim(store& s, std::string_view study, const t
 }
 
 std::vector<std::uint64_t> reclaim(store& s, std::string_view study, double quiet_over_s) {
-  check_study(study);
-  if (s.read_only())
-    throw store_error("cannot hand trials back in the store '" + s.path() + "': it was opened read-only");
+  writable(s, study, "hand trials back");
   return s.backend().reclaim(study, quiet_over_s);
 }
 
