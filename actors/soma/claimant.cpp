@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include <caf/actor_system.hpp>
+#include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
 #include "soma/machine.hpp"
@@ -36,8 +37,20 @@ claimant::claimant(caf::actor_system& sys, store s, std::string study, claimant_
 }
 
 claimant::~claimant() {
-  if (reporter_)
+  // The reporter is gone before the last reading: one it took before that
+  // (its count read first, its clock after ours) would otherwise land later
+  // and say one trial fewer. Its write is bounded (a served store's write
+  // ends within 5 s), so the wait is too.
+  if (reporter_) {
+    caf::scoped_actor self{sys_};
+    self->monitor(reporter_);
     caf::anon_send_exit(reporter_, caf::exit_reason::user_shutdown);
+    bool gone = false;
+    self->receive([&](caf::down_msg&) { gone = true; },
+                  caf::after(std::chrono::seconds(6)) >> [] {});
+    if (!gone)
+      options_.log("its reporter did not stop within 6 s; its last reading may be older");
+  }
   // A last reading, so that what the store says it finished is all it did.
   try {
     auto r = sampler_->read(options_.served ? options_.served() : 0);
