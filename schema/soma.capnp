@@ -61,6 +61,7 @@ struct Reading {
   whenUs @6 :Int64;    # the writer's own wall clock, unix microseconds
   trials @7 :UInt64;   # trials a claimant finished so far (done or broke); 0 for a worker
   claims @8 :Text;     # the study a claimant claims trials from; empty for a worker
+  everyUs @9 :Int64;   # the writer's reporting interval, microseconds; 0: it did not say
 }
 
 # One named value of a trial: a parameter, or a part of its result.

@@ -32,6 +32,7 @@ claimant::claimant(caf::actor_system& sys, store s, std::string study, claimant_
   auto said = counts();
   first.served = said.served;
   first.claims = said.claims;
+  first.every_us = std::chrono::duration_cast<std::chrono::microseconds>(options_.reporting).count();
   put_reading(store_, first);
   reporter_ = spawn_reporter(sys_, store_, options_.reporting, sampler_, counts, options_.log, false);
 }
@@ -56,6 +57,7 @@ claimant::~claimant() {
     auto r = sampler_->read(options_.served ? options_.served() : 0);
     r.trials = *counted_;
     r.claims = study_;
+    r.every_us = std::chrono::duration_cast<std::chrono::microseconds>(options_.reporting).count();
     put_reading(store_, r);
   } catch (const std::exception& e) {
     options_.log(std::string{"could not write its last reading: "} + e.what());

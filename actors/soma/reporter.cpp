@@ -25,6 +25,7 @@ caf::actor spawn_reporter(caf::actor_system& sys, store into, std::chrono::micro
         auto r = sampler->read(said.served);
         r.trials = said.trials;
         r.claims = said.claims;
+        r.every_us = every.count();
         put_reading(into, r);
         if (failing)
           log("readings: writing to " + into.path() + " works again");

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "count.hpp"
+#include "health.hpp"
 #include "soma/store/store.hpp"
 #include "soma/version.hpp"
 #include "usage_error.hpp"
@@ -23,6 +24,7 @@ constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | fa
                                  "nodes RUN [--last N] | cache ls|clear [--node NAME] | "
                                  "standing | fleet RUN | trials [STUDY] | "
                                  "reclaim STUDY --quiet-over S | "
+                                 "health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | "
                                  "plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | "
                                  "plot graph -o FILE PROGRAM | live --run RUN | check";
 
@@ -40,6 +42,8 @@ constexpr const char* price_list = R"(What each command costs:
   fleet      a fetch per forward of RUN, plus what standing costs
   trials     one scan of every study's trials; with STUDY, one scan of its
              trials plus what standing costs (for claimants' quiet_s)
+  health     each machine's readings back as far as a rule looks, each run's
+             last 200 records and last 100 fact blobs, every study's trials
   plot       what the reader it draws costs: progress as curve, spent as
              nodes, machines a fetch per forward, study trials STUDY and a
              curve per trial; graph runs PROGRAM
@@ -201,6 +205,22 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     ->required();
   given_stores.push_back(common_options(*reclaim, inv));
 
+  auto* health = app.add_subcommand(
+    "health", "opinions of the store at stated thresholds (rules with a `for`: pending, then "
+              "firing), computed on read and never written; exits 0 whatever it finds");
+  health->add_option("RUN", inv.run, "only opinions about this run");
+  health->add_option("--rules", inv.rules, "a rules file overriding thresholds (docs/health.md)")
+    ->option_text("FILE");
+  std::string at_text, fail_on_text;
+  auto* at = health->add_option("--at", at_text,
+                                "judge as of then: unix seconds, a UTC time such as "
+                                "2026-12-01T21:30:00Z, or -30s, -10m, -2h, -1d before now")
+               ->option_text("TIME");
+  health->add_option("--fail-on", fail_on_text, "exit 3 when an opinion is firing (for scripts)")
+    ->option_text("firing");
+  health->add_flag("--list", inv.list_rules, "list the rules, their settings and conditions");
+  given_stores.push_back(common_options(*health, inv));
+
   auto* plot = app.add_subcommand("plot", "draw a figure of RUN, or a graph's declaration, to a file");
   plot->require_subcommand(1);
   std::string window_text, interval_text;
@@ -293,6 +313,14 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
         inv.node = node_name;
   } else if (trials->parsed()) {
     inv.what = command::trials;
+  } else if (health->parsed()) {
+    inv.what = command::health;
+    if (at->count() > 0)
+      inv.at_us = parse_moment(at_text);
+    if (!fail_on_text.empty() && fail_on_text != "firing")
+      throw usage_error("`soma health --fail-on` takes firing (exit 3 when an opinion fires), not '"
+                        + fail_on_text + "'; " + help_hint(app));
+    inv.fail_on_firing = !fail_on_text.empty();
   } else if (reclaim->parsed()) {
     inv.what = command::reclaim;
     std::size_t used = 0;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "health.hpp"
 #include "json_out.hpp"
 #include "live_view.hpp"
 #include "plot.hpp"
@@ -40,24 +41,6 @@ std::string or_dash(const std::optional<T>& x, Show show) {
   return x ? show(*x) : "-";
 }
 
-// Unix microseconds as UTC to the millisecond, e.g. 2027-01-15T08:00:10.000Z:
-// a reading is stamped by its writer's clock, which says nothing of this
-// terminal's time zone.
-std::string utc(std::int64_t us) {
-  auto seconds = us / 1000000, micros = us % 1000000;
-  if (micros < 0) {
-    micros += 1000000;
-    seconds -= 1;
-  }
-  std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm parts{};
-  char day[32] = "?";
-  if (gmtime_r(&t, &parts))
-    std::strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &parts);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03dZ", day, static_cast<int>(micros / 1000));
-  return out;
-}
 
 std::string list(const std::vector<std::string>& xs) {
   if (xs.empty())
@@ -448,6 +431,7 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
         show_trials(s, inv, out);
       break;
     case command::live: watch(s, inv, out); break;
+    case command::health: return show_health(s, inv, out, err);
     case command::check: return show_check(s, inv, out, err);
     case command::cache_clear:
     case command::reclaim:

@@ -18,7 +18,7 @@ namespace soma::cli {
 enum class command {
   runs, forwards, curve, facts, nodes, cache_ls, cache_clear, standing, fleet,
   plot_progress, plot_spent, plot_machines, plot_graph, live, check,
-  trials, reclaim, plot_study
+  trials, reclaim, plot_study, health
 };
 
 /// A parsed, checked command line.
@@ -40,6 +40,10 @@ struct invocation {
   std::string study;               ///< STUDY, for `trials STUDY`, `reclaim` and `plot study`
   double quiet_over = 0;           ///< --quiet-over S, for `reclaim`
   std::string result;              ///< --result NAME, for `plot study`
+  std::string rules;               ///< --rules FILE, for `health`
+  std::optional<std::int64_t> at_us; ///< --at TIME as unix microseconds, for `health`
+  bool fail_on_firing = false;     ///< --fail-on firing, for `health`
+  bool list_rules = false;         ///< --list, for `health`
 };
 
 } // namespace soma::cli

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "health.hpp"
+
 #include "soma/store/keys.hpp"
 
 namespace soma::cli {
@@ -99,6 +101,9 @@ view read_view(const store& s, const std::string& run, const std::string& fact,
   for (auto i = from; i < told.size(); ++i)
     v.values.push_back(told[i].second);
   if (!rows.empty()) {
+    for (auto& op : firing_about(s, run))
+      v.opinions.push_back(op.rule + " " + op.subject + ": " + op.measure + " "
+                           + health::number(op.value) + " over " + health::number(op.threshold));
     v.slowest = nodes(s, run, node_forwards);
     std::stable_sort(v.slowest.begin(), v.slowest.end(),
                      [](const node_row& a, const node_row& b) { return a.mean_us > b.mean_us; });
@@ -119,6 +124,14 @@ std::vector<std::string> render(const view& v, std::size_t width) {
                   static_cast<unsigned long long>(v.forwards), static_cast<unsigned long long>(v.ok),
                   static_cast<unsigned long long>(v.broke), static_cast<unsigned long long>(v.open));
     lines.push_back(buf);
+    // Opinions in a line of their own, said to be opinions: the counts above
+    // are the record, this is the health rules' judgement of it.
+    std::string judged = "opinions (health rules, firing): ";
+    if (v.opinions.empty())
+      judged += "none";
+    for (std::size_t i = 0; i < v.opinions.size(); ++i)
+      judged += (i ? "; " : "") + v.opinions[i];
+    lines.push_back(judged);
     if (v.values.empty()) {
       lines.push_back(v.fact + ": not told yet");
       lines.push_back("");

@@ -27,17 +27,22 @@ struct view {
   std::vector<double> values;     ///< the fact's latest values, oldest first
   std::uint64_t told = 0;         ///< how many forwards told the fact
   std::vector<node_row> slowest;  ///< nodes by mean time, slowest first (last 100 forwards)
+  /// The shipped health rules' firing opinions about the run, its machines
+  /// and its trial (soma/health/), each as rule, subject, value over threshold.
+  std::vector<std::string> opinions;
 };
 
 /// Reads the view of `run` from `s`: forwards (one scan), the fact's values
 /// (from the records when summarised, else the last `points` forwards'
-/// facts) and nodes of the last 100 forwards. A run not there yet is
+/// facts), nodes of the last 100 forwards, and the shipped health rules'
+/// firing opinions (what `soma health` costs). A run not there yet is
 /// `found = false`, not an error. Throws store_error for damaged records.
 [[nodiscard]] view read_view(const store& s, const std::string& run, const std::string& fact,
                              std::size_t points);
 
 /// The view as lines at most `width` columns wide: the run, the counts, the
-/// last value, a sparkline of the values, the slowest nodes.
+/// last value, a sparkline of the values, a line of firing opinions (marked
+/// as opinions), the slowest nodes.
 [[nodiscard]] std::vector<std::string> render(const view& v, std::size_t width);
 
 /// `soma live`: redraws the view of inv.run every inv.interval_ms until q

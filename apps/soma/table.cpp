@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
 #include <ostream>
 
 namespace soma::cli {
@@ -61,6 +64,22 @@ bool looks_numeric(std::string_view text) noexcept {
   double x = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
   return !text.empty() && ec == std::errc{} && end == text.data() + text.size();
+}
+
+std::string utc(std::int64_t us) {
+  auto seconds = us / 1000000, micros = us % 1000000;
+  if (micros < 0) {
+    micros += 1000000;
+    seconds -= 1;
+  }
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm parts{};
+  char day[32] = "?";
+  if (gmtime_r(&t, &parts))
+    std::strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &parts);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03dZ", day, static_cast<int>(micros / 1000));
+  return out;
 }
 
 } // namespace soma::cli

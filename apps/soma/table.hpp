@@ -4,6 +4,7 @@
 /// An aligned text table for the `soma` command's human output: numbers
 /// right-aligned so their digits line up, text left-aligned so it reads.
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -41,6 +42,11 @@ private:
   std::vector<column> columns_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+/// Unix microseconds as UTC to the millisecond, e.g. 2027-01-15T08:00:10.000Z:
+/// a reading is stamped by its writer's clock, which says nothing of this
+/// terminal's time zone.
+[[nodiscard]] std::string utc(std::int64_t us);
 
 /// Whether `text` is a number as a fact carries one ("2.1", "-3", "1e-05"),
 /// so a column of them can be right-aligned.

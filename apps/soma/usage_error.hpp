@@ -17,6 +17,9 @@ inline constexpr int exit_failure = 1;
 inline constexpr int exit_usage = 2;
 /// `soma check` found damage.
 inline constexpr int exit_damaged = 2;
+/// `soma health --fail-on firing` found an opinion firing (a script's
+/// choice: an opinion is not an error, and without the flag it exits 0).
+inline constexpr int exit_firing = 3;
 
 /// The command line asks for something that cannot be: an unknown command, a
 /// missing argument, a count that is not a number. what() names what was

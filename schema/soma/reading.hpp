@@ -19,6 +19,7 @@ struct reading {
   std::int64_t when_us = 0; ///< the writer's wall clock, unix microseconds
   std::uint64_t trials = 0; ///< trials a claimant finished so far (done or broke); 0 for a worker
   std::string claims;       ///< the study a claimant claims from; empty for a worker
+  std::int64_t every_us = 0; ///< the writer's reporting interval; 0: it did not say (older writers)
 };
 
 } // namespace soma

@@ -15,27 +15,45 @@
 
 namespace soma_test {
 
-/// Writes one forward per element of `told`, numbered from 0, and the run's
-/// metadata.
-inline void write_run(soma::store& s, const std::string& run,
-                      const std::vector<std::vector<soma::fact>>& told) {
+/// One forward as a test writes it: its record (forward numbered by its
+/// place) and its facts.
+struct written {
+  soma::record r;
+  std::vector<soma::fact> facts;
+};
+
+/// Writes `forwards`, numbered from 0, and the run's metadata.
+inline void write_forwards(soma::store& s, const std::string& run, std::vector<written> forwards) {
   s.env().write([&](MDB_txn* txn, auto& dbi) {
-    for (std::uint64_t i = 0; i < told.size(); ++i) {
-      soma::record r;
+    for (std::uint64_t i = 0; i < forwards.size(); ++i) {
+      auto& r = forwards[i].r;
       r.forward = i;
-      r.state = soma::outcome::ok;
-      r.when = 1000;
       auto key = soma::detail::record_key(run, i);
       s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r, key));
-      s.env().put(txn, dbi(soma::detail::db::facts), key, soma::detail::encode_facts(told[i], key));
+      s.env().put(txn, dbi(soma::detail::db::facts), key,
+                  soma::detail::encode_facts(forwards[i].facts, key));
     }
     // And its metadata, as a recorder keeps it: how many forwards it wrote,
     // so that one damage hides reads as damaged, not as missing.
     soma::detail::run_meta meta;
-    meta.next = told.size();
+    meta.next = forwards.size();
     auto key = soma::detail::meta_key(run);
     s.env().put(txn, dbi(soma::detail::db::meta), key, soma::detail::encode_run_meta(meta, key));
   });
+}
+
+/// Writes one forward per element of `told`, numbered from 0, each ok at
+/// unix second 1000, and the run's metadata.
+inline void write_run(soma::store& s, const std::string& run,
+                      const std::vector<std::vector<soma::fact>>& told) {
+  std::vector<written> forwards;
+  for (auto& t : told) {
+    soma::record r;
+    r.state = soma::outcome::ok;
+    r.when = 1000;
+    forwards.push_back({r, t});
+  }
+  write_forwards(s, run, std::move(forwards));
 }
 
 } // namespace soma_test

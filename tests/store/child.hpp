@@ -95,6 +95,9 @@ public:
 
   void kill(int sig) { ::kill(pid_, sig); }
 
+  /// Its process id (-1 once waited for).
+  [[nodiscard]] int pid() const noexcept { return pid_; }
+
   /// Waits for it to end; its exit status as waitpid gives it.
   int wait() {
     int status = 0;

@@ -17,13 +17,14 @@ std::string encode_reading(const reading& r) {
   x.setWhenUs(r.when_us);
   x.setTrials(r.trials);
   x.setClaims(r.claims);
+  x.setEveryUs(r.every_us);
   return detail::to_bytes(message);
 }
 
 reading decode_reading(std::string_view bytes) {
   return detail::read_capnp<schema::Reading>(bytes, [](schema::Reading::Reader x) {
     return reading{x.getId(), x.getBusy(), x.getMemory(), x.getCores(), x.getUpUs(), x.getServed(),
-                   x.getWhenUs(), x.getTrials(), detail::text_of(x.getClaims())};
+                   x.getWhenUs(), x.getTrials(), detail::text_of(x.getClaims()), x.getEveryUs()};
   });
 }
 

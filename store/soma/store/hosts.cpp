@@ -35,12 +35,42 @@ std::vector<host_row> hosts(const store& s, std::string_view run) {
   return detail::scan_hosts(s, run).rows;
 }
 
+void detail::host_tally::add(const std::vector<fact>& told) {
+  for (auto& f : told) {
+    if (f.name == "machine" && !f["host"].empty()) {
+      machines_.insert_or_assign(std::string{f["host"]}, f);
+      continue;
+    }
+    bool left = f.name == "left";
+    if (!left && f.name != "ran" && f.name != "failed")
+      continue;
+    auto host = f["host"];
+    auto& row = row_of(rows_, host.empty() ? std::string_view{"here"} : host);
+    trips_.resize(rows_.size());
+    auto i = static_cast<std::size_t>(&row - rows_.data());
+    if (left) {
+      row.slices += 1;
+      trips_[i] += micros(f["took_us"]);
+    } else {
+      row.took_us += micros(f["took_us"]);
+    }
+  }
+}
+
+std::vector<host_row> detail::host_tally::rows() const {
+  auto rows = rows_;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].host != "here")
+      rows[i].waiting_us = std::max<std::int64_t>(0, trips_[i] - rows[i].took_us);
+  // "here" first: the run's own process is the reference the others are read against.
+  std::stable_partition(rows.begin(), rows.end(), [](const host_row& r) { return r.host == "here"; });
+  return rows;
+}
+
 detail::host_scan detail::scan_hosts(const store& s, std::string_view run) {
   if (auto why = why_not_a_run_id(run))
     throw store_error(*why);
-  detail::host_scan scanned;
-  auto& rows = scanned.rows;
-  std::vector<std::int64_t> trips; // per row: the left facts' took_us, added
+  detail::host_tally tally;
   bool any = false;
   auto held = s.reading();
   auto& env = *held;
@@ -58,39 +88,15 @@ detail::host_scan detail::scan_hosts(const store& s, std::string_view run) {
       any = true;
       ++seen;
       last_plus_one = n + 1;
-      auto told = detail::decode_facts(c.key(), c.value(),
-                                       detail::origin{"the fact blob", run, n, env.path()});
-      for (auto& f : told) {
-        if (f.name == "machine" && !f["host"].empty()) {
-          scanned.machines.insert_or_assign(std::string{f["host"]}, f);
-          continue;
-        }
-        bool left = f.name == "left";
-        if (!left && f.name != "ran" && f.name != "failed")
-          continue;
-        auto host = f["host"];
-        auto& row = row_of(rows, host.empty() ? std::string_view{"here"} : host);
-        trips.resize(rows.size());
-        auto i = static_cast<std::size_t>(&row - rows.data());
-        if (left) {
-          row.slices += 1;
-          trips[i] += micros(f["took_us"]);
-        } else {
-          row.took_us += micros(f["took_us"]);
-        }
-      }
+      tally.add(detail::decode_facts(c.key(), c.value(),
+                                     detail::origin{"the fact blob", run, n, env.path()}));
     }
     detail::check_count(env, txn, dbi(detail::db::meta), run, "fact blobs", seen, last_plus_one);
   });
   if (!any)
     throw no_run_error("no run '" + std::string{run} + "' in the store '" + s.path()
                       + "'; `soma runs` lists the runs it holds");
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].host != "here")
-      rows[i].waiting_us = std::max<std::int64_t>(0, trips[i] - rows[i].took_us);
-  // "here" first: the run's own process is the reference the others are read against.
-  std::stable_partition(rows.begin(), rows.end(), [](const host_row& r) { return r.host == "here"; });
-  return scanned;
+  return {tally.rows(), tally.machines()};
 }
 
 } // namespace soma

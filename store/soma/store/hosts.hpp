@@ -33,6 +33,25 @@ struct host_row {
 
 namespace detail {
 
+/// Adds up hosts' shares forward by forward, as hosts() does: what a reader
+/// of some of a run's forwards (soma/health/) counts with.
+class host_tally {
+public:
+  /// Counts one forward's facts.
+  void add(const std::vector<fact>& told);
+
+  /// The rows so far ("here" first), waiting_us computed.
+  [[nodiscard]] std::vector<host_row> rows() const;
+
+  /// The last `machine` fact each graph host sent down a wire.
+  [[nodiscard]] const std::map<std::string, fact>& machines() const noexcept { return machines_; }
+
+private:
+  std::vector<host_row> rows_;
+  std::vector<std::int64_t> trips_; // per row: its left facts' took_us, added
+  std::map<std::string, fact> machines_;
+};
+
 /// hosts() and, beside it, the last `machine` fact each graph host sent
 /// down a wire in the run: the only join between a graph's name for a
 /// worker and the worker's own id. One read, as hosts().

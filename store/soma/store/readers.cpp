@@ -252,33 +252,8 @@ std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n) {
 
 std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<std::size_t> last) {
   check_run(s, run);
-  std::vector<node_row> out;
-  std::map<std::string, std::size_t, std::less<>> index;
-  auto count = [&](const std::vector<fact>& told) {
-    for (auto& f : told) {
-      bool ran = f.name == "ran", failed = f.name == "failed", recalled = f.name == "recalled";
-      if (!ran && !failed && !recalled)
-        continue;
-      auto node = f["node"];
-      auto it = index.find(node);
-      if (it == index.end()) {
-        it = index.emplace(std::string{node}, out.size()).first;
-        out.emplace_back().node = node;
-      }
-      auto& row = out[it->second];
-      row.ran += ran;
-      row.failed += failed;
-      row.recalled += recalled;
-      if (ran || failed) {
-        std::int64_t took = 0;
-        auto t = f["took_us"];
-        std::from_chars(t.data(), t.data() + t.size(), took);
-        row.took_us += took;
-      }
-      add_once(row.hosts, f["host"]);
-      add_once(row.devices, f["device"]);
-    }
-  };
+  detail::node_tally tally;
+  auto count = [&](const std::vector<fact>& told) { tally.add(told); };
   bool any = false;
   auto held = s.reading();
   auto& env = *held;
@@ -330,6 +305,37 @@ std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<
   });
   if (!any)
     no_run(s, run);
+  return tally.rows();
+}
+
+void detail::node_tally::add(const std::vector<fact>& told) {
+  for (auto& f : told) {
+    bool ran = f.name == "ran", failed = f.name == "failed", recalled = f.name == "recalled";
+    if (!ran && !failed && !recalled)
+      continue;
+    auto node = f["node"];
+    auto it = index_.find(node);
+    if (it == index_.end()) {
+      it = index_.emplace(std::string{node}, rows_.size()).first;
+      rows_.emplace_back().node = node;
+    }
+    auto& row = rows_[it->second];
+    row.ran += ran;
+    row.failed += failed;
+    row.recalled += recalled;
+    if (ran || failed) {
+      std::int64_t took = 0;
+      auto t = f["took_us"];
+      std::from_chars(t.data(), t.data() + t.size(), took);
+      row.took_us += took;
+    }
+    add_once(row.hosts, f["host"]);
+    add_once(row.devices, f["device"]);
+  }
+}
+
+std::vector<node_row> detail::node_tally::rows() const {
+  auto out = rows_;
   for (auto& row : out) {
     auto calls = row.ran + row.failed;
     row.mean_us = calls > 0 ? static_cast<double>(row.took_us) / static_cast<double>(calls) : 0;

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -91,5 +92,24 @@ struct node_row {
 /// last `last` forwards. A fetch per forward read.
 [[nodiscard]] std::vector<node_row> nodes(const store& s, std::string_view run,
                                           std::optional<std::size_t> last = std::nullopt);
+
+namespace detail {
+
+/// Adds up nodes' time forward by forward, as nodes() does: what a reader of
+/// some of a run's forwards (soma/health/) counts with.
+class node_tally {
+public:
+  /// Counts one forward's facts.
+  void add(const std::vector<fact>& told);
+
+  /// The rows so far, in order of first appearance, mean_us computed.
+  [[nodiscard]] std::vector<node_row> rows() const;
+
+private:
+  std::vector<node_row> rows_;
+  std::map<std::string, std::size_t, std::less<>> index_;
+};
+
+} // namespace detail
 
 } // namespace soma

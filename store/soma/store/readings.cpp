@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 
 #include "soma/detail/undecodable.hpp"
@@ -207,6 +208,31 @@ std::vector<reading> readings(const store& s, const std::string& id) {
          [&](std::string_view k, std::string_view v) { out.push_back(decode(k, v, s.path())); });
   });
   return out;
+}
+
+void readings_back(const store& s, std::int64_t at_us,
+                   const std::function<bool(const std::string& id, const reading& r)>& more) {
+  auto held = s.reading();
+  auto& env = *held;
+  env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+    auto d = dbi(db::readings);
+    std::vector<std::string> ids;
+    scan(txn, d, env, latest_prefix, [&](std::string_view k, std::string_view) {
+      ids.emplace_back(k.substr(latest_prefix.size()));
+    });
+    detail::cursor c{env, txn, d};
+    for (auto& id : ids) {
+      auto mine = history_of(id);
+      // The first key after the moment, then back.
+      auto after = at_us == std::numeric_limits<std::int64_t>::max()
+                     ? mine.substr(0, mine.size() - 1) + static_cast<char>('/' + 1)
+                     : mine + detail::be64(static_cast<std::uint64_t>(at_us) + 1);
+      bool ok = c.move(MDB_SET_RANGE, after) ? c.move(MDB_PREV) : c.move(MDB_LAST);
+      for (; ok && c.key().starts_with(mine); ok = c.move(MDB_PREV))
+        if (!more(id, decode(c.key(), c.value(), s.path())))
+          break;
+    }
+  });
 }
 
 } // namespace soma

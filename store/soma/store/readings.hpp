@@ -18,6 +18,7 @@
 /// a day hold at most 100 × 600 readings of about 150 bytes each (about 9 MB).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -64,6 +65,14 @@ private:
 
 /// Every reading kept of machine `id`, oldest first. One scan of its readings.
 [[nodiscard]] std::vector<reading> readings(const store& s, const std::string& id);
+
+/// Walks back through every machine's kept readings: for each machine with
+/// a latest reading, in id order, calls `more(id, r)` on its readings
+/// written at or before `at_us` (the writer's clock), newest first, until
+/// `more` returns false. One read transaction; its price is what `more`
+/// asks for, a seek per machine and a decode per reading seen.
+void readings_back(const store& s, std::int64_t at_us,
+                   const std::function<bool(const std::string& id, const reading& r)>& more);
 
 namespace detail {
 

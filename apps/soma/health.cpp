@@ -1,0 +1,182 @@
+#include "health.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <ostream>
+
+#include "json_out.hpp"
+#include "soma/health/judge.hpp"
+#include "table.hpp"
+#include "usage_error.hpp"
+
+namespace soma::cli {
+
+namespace {
+
+json value_of(double x) {
+  if (std::isfinite(x))
+    return x;
+  return health::number(x); // "inf" or "nan": JSON has no such numbers
+}
+
+health::rulebook book_for(const invocation& inv) {
+  auto book = health::rulebook::shipped();
+  if (!inv.rules.empty()) {
+    try {
+      book.read_file(inv.rules);
+    } catch (const health::rules_error& e) {
+      throw usage_error(std::string{e.what()} + " (docs/health.md says how a rules file goes)");
+    }
+  }
+  return book;
+}
+
+void list_rules(const health::rulebook& book, const invocation& inv, std::ostream& out) {
+  if (inv.json) {
+    auto array = json::array();
+    for (auto& e : book.rules()) {
+      auto settings = json::object();
+      for (auto& s : e.settings.all())
+        settings[s.name] = s.value;
+      array.push_back(json{{"rule", e.rule->name()},
+                           {"looks_at", e.rule->looks_at()},
+                           {"settings", settings},
+                           {"condition", e.rule->condition()}});
+    }
+    return print_json_array(out, array);
+  }
+  table t{{{"rule"}, {"looks at"}, {"settings"}, {"condition"}}};
+  for (auto& e : book.rules()) {
+    std::string settings;
+    for (auto& s : e.settings.all())
+      settings += (settings.empty() ? "" : " ") + s.name + "="
+                  + (s.name == "enabled" ? (s.value != 0 ? "true" : "false") : health::number(s.value));
+    t.add({e.rule->name(), e.rule->looks_at(), settings, e.rule->condition()});
+  }
+  t.print(out, true);
+}
+
+} // namespace
+
+std::int64_t parse_moment(const std::string& text) {
+  auto bad = [&]() -> usage_error {
+    return usage_error("TIME of `soma health --at TIME` is unix seconds (1764625000), a UTC time "
+                       "(2026-12-01T21:30:00Z) or a time before now (-30s, -10m, -2h, -1d), not '"
+                       + text + "'");
+  };
+  if (text.empty())
+    throw bad();
+  if (text.front() == '-') {
+    static constexpr std::pair<char, double> units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+    for (auto [unit, scale] : units)
+      if (text.size() > 2 && text.back() == unit) {
+        std::size_t used = 0;
+        double n = 0;
+        try {
+          n = std::stod(text.substr(1, text.size() - 2), &used);
+        } catch (const std::exception&) {
+          throw bad();
+        }
+        if (used != text.size() - 2 || !(n >= 0) || !std::isfinite(n))
+          throw bad();
+        auto now = std::chrono::duration_cast<std::chrono::microseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count();
+        return now - static_cast<std::int64_t>(n * scale * 1e6);
+      }
+    throw bad();
+  }
+  if (text.find('T') != std::string::npos) {
+    std::tm parts{};
+    auto body = text.back() == 'Z' ? text.substr(0, text.size() - 1) : text;
+    const char* end = strptime(body.c_str(), "%Y-%m-%dT%H:%M:%S", &parts);
+    if (!end) {
+      parts = {};
+      end = strptime(body.c_str(), "%Y-%m-%dT%H:%M", &parts);
+    }
+    if (!end || *end != '\0')
+      throw bad();
+    return static_cast<std::int64_t>(timegm(&parts)) * 1'000'000;
+  }
+  std::size_t used = 0;
+  double seconds = 0;
+  try {
+    seconds = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw bad();
+  }
+  if (used != text.size() || !(seconds >= 0) || !std::isfinite(seconds))
+    throw bad();
+  return static_cast<std::int64_t>(seconds * 1e6);
+}
+
+int show_health(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
+  auto book = book_for(inv);
+  if (inv.list_rules) {
+    list_rules(book, inv, out);
+    return exit_ok;
+  }
+  health::judge_options o;
+  o.at_us = inv.at_us;
+  if (!inv.run.empty())
+    o.run = inv.run;
+  auto j = health::judge(s, book, o);
+  bool firing = false;
+  for (auto& op : j.opinions)
+    firing |= op.state == health::status::firing;
+  if (inv.json) {
+    auto array = json::array();
+    for (auto& op : j.opinions)
+      array.push_back(json{{"opinion", std::string{to_string(op.state)}},
+                           {"rule", op.rule},
+                           {"kind", op.kind},
+                           {"subject", op.subject},
+                           {"run", op.run.empty() ? json(nullptr) : json(op.run)},
+                           {"measure", op.measure},
+                           {"value", value_of(op.value)},
+                           {"threshold", value_of(op.threshold)},
+                           {"threshold_is", op.threshold_is},
+                           {"since_us", op.since_us},
+                           {"for_s", static_cast<double>(op.for_us) / 1e6},
+                           {"says", op.says()}});
+    print_json_array(out, array);
+  } else {
+    table t{{{"opinion"},
+             {"rule"},
+             {"subject"},
+             {"measured"},
+             {"value", align::right},
+             {"over", align::right},
+             {"threshold set as"},
+             {"since"},
+             {"for", align::right}}};
+    for (auto& op : j.opinions)
+      t.add({std::string{to_string(op.state)}, op.rule, op.subject, op.measure,
+             health::number(op.value), health::number(op.threshold),
+             op.threshold_is.empty() ? "-" : op.threshold_is, utc(op.since_us),
+             health::number(static_cast<double>(op.for_us) / 1e6) + " s"});
+    t.print(out);
+  }
+  // What was judged, for a person: an empty table says nothing by itself.
+  std::size_t on = 0;
+  for (auto& e : book.rules())
+    on += e.settings.enabled();
+  err << "soma: opinions, not facts: " << on << " rules judged " << j.machines << " machines, "
+      << j.runs << " runs and " << j.trials << " trials as of "
+      << (j.now_us > 0 ? utc(j.now_us) : std::string{"(nothing written yet)"})
+      << (inv.at_us ? " (--at " + utc(*inv.at_us) + ")" : std::string{}) << ": "
+      << j.opinions.size() << " held (" << (firing ? "some" : "none") << " firing)\n";
+  return inv.fail_on_firing && firing ? exit_firing : exit_ok;
+}
+
+std::vector<health::opinion> firing_about(const store& s, const std::string& run) {
+  auto j = health::judge(s, health::rulebook::shipped());
+  std::vector<health::opinion> out;
+  for (auto& op : j.opinions)
+    if (op.state == health::status::firing && (op.run.empty() || op.run == run))
+      out.push_back(op);
+  return out;
+}
+
+} // namespace soma::cli

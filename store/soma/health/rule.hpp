@@ -1,0 +1,128 @@
+#pragma once
+
+/// @file
+/// soma::health::rule: how a health rule is made. Nine ship with soma
+/// (soma/health/rulebook.hpp, docs/health.md); a rule of your own derives
+/// from this class and joins a rulebook with rulebook::add.
+///
+/// A rule says what it looks at (needs), its settings with their defaults,
+/// and judges the evidence one read of the store gathered: it appends an
+/// opinion for each subject whose condition holds, pending or firing.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "soma/health/opinion.hpp"
+#include "soma/reading.hpp"
+#include "soma/store/tails.hpp"
+#include "soma/trial.hpp"
+
+namespace soma::health {
+
+/// One number a rule can be told, with its default and what it means.
+/// Every rule has `over` (its threshold), `for` (seconds a condition is
+/// pending before it fires) and `enabled` (1 or 0).
+struct setting {
+  std::string name;
+  double value = 0;
+  std::string means;
+};
+
+/// A rule's settings as given: its defaults, then a rules file, then the API.
+class settings {
+public:
+  settings() = default;
+  explicit settings(std::vector<setting> all) : all_(std::move(all)) {}
+
+  /// The value of `name`; throws std::out_of_range naming it when the rule
+  /// has no such setting.
+  [[nodiscard]] double operator[](std::string_view name) const;
+
+  /// The condition's threshold, `for` in microseconds, and whether it is on.
+  [[nodiscard]] double over() const { return (*this)["over"]; }
+  [[nodiscard]] std::int64_t for_us() const {
+    return static_cast<std::int64_t>((*this)["for"] * 1e6);
+  }
+  [[nodiscard]] bool enabled() const { return (*this)["enabled"] != 0; }
+
+  /// Sets `name`; false when the rule has no such setting.
+  bool set(std::string_view name, double value);
+
+  [[nodiscard]] const std::vector<setting>& all() const noexcept { return all_; }
+
+private:
+  std::vector<setting> all_;
+};
+
+/// What one read of a store gathered, as of one moment.
+struct evidence {
+  /// The moment judged: the newest write of any writer at or before `at`
+  /// (a machine's reading, a run's forward), unix microseconds by that
+  /// writer's clock. Writer against writer, never the reader's clock.
+  std::int64_t now_us = 0;
+  /// The newest reading of any machine, the clock machines are held
+  /// against; 0 without readings.
+  std::int64_t newest_reading_us = 0;
+  /// The moment asked for (`--at`), unix microseconds; none for "now".
+  std::optional<std::int64_t> at_us;
+  /// Each machine's readings at or before the moment, newest first: as many
+  /// as the rules asked for (rule::more_readings), at least the latest.
+  std::map<std::string, std::vector<reading>> machines;
+  /// Each run's last forwards at or before the moment (as many as the rules
+  /// asked for, with fact blobs if any rule asked).
+  std::vector<run_tail> runs;
+  /// Each study's trials as the store holds them now (rules read their
+  /// attempts' times to see them as of the moment).
+  std::map<std::string, std::vector<trial_row>> trials;
+};
+
+/// What a rule needs read.
+struct needs {
+  std::size_t forwards = 0; ///< of each run's last forwards
+  bool facts = false;       ///< their fact blobs too
+  bool trials = false;      ///< every study's trials
+};
+
+class rule {
+public:
+  virtual ~rule() = default;
+
+  /// Its name: lower case, digits and '_' (a rules file's section).
+  [[nodiscard]] virtual std::string name() const = 0;
+
+  /// What it looks at, in a few words ("readings", "records", "fact blobs", "trials").
+  [[nodiscard]] virtual std::string looks_at() const = 0;
+
+  /// What its condition is, one sentence, for `soma health --rules-list` and the docs.
+  [[nodiscard]] virtual std::string condition() const = 0;
+
+  /// Its settings and their defaults: over, for and enabled, then its own.
+  [[nodiscard]] virtual std::vector<setting> defaults() const = 0;
+
+  /// What it needs read, given its settings.
+  [[nodiscard]] virtual health::needs needs(const settings& s) const { return {}; }
+
+  /// Whether it needs a reading older than those of `newest_first` (one
+  /// machine's, newest first, at or before the moment). The walk back stops
+  /// when no rule does.
+  [[nodiscard]] virtual bool more_readings(const std::vector<reading>& newest_first,
+                                           const settings& s) const {
+    return false;
+  }
+
+  /// Appends an opinion for each subject whose condition holds.
+  virtual void judge(const evidence& e, const settings& s, std::vector<opinion>& out) const = 0;
+};
+
+/// The state of a condition that began at `since_us` when it is `now_us`:
+/// pending until it has held for `for_us`, then firing.
+[[nodiscard]] inline status state_of(std::int64_t since_us, std::int64_t now_us,
+                                     std::int64_t for_us) noexcept {
+  return now_us - since_us >= for_us ? status::firing : status::pending;
+}
+
+} // namespace soma::health

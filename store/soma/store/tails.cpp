@@ -1,0 +1,132 @@
+#include "soma/store/tails.hpp"
+
+#include <algorithm>
+
+#include "soma/store/detail/cursor.hpp"
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/keys.hpp"
+
+namespace soma {
+
+namespace {
+
+using detail::cursor;
+using detail::db;
+
+// The first key after every key of `run`.
+std::string past(std::string_view run) {
+  auto out = detail::run_prefix(run);
+  out.back() = static_cast<char>('/' + 1);
+  return out;
+}
+
+} // namespace
+
+std::vector<run_tail> tails(const store& s, const tail_options& o) {
+  if (o.run)
+    if (auto why = why_not_a_run_id(*o.run))
+      throw store_error(*why);
+  std::vector<run_tail> out;
+  auto held = s.reading();
+  auto& env = *held;
+  env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+    auto records = dbi(db::records);
+    auto blobs = dbi(db::facts);
+    if (records == 0)
+      return;
+    cursor c{env, txn, records};
+    auto decode = [&](std::string_view run, std::uint64_t n) {
+      return detail::decode_record(c.key(), c.value(), {"the record", run, n, env.path()});
+    };
+    // Where the cursor is must be a record of a run: anything else in the
+    // records database is one damage changed.
+    auto parse = [&](std::string_view& run, std::uint64_t& n) {
+      if (!detail::parse_record_key(c.key(), run, n))
+        env.damaged("a record's key (" + detail::printable_key(c.key())
+                    + ") is no run's entry (run/<id>/<n>)");
+    };
+    bool ok = c.move(MDB_SET_RANGE, o.run ? detail::run_prefix(*o.run) : std::string{"run/"});
+    while (ok) {
+      std::string_view view;
+      std::uint64_t first_n = 0;
+      parse(view, first_n);
+      if (o.run && view != *o.run)
+        break;
+      std::string run{view};
+      run_tail tail;
+      tail.run = run;
+      tail.first = decode(run, first_n).when;
+      auto next = past(run);
+      // Its last forward: the key before the next run's first.
+      bool more = c.move(MDB_SET_RANGE, next);
+      if (!(more ? c.move(MDB_PREV) : c.move(MDB_LAST)))
+        env.damaged("run '" + run + "' has a first record and no last one");
+      std::uint64_t last_n = 0;
+      parse(view, last_n);
+      if (o.at) {
+        // The last forward whose `when` is at or before the moment: forwards
+        // are written in time order, so a binary search on their numbers.
+        if (decode(run, last_n).when > *o.at) {
+          std::uint64_t lo = first_n, hi = last_n; // when(lo) may be late too
+          if (tail.first > *o.at) {
+            ok = more && c.move(MDB_SET_RANGE, next);
+            continue;
+          }
+          while (hi - lo > 1) {
+            auto mid = lo + (hi - lo) / 2;
+            if (!c.move(MDB_SET_RANGE, detail::record_key(run, mid)))
+              env.damaged("run '" + run + "' lost forward " + std::to_string(mid));
+            std::uint64_t n = 0;
+            parse(view, n);
+            (decode(run, n).when <= *o.at ? lo : hi) = mid;
+          }
+          last_n = lo;
+        }
+        // (MDB_SET_RANGE, not MDB_SET: MDB_SET leaves the cursor's key the
+        // caller's, here a temporary.)
+        auto key = detail::record_key(run, last_n);
+        if (!c.move(MDB_SET_RANGE, key) || c.key() != key)
+          env.damaged("run '" + run + "' lost forward " + std::to_string(last_n));
+      }
+      // Walk back over `last` records.
+      bool at_record = true;
+      for (std::size_t i = 0; i < o.last && at_record; ++i) {
+        std::uint64_t n = 0;
+        parse(view, n);
+        if (view != run)
+          break;
+        if (!tail.records.empty() && n + 1 != tail.records.back().forward)
+          env.damaged("the records of run '" + run + "' skip from forward " + std::to_string(n)
+                      + " to " + std::to_string(tail.records.back().forward)
+                      + ": some are missing or were moved");
+        tail.records.push_back(decode(run, n));
+        if (tail.records.back().forward != n)
+          env.damaged("the record at forward " + std::to_string(n) + " of run '" + run
+                      + "' says it is forward " + std::to_string(tail.records.back().forward));
+        at_record = c.move(MDB_PREV);
+      }
+      std::reverse(tail.records.begin(), tail.records.end());
+      if (o.facts) {
+        for (auto& r : tail.records) {
+          auto key = detail::record_key(run, r.forward);
+          std::string_view bytes;
+          if (!env.get(txn, blobs, key, bytes))
+            env.damaged("forward " + std::to_string(r.forward) + " of run '" + run
+                        + "' has a record but no fact blob");
+          tail.facts.push_back(
+            detail::decode_facts(key, bytes, {"the fact blob", run, r.forward, env.path()}));
+        }
+      }
+      out.push_back(std::move(tail));
+      if (o.run)
+        break;
+      ok = more && c.move(MDB_SET_RANGE, next);
+    }
+  });
+  if (o.run && out.empty() && !o.at)
+    throw no_run_error("no run '" + *o.run + "' in the store '" + s.path()
+                       + "'; `soma runs` lists the runs it holds");
+  return out;
+}
+
+} // namespace soma

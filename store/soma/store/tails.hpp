@@ -1,0 +1,41 @@
+#pragma once
+
+/// @file
+/// soma::tails: every run's last forwards as of a moment, in one read. What
+/// judging runs needs (soma/health/), at a price that does not grow with a
+/// run's length: per run, a seek to its end (and, with `at`, a binary search
+/// on its forwards' times), then `last` records and, when asked, their fact
+/// blobs.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "soma/fact.hpp"
+#include "soma/store/record.hpp"
+#include "soma/store/store.hpp"
+
+namespace soma {
+
+/// A run's last forwards up to a moment.
+struct run_tail {
+  std::string run;
+  std::int64_t first = 0;              ///< unix seconds of its first forward
+  std::vector<record> records;         ///< its last forwards, oldest first
+  std::vector<std::vector<fact>> facts; ///< their fact blobs (tail_options::facts), one per record
+};
+
+struct tail_options {
+  std::size_t last = 100;          ///< forwards per run, at most
+  std::optional<std::int64_t> at;  ///< unix seconds: only forwards whose `when` is at or before it
+  bool facts = false;              ///< read the fact blobs too (a fetch per forward read)
+  std::optional<std::string> run;  ///< only this run (store_error if the store has none)
+};
+
+/// Each run's tail, in key order; runs with no forward by `at` are left out.
+/// One read transaction. Throws store_error for damaged bytes (a tail whose
+/// numbers skip, a record without its fact blob) or an unknown `run`.
+[[nodiscard]] std::vector<run_tail> tails(const store& s, const tail_options& options = {});
+
+} // namespace soma
