@@ -17,7 +17,7 @@ judgement judge(const store& s, const rulebook& book, const judge_options& o) {
       on.push_back(&e);
       auto n = e.rule->needs(e.settings);
       need.forwards = std::max(need.forwards, n.forwards);
-      need.facts |= n.facts;
+      need.facts = std::max(need.facts, n.facts);
       need.trials |= n.trials;
     }
   if (o.run) // says so when there is no such run, whatever the moment

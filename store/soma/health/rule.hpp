@@ -83,7 +83,7 @@ struct evidence {
 /// What a rule needs read.
 struct needs {
   std::size_t forwards = 0; ///< of each run's last forwards
-  bool facts = false;       ///< their fact blobs too
+  std::size_t facts = 0;    ///< the fact blobs of its last this many
   bool trials = false;      ///< every study's trials
 };
 

@@ -74,7 +74,7 @@ public:
             {"trips", 10, "trips there before it is judged at all"}};
   }
   health::needs needs(const settings& s) const override {
-    return {count_of(s, "last"), true, false};
+    return {count_of(s, "last"), count_of(s, "last"), false};
   }
   void judge(const evidence& e, const settings& s, std::vector<opinion>& out) const override {
     auto trips = static_cast<std::uint64_t>(s["trips"]);
@@ -83,7 +83,7 @@ public:
       std::map<std::string, holding> held;
       std::vector<host_row> rows;
       for (auto i = start_of(t, count_of(s, "last")); i < t.records.size(); ++i) {
-        tally.add(t.facts[i]);
+        tally.add(*t.facts_of(i));
         rows = tally.rows();
         for (auto& h : rows)
           if (h.host != "here")
@@ -145,7 +145,7 @@ public:
             {"runs", 3, "earlier runs of the same graph needed to judge at all"}};
   }
   health::needs needs(const settings& s) const override {
-    return {count_of(s, "last"), true, false};
+    return {count_of(s, "last"), count_of(s, "last"), false};
   }
   void judge(const evidence& e, const settings& s, std::vector<opinion>& out) const override {
     auto last = count_of(s, "last");
@@ -158,7 +158,7 @@ public:
     for (auto& t : e.runs) {
       detail::node_tally tally;
       for (auto i = start_of(t, last); i < t.records.size(); ++i)
-        tally.add(t.facts[i]);
+        tally.add(*t.facts_of(i));
       auto rows = tally.rows();
       summed x{&t, graph_of(rows), {}};
       for (auto& r : rows)
@@ -208,7 +208,7 @@ private:
     detail::node_tally tally;
     holding held;
     for (auto i = start_of(t, last); i < t.records.size(); ++i) {
-      tally.add(t.facts[i]);
+      tally.add(*t.facts_of(i));
       for (auto& r : tally.rows())
         if (r.node == node)
           held.at(r.ran + r.failed > 0 && r.mean_us > bound, t.records[i].when);

@@ -106,8 +106,10 @@ std::vector<run_tail> tails(const store& s, const tail_options& o) {
         at_record = c.move(MDB_PREV);
       }
       std::reverse(tail.records.begin(), tail.records.end());
-      if (o.facts) {
-        for (auto& r : tail.records) {
+      if (o.facts > 0) {
+        auto from = tail.records.size() > o.facts ? tail.records.size() - o.facts : 0;
+        for (auto i = from; i < tail.records.size(); ++i) {
+          auto& r = tail.records[i];
           auto key = detail::record_key(run, r.forward);
           std::string_view bytes;
           if (!env.get(txn, blobs, key, bytes))

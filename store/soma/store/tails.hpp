@@ -7,6 +7,7 @@
 /// on its forwards' times), then `last` records and, when asked, their fact
 /// blobs.
 
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,13 +24,20 @@ struct run_tail {
   std::string run;
   std::int64_t first = 0;              ///< unix seconds of its first forward
   std::vector<record> records;         ///< its last forwards, oldest first
-  std::vector<std::vector<fact>> facts; ///< their fact blobs (tail_options::facts), one per record
+  /// The fact blobs of the last tail_options::facts of them, oldest first.
+  std::vector<std::vector<fact>> facts;
+
+  /// The facts of records[i]; nullptr when its blob was not read.
+  [[nodiscard]] const std::vector<fact>* facts_of(std::size_t i) const noexcept {
+    auto first = records.size() - facts.size();
+    return i >= first && i < records.size() ? &facts[i - first] : nullptr;
+  }
 };
 
 struct tail_options {
   std::size_t last = 100;          ///< forwards per run, at most
   std::optional<std::int64_t> at;  ///< unix seconds: only forwards whose `when` is at or before it
-  bool facts = false;              ///< read the fact blobs too (a fetch per forward read)
+  std::size_t facts = 0;           ///< read the fact blobs of the last this many too (a fetch each)
   std::optional<std::string> run;  ///< only this run (store_error if the store has none)
 };
 
