@@ -65,6 +65,7 @@ struct RecordWrite {
   overwrite @3 :Bool;
   batch @4 :UInt32;
   forwards @5 :List(HeldForward);
+  closing @6 :Bool;       # the recorder's last batch: once written, its run is marked ended
 }
 
 # What the write numbered, and why it stopped short when it did.

@@ -123,6 +123,9 @@ struct recorder_state {
   std::vector<waiter> waiting;
   std::optional<std::string> error; ///< the last write's failure
   int close_retries = 0;
+  /// Closing: every write from now on is the last batch, which marks the
+  /// run ended once written (run_meta::ended_us).
+  bool closing = false;
   static inline const char* name = "soma.recorder";
 };
 
@@ -195,11 +198,12 @@ void after_write(recorder_actor* self) {
 void start_write(recorder_actor* self) {
   auto& st = self->state;
   bool writing = st.sent != st.done; // one batch in flight at a time
-  if (writing || (st.dirty == 0 && !st.error))
+  if (writing || (st.dirty == 0 && !st.error && !st.closing))
     return;
   // Forwards that are done and not the latest leave with this batch; the
   // latest (facts told after it still belong to it) and the running stay.
   detail::record_batch batch;
+  batch.closing = st.closing;
   std::deque<held_entry> keep;
   for (std::size_t i = 0; i < st.held.size(); ++i) {
     auto& e = st.held[i];
@@ -290,6 +294,11 @@ caf::response_promise wait_for_writes(recorder_actor* self, bool closing) {
   bool writing = st.sent != st.done;
   auto target = writing && st.dirty == 0 ? st.sent
                                          : st.sent + (st.dirty > 0 || st.error ? 1 : 0);
+  if (closing) {
+    // One more write, whatever is held: the last batch marks the run ended.
+    st.closing = true;
+    target = st.sent + 1;
+  }
   st.waiting.push_back(waiter{target, rp, closing});
   start_write(self);
   answer_waiters(self);

@@ -10,6 +10,8 @@
 
 #include "making.hpp"
 #include "scratch.hpp"
+#include "seed_nodes.hpp"
+#include "soma/soma.hpp"
 #include "soma/health/rules.hpp"
 #include "soma/store/trials.hpp"
 
@@ -224,8 +226,39 @@ BOOST_AUTO_TEST_CASE(stalled_run_fires_past_10_times_its_median_interval_behind_
   BOOST_TEST(ops[0].threshold_is == "10 x its median interval 1 s");
   BOOST_TEST(ops[0].since_us == (t0_s + 19) * s_us);
   BOOST_TEST(ops[0].state == status::firing);
-  reading_at(s, "w-1", (t0_s + 9 + 601) * s_us); // past `forget`: over, not stalled
+  reading_at(s, "w-1", (t0_s + 9 + 3601) * s_us); // past `forget`: abandoned, not stalled
   BOOST_TEST(opinions_of(s, "stalled_run").empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_run_whose_recorder_closed_has_ended_and_is_not_stalled) {
+  scratch tmp;
+  soma::store s{tmp / "s"};
+  soma::system_config cfg;
+  caf::actor_system sys{cfg};
+  auto g = soma::graph::somatize(sys, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
+                                        >> Score{}.named("score"));
+  std::int64_t last_s = 0;
+  {
+    soma::recorder r{sys, s, {.run = "closed"}};
+    for (int i = 0; i < 3; ++i)
+      (void) g.forward("the quick brown fox", {.watching = r});
+    r.flush();
+    auto open = soma::tails(s, {.last = 3, .run = std::string{"closed"}});
+    BOOST_TEST(!open.at(0).ended_us.has_value()); // its recorder is still writing
+    last_s = open.at(0).records.back().when;
+  }
+  auto tail = soma::tails(s, {.last = 3, .run = std::string{"closed"}});
+  BOOST_REQUIRE(tail.at(0).ended_us.has_value());
+  BOOST_TEST(*tail.at(0).ended_us >= last_s * s_us);
+  // The same forwards with nobody closing them, then another writer a minute on.
+  std::vector<written> fs;
+  for (auto& r : tail[0].records)
+    fs.push_back({r, {}});
+  write_forwards(s, "open", fs);
+  reading_at(s, "w-1", (last_s + 60) * s_us);
+  auto ops = opinions_of(s, "stalled_run");
+  BOOST_REQUIRE_EQUAL(ops.size(), 1u);
+  BOOST_TEST(ops[0].subject == "run open");
 }
 
 BOOST_AUTO_TEST_CASE(non_finite_fires_on_a_summarised_value_not_finite_up_to_the_last_forward) {

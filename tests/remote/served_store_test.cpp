@@ -15,6 +15,7 @@
 #include "soma/recorder.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/tails.hpp"
 #include "soma/wire/served_store.hpp"
 
 using namespace soma_test;
@@ -89,12 +90,23 @@ BOOST_AUTO_TEST_CASE(a_recorder_and_a_worker_write_through_soma_and_land_in_the_
   auto st = soma::standing(local);
   BOOST_TEST(st.begin()->first.ends_with("-" + std::to_string(reporter.pid)));
 
-  // A second recorder through soma:// continues the numbering.
+  // Its recorder closed, the run is marked ended, through soma:// too.
+  auto ended = [&] {
+    return soma::tails(soma::store{served_dir, {.read_only = true}}, {.last = 1, .run = "far"})
+      .at(0).ended_us;
+  };
+  BOOST_TEST(ended().has_value());
+
+  // A second recorder through soma:// continues the numbering; while it
+  // records, the run has not ended.
   {
     auto g = seed_graph(sys);
     soma::recorder r{sys, through, {.run = "far"}};
     (void)g.forward("again", {.watching = r});
+    r.flush();
+    BOOST_TEST(!ended().has_value());
   }
+  BOOST_TEST(ended().has_value());
   BOOST_TEST(soma::forwards(soma::store{served_dir, {.read_only = true}}, "far").size() == 6u);
 
   // Read through soma:// as well, by a handle that writes and one that

@@ -46,7 +46,7 @@ record_numbers write(writer_actor* self, record_batch& batch) {
     for (auto& f : st.unwritten)
       st.asked.push_back(f.id);
   }
-  return st.sink->write(st.unwritten, st.asked);
+  return st.sink->write(st.unwritten, st.asked, batch.closing);
 }
 
 caf::behavior writing(writer_actor* self, store where, writer_options options) {

@@ -25,6 +25,7 @@ namespace soma::detail {
 /// Forwards to write in one transaction.
 struct record_batch {
   std::vector<held_forward> forwards;
+  bool closing = false; ///< the recorder's last: once written, the run is marked ended
 };
 
 using write_atom = caf::atom_constant<caf::atom("write")>;

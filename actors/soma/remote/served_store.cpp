@@ -387,8 +387,8 @@ public:
   served_sink(std::shared_ptr<served_backend> to, writer_options options, std::uint64_t recorder)
     : to_(std::move(to)), options_(std::move(options)), recorder_(recorder) {}
 
-  record_numbers write(std::vector<held_forward>& unwritten,
-                       const std::vector<std::uint64_t>&) override {
+  record_numbers write(std::vector<held_forward>& unwritten, const std::vector<std::uint64_t>&,
+                       bool closing) override {
     record_numbers out;
     if (to_->read_only()) {
       out.error = "cannot record in the served store " + to_->path() + ": it was opened read-only";
@@ -396,7 +396,7 @@ public:
     }
     try {
       auto answer = decode_record_numbers(
-        to_->call("records", encode_record_write({recorder_, options_, unwritten})));
+        to_->call("records", encode_record_write({recorder_, options_, unwritten, closing})));
       unwritten.clear();
       // Cleared once the server wrote something: a later session of this
       // recorder (after a reconnect) must not clear what this one wrote. A

@@ -34,6 +34,7 @@ std::string encode_record_write(const record_write& w) {
     names.set(i, w.options.summarising[i]);
   root.setOverwrite(w.options.overwrite);
   root.setBatch(static_cast<std::uint32_t>(w.options.batch));
+  root.setClosing(w.closing);
   auto fs = root.initForwards(static_cast<unsigned>(w.forwards.size()));
   for (unsigned i = 0; i < fs.size(); ++i) {
     auto& f = w.forwards[i];
@@ -59,6 +60,7 @@ record_write decode_record_write(std::string_view bytes) {
       w.options.summarising.emplace_back(n);
     w.options.overwrite = r.getOverwrite();
     w.options.batch = r.getBatch();
+    w.closing = r.getClosing();
     for (auto f : r.getForwards()) {
       held_forward h;
       h.id = f.getId();

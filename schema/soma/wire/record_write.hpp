@@ -55,6 +55,7 @@ struct record_write {
   std::uint64_t recorder = 0;
   writer_options options;
   std::vector<held_forward> forwards;
+  bool closing = false; ///< the recorder's last batch: its run is marked ended once written
 };
 
 [[nodiscard]] std::string encode_record_write(const record_write& w);

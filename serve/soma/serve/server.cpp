@@ -264,7 +264,7 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
           }
           auto rp = self->make_response_promise<std::string>();
           self->request(writer, caf::infinite, detail::write_atom::value,
-                        detail::record_batch{std::move(w.forwards)})
+                        detail::record_batch{std::move(w.forwards), w.closing})
             .then([rp](detail::record_numbers& n) mutable { rp.deliver(detail::encode_record_numbers(n)); },
                   [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
           return rp;

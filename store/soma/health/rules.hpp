@@ -11,7 +11,7 @@
 /// | not_worth_sending | host    | fact blobs  | waiting_us over 10 x took_us over the run's last 100 forwards (10 trips at least) |
 /// | slow_node         | node    | fact blobs  | mean_us over 3 x its median in earlier runs of the same graph |
 /// | broke_forwards    | run     | records     | broke forwards among the last 100 over 0                    |
-/// | stalled_run       | run     | records     | no forward for over 10 x its median interval (1 s at least) |
+/// | stalled_run       | run     | records     | no forward for over 10 x its median interval (1 s at least), its recorder not closed |
 /// | non_finite        | run     | records     | a summarised value not finite in over 0 forwards in a row   |
 /// | stale_claim       | trial   | trials, readings | its claimant's quiet_s over 30 s                       |
 

@@ -274,15 +274,15 @@ public:
   std::string condition() const override {
     return "the run's last forward is more than `over` times its median interval between "
            "forwards (over its last `last`, 1 s at least: records keep whole seconds) behind the "
-           "newest write of any writer, and less than `forget` seconds behind (soma does not "
-           "record that a run ended: a run quiet that long is taken as over)";
+           "newest write of any writer; a run whose recorder closed has ended and is not judged, "
+           "and one nobody closed that is more than `forget` seconds behind is taken as abandoned";
   }
   std::vector<setting> defaults() const override {
     return {{"over", 10, "times its median interval between forwards"},
             {"for", 0, "seconds"},
             {"enabled", 1, ""},
             {"last", 100, "forwards it takes the median interval over"},
-            {"forget", 600, "seconds behind after which a run is over, not stalled"}};
+            {"forget", 3600, "seconds behind after which a run nobody closed is abandoned, not stalled"}};
   }
   health::needs needs(const settings& s) const override {
     return {count_of(s, "last"), false, false};
@@ -292,6 +292,8 @@ public:
     for (auto& t : e.runs) {
       auto& rs = t.records;
       auto from = start_of(t, count_of(s, "last"));
+      if (t.ended_us && (!e.at_us || *t.ended_us <= *e.at_us))
+        continue; // its recorder closed: ended, not stalled
       if (rs.size() - from < 2)
         continue; // one forward has no interval
       std::vector<std::int64_t> gaps;

@@ -35,9 +35,11 @@ public:
   /// the writer's `batch`, and erases those written. `asked`: the ids of the
   /// batch being written (for a writer whose batches may come again). Says
   /// why it stopped short in the answer's `error`; what it could not write
-  /// stays in `unwritten`. Never throws for the store's sake.
+  /// stays in `unwritten`. Never throws for the store's sake. `closing`:
+  /// the recorder's last batch; once all of it is written, the run is
+  /// marked ended (run_meta::ended_us).
   virtual record_numbers write(std::vector<held_forward>& unwritten,
-                               const std::vector<std::uint64_t>& asked) = 0;
+                               const std::vector<std::uint64_t>& asked, bool closing) = 0;
 };
 
 /// A store's backend. Thread-safe; shared by every copy of a store handle.

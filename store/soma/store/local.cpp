@@ -61,7 +61,7 @@ public:
   }
 
   record_numbers write(std::vector<held_forward>& unwritten,
-                       const std::vector<std::uint64_t>& asked) override {
+                       const std::vector<std::uint64_t>& asked, bool closing) override {
     record_numbers out;
     while (!unwritten.empty()) {
       try {
@@ -71,6 +71,13 @@ public:
         // tried with the next batch.
         out.error = e.what();
         break;
+      }
+    }
+    if (closing && unwritten.empty() && !out.error) {
+      try {
+        log_.end();
+      } catch (const std::exception& e) {
+        out.error = e.what();
       }
     }
     return out;

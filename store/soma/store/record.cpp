@@ -219,6 +219,8 @@ std::string encode_run_meta(const run_meta& meta, std::string_view key) {
   for (auto& name : meta.summarising)
     compact::put_name(out, name);
   compact::put_varint(out, meta.next ? *meta.next + 1 : 0);
+  if (meta.ended_us) // only when set: a run being written reads as before
+    compact::put_varint(out, compact::zigzag(*meta.ended_us));
   seal(out, key);
   return out;
 }
@@ -234,6 +236,8 @@ run_meta decode_run_meta(std::string_view key, std::string_view bytes, const ori
     out.summarising.push_back(in.name());
   if (auto next = in.varint(); next > 0)
     out.next = next - 1;
+  if (!in.failed && !in.at_end())
+    out.ended_us = compact::unzigzag(in.varint());
   if (in.failed || !in.at_end())
     damaged_value(where, "its checksum matches but its bytes do not decode as run metadata");
   return out;

@@ -54,6 +54,11 @@ struct run_meta {
   /// The number after the last forward written: a run's forwards are
   /// 0 .. next - 1, so a missing one shows. None in stores of format 1.
   std::optional<std::uint64_t> next;
+  /// When the run's recorder closed, unix microseconds by its clock: its
+  /// last batch was written. None while a recorder writes it, for a run
+  /// whose recorder's process died, and in stores written before soma
+  /// marked it. A later recorder of the run clears it.
+  std::optional<std::int64_t> ended_us;
 };
 
 /// Encodes a record stored at `key` (format 2: sealed, compact).

@@ -1,6 +1,7 @@
 #include "soma/store/record_log.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
@@ -179,6 +180,24 @@ record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>
   cleared_ = cleared;
   next_ = next;
   return numbered;
+}
+
+void record_log::end() {
+  auto now = std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+               .count();
+  const auto& run = options_.run;
+  env_->write([&](MDB_txn* txn, auto& dbi) {
+    auto meta = dbi(db::meta);
+    auto key = meta_key(run);
+    run_meta m{options_.summarising, std::nullopt};
+    std::string_view old;
+    if (!env_->get(txn, meta, key, old))
+      return; // nothing was ever written: there is no run to mark
+    m = decode_run_meta(key, old, origin{"the metadata of run '" + run + "'", {}, 0, env_->path()});
+    m.ended_us = now;
+    env_->put(txn, meta, key, encode_run_meta(m, key));
+  });
 }
 
 } // namespace soma::detail

@@ -57,6 +57,10 @@ public:
   std::vector<std::pair<std::uint64_t, std::uint64_t>>
   write(std::span<log_entry> entries, const std::vector<std::uint64_t>& batch);
 
+  /// Marks the run ended (run_meta::ended_us, this machine's clock now), in
+  /// one transaction. Throws store_error.
+  void end();
+
 private:
   std::shared_ptr<environment> env_;
   log_options options_;

@@ -4,6 +4,7 @@
 
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/numbering.hpp"
 #include "soma/store/keys.hpp"
 
 namespace soma {
@@ -56,6 +57,7 @@ std::vector<run_tail> tails(const store& s, const tail_options& o) {
       run_tail tail;
       tail.run = run;
       tail.first = decode(run, first_n).when;
+      tail.ended_us = detail::meta_of(env, txn, dbi(db::meta), run).ended_us;
       auto next = past(run);
       // Its last forward: the key before the next run's first.
       bool more = c.move(MDB_SET_RANGE, next);

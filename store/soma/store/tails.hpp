@@ -23,6 +23,7 @@ namespace soma {
 struct run_tail {
   std::string run;
   std::int64_t first = 0;              ///< unix seconds of its first forward
+  std::optional<std::int64_t> ended_us; ///< when its recorder closed (run_meta::ended_us), now
   std::vector<record> records;         ///< its last forwards, oldest first
   /// The fact blobs of the last tail_options::facts of them, oldest first.
   std::vector<std::vector<fact>> facts;
