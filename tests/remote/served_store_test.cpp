@@ -12,6 +12,7 @@
 #include "../store/scratch.hpp"
 #include "remote_fixture.hpp"
 #include "soma/remote/served_store.hpp"
+#include "soma/health/judge.hpp"
 #include "soma/recorder.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
@@ -124,6 +125,13 @@ BOOST_AUTO_TEST_CASE(a_recorder_and_a_worker_write_through_soma_and_land_in_the_
   BOOST_TEST(soma::forwards(reader, "far").size() == 8u);
   BOOST_TEST(soma::runs(reader).size() == 1u);
   BOOST_TEST(soma::runs(reader)[0].forwards == 8u);
+  // Health judges a served store as it does a directory: the reporter, the
+  // run (ended: its last recorder closed), no opinion.
+  auto judged = soma::health::judge(reader, soma::health::rulebook::shipped());
+  BOOST_TEST(judged.machines == 1u);
+  BOOST_TEST(judged.runs == 1u);
+  for (auto& o : judged.opinions)
+    BOOST_ERROR("an opinion of a store with nothing wrong: " + o.says());
   // A read-only handle writes nothing.
   BOOST_CHECK_EXCEPTION(soma::put_reading(reader, soma::reading{.id = "x-1"}), soma::store_error,
                         [](const soma::store_error& e) {
