@@ -209,8 +209,9 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     "health", "opinions of the store at stated thresholds (rules with a `for`: pending, then "
               "firing), computed on read and never written; exits 0 whatever it finds");
   health->add_option("RUN", inv.run, "only opinions about this run");
-  health->add_option("--rules", inv.rules, "a rules file overriding thresholds (docs/health.md)")
-    ->option_text("FILE");
+  auto* rules = health->add_option("--rules", inv.rules,
+                                   "a rules file overriding thresholds (docs/health.md)")
+                  ->option_text("FILE");
   std::string at_text, fail_on_text;
   auto* at = health->add_option("--at", at_text,
                                 "judge as of then: unix seconds, a UTC time such as "
@@ -315,6 +316,7 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     inv.what = command::trials;
   } else if (health->parsed()) {
     inv.what = command::health;
+    inv.rules_given = rules->count() > 0;
     if (at->count() > 0)
       inv.at_us = parse_moment(at_text);
     if (!fail_on_text.empty() && fail_on_text != "firing")

@@ -22,6 +22,8 @@ json value_of(double x) {
 
 health::rulebook book_for(const invocation& inv) {
   auto book = health::rulebook::shipped();
+  if (inv.rules_given && inv.rules.empty())
+    throw usage_error("--rules needs a file, not an empty text (docs/health.md says how a rules file goes)");
   if (!inv.rules.empty()) {
     try {
       book.read_file(inv.rules);
@@ -78,12 +80,15 @@ std::int64_t parse_moment(const std::string& text) {
         } catch (const std::exception&) {
           throw bad();
         }
-        if (used != text.size() - 2 || !(n >= 0) || !std::isfinite(n))
+        if (used != text.size() - 2 || !(n >= 0) || !(n * scale <= 253402300799.0))
           throw bad();
         auto now = std::chrono::duration_cast<std::chrono::microseconds>(
                      std::chrono::system_clock::now().time_since_epoch())
                      .count();
-        return now - static_cast<std::int64_t>(n * scale * 1e6);
+        auto at = now - static_cast<std::int64_t>(n * scale * 1e6);
+        if (at < 0)
+          throw bad(); // before 1970
+        return at;
       }
     throw bad();
   }
@@ -97,7 +102,10 @@ std::int64_t parse_moment(const std::string& text) {
     }
     if (!end || *end != '\0')
       throw bad();
-    return static_cast<std::int64_t>(timegm(&parts)) * 1'000'000;
+    auto seconds = timegm(&parts);
+    if (seconds < 0)
+      throw bad(); // before 1970: nothing soma wrote is that old
+    return static_cast<std::int64_t>(seconds) * 1'000'000;
   }
   std::size_t used = 0;
   double seconds = 0;
@@ -106,7 +114,8 @@ std::int64_t parse_moment(const std::string& text) {
   } catch (const std::exception&) {
     throw bad();
   }
-  if (used != text.size() || !(seconds >= 0) || !std::isfinite(seconds))
+  // 9999-12-31T23:59:59Z at most: a moment, not an overflow.
+  if (used != text.size() || !(seconds >= 0) || !(seconds <= 253402300799.0))
     throw bad();
   return static_cast<std::int64_t>(seconds * 1e6);
 }

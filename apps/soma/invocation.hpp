@@ -41,6 +41,7 @@ struct invocation {
   double quiet_over = 0;           ///< --quiet-over S, for `reclaim`
   std::string result;              ///< --result NAME, for `plot study`
   std::string rules;               ///< --rules FILE, for `health`
+  bool rules_given = false;        ///< whether --rules was given (an empty FILE is an error)
   std::optional<std::int64_t> at_us; ///< --at TIME as unix microseconds, for `health`
   bool fail_on_firing = false;     ///< --fail-on firing, for `health`
   bool list_rules = false;         ///< --list, for `health`

@@ -131,6 +131,13 @@ BOOST_AUTO_TEST_CASE(bad_command_lines_say_what_to_write) {
   auto bad = soma_cli(tmp, "health --store " + dir + " --rules " + tmp / "bad.conf");
   BOOST_TEST(bad.status == 2);
   BOOST_TEST(has(bad.err, tmp / "bad.conf" + ":2: 'lots' is not a number (for over) (docs/health.md"), bad.err);
+  auto empty = soma_cli(tmp, "health --store " + dir + " --rules ''");
+  BOOST_TEST(empty.status == 2);
+  BOOST_TEST(has(empty.err, "--rules needs a file, not an empty text"), empty.err);
+  auto slash = soma_cli(tmp, "health a/b --store " + dir);
+  BOOST_TEST(slash.status == 2, slash.err);
+  auto old = soma_cli(tmp, "health --store " + dir + " --at 1969-12-31T00:00Z");
+  BOOST_TEST(old.status == 2, old.err);
   auto run = soma_cli(tmp, "health nope --store " + dir);
   BOOST_TEST(run.status == 2);
   BOOST_TEST(has(run.err, "no run 'nope'"), run.err);

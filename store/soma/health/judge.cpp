@@ -45,7 +45,7 @@ judgement judge(const store& s, const rulebook& book, const judge_options& o) {
       t.at = *o.at_us / 1'000'000; // records keep whole seconds
     e.runs = tails(s, t);
     for (auto& r : e.runs)
-      e.now_us = std::max(e.now_us, r.records.back().when * 1'000'000);
+      e.now_us = std::max(e.now_us, us_of_s(r.records.back().when));
   }
   std::size_t trial_count = 0;
   if (need.trials)

@@ -14,9 +14,13 @@ std::string seconds(double s) { return number(s) + " s"; }
 std::optional<std::int64_t> interval_of(const std::vector<reading>& newest_first) {
   if (newest_first.empty())
     return std::nullopt;
-  if (newest_first[0].every_us > 0)
+  // A day at most: anything longer is no reporting interval (a writer's
+  // number, which judging must survive).
+  constexpr std::int64_t day_us = 86'400'000'000;
+  if (newest_first[0].every_us > 0 && newest_first[0].every_us <= day_us)
     return newest_first[0].every_us;
-  if (newest_first.size() >= 2 && newest_first[0].when_us > newest_first[1].when_us)
+  if (newest_first.size() >= 2 && newest_first[0].when_us > newest_first[1].when_us
+      && sub_us(newest_first[0].when_us, newest_first[1].when_us) <= day_us)
     return newest_first[0].when_us - newest_first[1].when_us;
   return std::nullopt;
 }
@@ -42,8 +46,8 @@ public:
       auto every = interval_of(rs);
       if (!every)
         continue; // one reading of an old writer: no interval to hold it to
-      auto threshold_us = static_cast<std::int64_t>(s.over() * static_cast<double>(*every));
-      auto quiet_us = e.newest_reading_us - rs[0].when_us;
+      auto threshold_us = clamp_us(s.over() * static_cast<double>(*every));
+      auto quiet_us = sub_us(e.newest_reading_us, rs[0].when_us);
       if (quiet_us <= threshold_us)
         continue;
       opinion o;
@@ -56,7 +60,7 @@ public:
       o.threshold_is = number(s.over()) + " x its reporting interval "
                        + seconds(static_cast<double>(*every) / 1e6)
                        + (rs[0].every_us > 0 ? "" : " (the gap between its last two readings)");
-      o.since_us = rs[0].when_us + threshold_us;
+      o.since_us = add_us(rs[0].when_us, threshold_us);
       o.for_us = s.for_us();
       o.state = state_of(o.since_us, e.newest_reading_us, o.for_us);
       out.push_back(std::move(o));

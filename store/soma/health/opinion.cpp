@@ -18,6 +18,10 @@ std::string number(double x) {
   if (std::isinf(x))
     return x > 0 ? "inf" : "-inf";
   char buf[64];
+  if (std::fabs(x) >= 1e15) { // %.3f of a huge number is a wall of digits
+    std::snprintf(buf, sizeof buf, "%.4g", x);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "%.3f", x);
   std::string out = buf;
   // 2.500 -> 2.5, 3.000 -> 3

@@ -10,6 +10,7 @@
 /// opinion for each subject whose condition holds, pending or firing.
 
 #include <cstdint>
+#include <climits>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +23,32 @@
 #include "soma/trial.hpp"
 
 namespace soma::health {
+
+/// Microseconds from a count of them in a double (a threshold times an
+/// interval, seconds times 1e6), clamped to what an int64 holds: times come
+/// from writers, and no writer's number may overflow a judgement.
+[[nodiscard]] inline std::int64_t clamp_us(double us) noexcept {
+  constexpr double most = 9.0e18;
+  return us >= most ? static_cast<std::int64_t>(most)
+         : us <= -most ? -static_cast<std::int64_t>(most)
+         : us == us ? static_cast<std::int64_t>(us) : 0;
+}
+
+/// a + b and a - b, saturating instead of overflowing.
+[[nodiscard]] inline std::int64_t add_us(std::int64_t a, std::int64_t b) noexcept {
+  std::int64_t out = 0;
+  return __builtin_add_overflow(a, b, &out) ? (b > 0 ? INT64_MAX : INT64_MIN) : out;
+}
+[[nodiscard]] inline std::int64_t sub_us(std::int64_t a, std::int64_t b) noexcept {
+  std::int64_t out = 0;
+  return __builtin_sub_overflow(a, b, &out) ? (b < 0 ? INT64_MAX : INT64_MIN) : out;
+}
+
+/// Unix seconds (a record's `when`) as microseconds, saturating.
+[[nodiscard]] inline std::int64_t us_of_s(std::int64_t s) noexcept {
+  std::int64_t out = 0;
+  return __builtin_mul_overflow(s, 1'000'000, &out) ? (s > 0 ? INT64_MAX : INT64_MIN) : out;
+}
 
 /// One number a rule can be told, with its default and what it means.
 /// Every rule has `over` (its threshold), `for` (seconds a condition is
@@ -45,7 +72,7 @@ public:
   /// The condition's threshold, `for` in microseconds, and whether it is on.
   [[nodiscard]] double over() const { return (*this)["over"]; }
   [[nodiscard]] std::int64_t for_us() const {
-    return static_cast<std::int64_t>((*this)["for"] * 1e6);
+    return clamp_us((*this)["for"] * 1e6);
   }
   [[nodiscard]] bool enabled() const { return (*this)["enabled"] != 0; }
 
@@ -97,7 +124,7 @@ public:
   /// What it looks at, in a few words ("readings", "records", "fact blobs", "trials").
   [[nodiscard]] virtual std::string looks_at() const = 0;
 
-  /// What its condition is, one sentence, for `soma health --rules-list` and the docs.
+  /// What its condition is, one sentence, for `soma health --list` and the docs.
   [[nodiscard]] virtual std::string condition() const = 0;
 
   /// Its settings and their defaults: over, for and enabled, then its own.
@@ -122,7 +149,7 @@ public:
 /// pending until it has held for `for_us`, then firing.
 [[nodiscard]] inline status state_of(std::int64_t since_us, std::int64_t now_us,
                                      std::int64_t for_us) noexcept {
-  return now_us - since_us >= for_us ? status::firing : status::pending;
+  return sub_us(now_us, since_us) >= for_us ? status::firing : status::pending;
 }
 
 } // namespace soma::health

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -34,6 +35,8 @@ bool is_name(std::string_view x) {
 }
 
 std::optional<double> plain_number(std::string_view x) {
+  if (x.size() > 1 && x.front() == '+' && x[1] != '-')
+    x.remove_prefix(1); // from_chars takes no '+'
   double v = 0;
   auto [end, ec] = std::from_chars(x.data(), x.data() + x.size(), v);
   if (ec != std::errc{} || end != x.data() + x.size() || !std::isfinite(v))
@@ -126,16 +129,26 @@ void rulebook::set(std::string_view rule, std::string_view setting, double value
   if (!std::isfinite(value))
     throw rules_error("rule '" + std::string{rule} + "' setting '" + std::string{setting}
                       + "' must be a finite number");
-  if ((setting == "for" && value < 0) || (setting == "enabled" && value != 0 && value != 1))
-    throw rules_error("rule '" + std::string{rule} + "' setting '" + std::string{setting} + "' is "
-                      + (setting == "for" ? "a duration of 0 or more" : "true or false (1 or 0)")
-                      + ", not " + number(value));
+  auto out_of_range = [&](const std::string& is) {
+    return rules_error("rule '" + std::string{rule} + "' setting '" + std::string{setting} + "' is "
+                       + is + ", not " + number(value));
+  };
+  if (setting == "for" && !(value >= 0 && value <= 1e9))
+    throw out_of_range("a duration of 0 or more seconds, at most 1e9");
+  if (setting == "enabled" && value != 0 && value != 1)
+    throw out_of_range("true or false (1 or 0)");
+  if (setting == "over" && !(value >= -1e15 && value <= 1e15))
+    throw out_of_range("a number from -1e15 to 1e15");
+  if (setting != "for" && setting != "enabled" && setting != "over" && !(value >= 0 && value <= 1e9))
+    throw out_of_range("a number from 0 to 1e9");
   if (!e.settings.set(setting, value))
     throw rules_error("rule '" + std::string{rule} + "' has no setting '" + std::string{setting}
                       + "'; its settings are: " + names_of(e.settings.all()));
 }
 
 void rulebook::read(std::string_view text, std::string_view file) {
+  if (text.starts_with("\xEF\xBB\xBF"))
+    text.remove_prefix(3); // a byte order mark some editors write
   std::string section;
   std::size_t line_no = 0;
   while (!text.empty()) {
@@ -173,9 +186,9 @@ void rulebook::read(std::string_view text, std::string_view file) {
       if (name == "for")
         v = seconds_of(value);
       else if (name == "enabled") {
-        if (value != "true" && value != "false")
+        if (value != "true" && value != "false" && value != "1" && value != "0")
           throw rules_error("enabled is true or false, not '" + std::string{value} + "'");
-        v = value == "true";
+        v = value == "true" || value == "1";
       } else if (auto n = plain_number(value))
         v = *n;
       else
@@ -189,6 +202,9 @@ void rulebook::read(std::string_view text, std::string_view file) {
 }
 
 void rulebook::read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw rules_error("'" + path + "' is a directory, not a rules file");
   std::ifstream in{path, std::ios::binary};
   if (!in)
     throw rules_error("cannot read the rules file '" + path + "': it does not exist or cannot be opened");
@@ -196,6 +212,8 @@ void rulebook::read_file(const std::string& path) {
   constexpr std::size_t most = 1 << 20;
   std::string buf(most + 1, '\0');
   in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+  if (in.bad())
+    throw rules_error("cannot read the rules file '" + path + "': reading it failed part-way");
   if (static_cast<std::size_t>(in.gcount()) > most)
     throw rules_error("the rules file '" + path + "' is over 1 MiB; a rules file is a few lines");
   buf.resize(static_cast<std::size_t>(in.gcount()));

@@ -14,8 +14,6 @@ namespace soma::health {
 
 namespace {
 
-constexpr std::int64_t us_per_s = 1'000'000;
-
 std::size_t count_of(const settings& s, std::string_view name) {
   auto x = s[name];
   return x < 1 ? 1 : static_cast<std::size_t>(x);
@@ -45,7 +43,7 @@ public:
       holds_ = false;
     else if (!holds_) {
       holds_ = true;
-      since_ = when_s * us_per_s;
+      since_ = us_of_s(when_s);
     }
   }
   [[nodiscard]] std::optional<std::int64_t> since() const noexcept {
@@ -246,15 +244,16 @@ public:
           in_window -= rs[i - last].state == outcome::broke;
         broke[i] = in_window;
       }
-      holding held;
-      for (auto i = start_of(t, last); i < rs.size(); ++i)
-        held.at(static_cast<double>(broke[i]) > s.over(), rs[i].when);
-      if (!held.since())
+      // Since when it has held without a break: back from the last forward
+      // while the window ending there held (over the whole tail, twice
+      // `last`, so a condition older than the last `last` is seen too).
+      auto holds = [&](std::size_t i) { return static_cast<double>(broke[i]) > s.over(); };
+      if (rs.empty() || !holds(rs.size() - 1))
         continue;
-      // Back further while the windows before the last `last` held too.
-      auto since = held.since().value_or(0);
-      for (auto i = start_of(t, last); i-- > 0 && static_cast<double>(broke[i]) > s.over();)
-        since = rs[i].when * us_per_s;
+      auto first = rs.size() - 1;
+      while (first > 0 && holds(first - 1))
+        --first;
+      auto since = us_of_s(rs[first].when);
       auto o = about_run(name(), t, "run", "run " + t.run);
       o.measure = "broke of its last " + std::to_string(std::min(last, rs.size())) + " forwards";
       o.value = static_cast<double>(broke.back());
@@ -288,7 +287,7 @@ public:
     return {count_of(s, "last"), false, false};
   }
   void judge(const evidence& e, const settings& s, std::vector<opinion>& out) const override {
-    auto now_s = e.now_us / us_per_s;
+    auto now_s = e.now_us / 1'000'000;
     for (auto& t : e.runs) {
       auto& rs = t.records;
       auto from = start_of(t, count_of(s, "last"));
@@ -303,7 +302,7 @@ public:
                        gaps.end());
       auto median = std::max<std::int64_t>(1, gaps[gaps.size() / 2]);
       auto threshold = s.over() * static_cast<double>(median);
-      auto behind = static_cast<double>(now_s - rs.back().when);
+      auto behind = static_cast<double>(sub_us(now_s, rs.back().when));
       if (!(behind > threshold) || behind > s["forget"])
         continue;
       auto o = about_run(name(), t, "run", "run " + t.run);
@@ -312,7 +311,7 @@ public:
       o.threshold = threshold;
       o.threshold_is = number(s.over()) + " x its median interval " + std::to_string(median)
                        + " s";
-      o.since_us = (rs.back().when + static_cast<std::int64_t>(std::ceil(threshold))) * us_per_s;
+      o.since_us = us_of_s(add_us(rs.back().when, clamp_us(std::ceil(threshold))));
       o.for_us = s.for_us();
       o.state = state_of(o.since_us, e.now_us, o.for_us);
       out.push_back(std::move(o));
@@ -371,7 +370,7 @@ public:
         o.measure = "forwards in a row with " + f.key + " " + f.value;
         o.value = in_a_row;
         o.threshold = s.over();
-        o.since_us = rs[first].when * us_per_s;
+        o.since_us = us_of_s(rs[first].when);
         o.for_us = s.for_us();
         o.state = state_of(o.since_us, e.now_us, o.for_us);
         out.push_back(std::move(o));

@@ -22,7 +22,7 @@ public:
   }
   health::needs needs(const settings&) const override { return {0, false, true}; }
   void judge(const evidence& e, const settings& s, std::vector<opinion>& out) const override {
-    auto over_us = static_cast<std::int64_t>(s.over() * 1e6);
+    auto over_us = clamp_us(s.over() * 1e6);
     for (auto& [study, trials] : e.trials)
       for (auto& t : trials) {
         auto held = held_at(t, e.at_us);
@@ -31,7 +31,7 @@ public:
         auto it = e.machines.find(held->claimant);
         bool heard = it != e.machines.end();
         // Never heard from: quieter than any threshold.
-        double quiet_s = heard ? static_cast<double>(e.newest_reading_us - it->second[0].when_us) / 1e6
+        double quiet_s = heard ? static_cast<double>(sub_us(e.newest_reading_us, it->second[0].when_us)) / 1e6
                                : HUGE_VAL;
         if (!(quiet_s > s.over()))
           continue;
@@ -46,8 +46,8 @@ public:
         o.threshold = s.over();
         o.threshold_is = "`soma reclaim " + study + " --quiet-over " + number(s.over())
                          + "` would hand it back";
-        o.since_us = (heard ? std::max(it->second[0].when_us, held->claimed_us) : held->claimed_us)
-                     + over_us;
+        o.since_us = add_us(heard ? std::max(it->second[0].when_us, held->claimed_us) : held->claimed_us,
+                            over_us);
         o.for_us = s.for_us();
         o.state = state_of(o.since_us, e.newest_reading_us, o.for_us);
         out.push_back(std::move(o));

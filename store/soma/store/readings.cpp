@@ -212,6 +212,8 @@ std::vector<reading> readings(const store& s, const std::string& id) {
 
 void readings_back(const store& s, std::int64_t at_us,
                    const std::function<bool(const std::string& id, const reading& r)>& more) {
+  if (at_us < 0)
+    return; // before 1970: nothing was written by then
   auto held = s.reading();
   auto& env = *held;
   env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {

@@ -28,6 +28,7 @@ std::vector<run_tail> tails(const store& s, const tail_options& o) {
     if (auto why = why_not_a_run_id(*o.run))
       throw store_error(*why);
   std::vector<run_tail> out;
+  bool found_run = false; // o.run, even when it began after o.at
   auto held = s.reading();
   auto& env = *held;
   env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
@@ -69,15 +70,19 @@ std::vector<run_tail> tails(const store& s, const tail_options& o) {
         // The last forward whose `when` is at or before the moment: forwards
         // are written in time order, so a binary search on their numbers.
         if (decode(run, last_n).when > *o.at) {
-          std::uint64_t lo = first_n, hi = last_n; // when(lo) may be late too
+          std::uint64_t lo = first_n, hi = last_n;
           if (tail.first > *o.at) {
+            found_run = true;
             ok = more && c.move(MDB_SET_RANGE, next);
             continue;
           }
           while (hi - lo > 1) {
             auto mid = lo + (hi - lo) / 2;
-            if (!c.move(MDB_SET_RANGE, detail::record_key(run, mid)))
-              env.damaged("run '" + run + "' lost forward " + std::to_string(mid));
+            auto key = detail::record_key(run, mid);
+            if (!c.move(MDB_SET_RANGE, key) || c.key() != key)
+              env.damaged("run '" + run + "' lost forward " + std::to_string(mid)
+                          + ": it has forwards " + std::to_string(first_n) + " and "
+                          + std::to_string(last_n) + ", and some between are missing");
             std::uint64_t n = 0;
             parse(view, n);
             (decode(run, n).when <= *o.at ? lo : hi) = mid;
@@ -127,7 +132,7 @@ std::vector<run_tail> tails(const store& s, const tail_options& o) {
       ok = more && c.move(MDB_SET_RANGE, next);
     }
   });
-  if (o.run && out.empty() && !o.at)
+  if (o.run && out.empty() && !found_run)
     throw no_run_error("no run '" + *o.run + "' in the store '" + s.path()
                        + "'; `soma runs` lists the runs it holds");
   return out;
