@@ -33,7 +33,7 @@ endif()
 execute_process(COMMAND ${WORK}/consumer/consumer ${WORK}/consumer/custom_worker
                         ${WORK}/consumer/libconsumer_nodes.so
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out TIMEOUT 60)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "soma [0-9.]+: 5 2 HIHI")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "soma [0-9.]+: 5 2 HIHI programs")
   message(FATAL_ERROR "the consumer ran wrong (${rc}): ${out}")
 endif()
 message(STATUS "${out}")

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include <unistd.h>
+
 #include <soma/soma.hpp>
 #include <soma/version.hpp>
 
@@ -26,6 +28,9 @@ int main(int argc, char** argv) {
     auto h = soma::graph::somatize(sys, Shout{2}.named("shout").at("w1"));
     far = h.forward("hi", {.broker = broker});
   }
-  std::printf("soma %s: %d %d %s\n", soma::version, n, facts, far.c_str());
-  return n == 5 && facts == 2 && (argc != 3 || far == "HIHI") ? 0 : 1;
+  // soma::soma-node and soma::soma-cli name the installed programs.
+  bool programs = ::access(SOMA_NODE_PROGRAM, X_OK) == 0 && ::access(SOMA_CLI_PROGRAM, X_OK) == 0;
+  std::printf("soma %s: %d %d %s %s\n", soma::version, n, facts, far.c_str(),
+              programs ? "programs" : "no-programs");
+  return n == 5 && facts == 2 && (argc != 3 || far == "HIHI") && programs ? 0 : 1;
 }
