@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -52,8 +53,10 @@ constexpr const char* price_list = R"(What each command costs:
 
 The store is only ever opened read-only, reading never creates or changes it;
 `soma cache clear` and `soma reclaim` alone write, and only to a store that exists.
-Exit status: 0 when it answered; 2 for bad usage, a missing store, an unknown
-run or forward, or a damaged record (and for `soma check`, any damage found).)";
+Exit status: 0 when it answered (`soma health` too, whatever it finds); 2 for
+bad usage, a missing store, an unknown run or forward, or a damaged record
+(and for `soma check`, any damage found); 3 for `soma health --fail-on
+firing` when an opinion fires.)";
 
 // The options every subcommand takes, bound to the same invocation.
 CLI::Option* common_options(CLI::App& sub, invocation& inv) {
@@ -273,6 +276,16 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   auto* check = app.add_subcommand(
     "check", "walk the whole store and list every damaged entry; exit 2 if any, 0 if none");
   given_stores.push_back(common_options(*check, inv));
+
+  // The price list and the exit statuses are said once, by `soma --help`;
+  // each subcommand's help points there instead of repeating them.
+  std::function<void(CLI::App&)> point_up = [&](CLI::App& parent) {
+    for (auto* sub : parent.get_subcommands([](const CLI::App*) { return true; })) {
+      sub->footer("What each command costs, and the exit statuses: `soma --help`.");
+      point_up(*sub);
+    }
+  };
+  point_up(app);
 
   // `soma help` and `soma help CMD` are `soma --help` and `soma CMD --help`.
   std::vector<std::string> args{argv, argv + argc};

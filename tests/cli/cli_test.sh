@@ -88,6 +88,10 @@ help)
   done
   soma 0 curve --help
   grep -qF "NAME" "$T/out" || fail "curve --help does not name NAME"
+  # The price list is said once, by `soma --help`; a subcommand points there.
+  grep -qF "What each command costs:" "$T/out" && fail "curve --help repeats the price list"
+  grep -qF "What each command costs, and the exit statuses: \`soma --help\`." "$T/out" \
+    || fail "curve --help does not point at soma --help"
   # `soma help` is `soma --help`; `soma help curve` is `soma curve --help`.
   cp "$T/out" "$T/curve-help"
   soma 0 help curve
