@@ -86,7 +86,9 @@ bool quit_key(char c) {
 } // namespace
 
 void watch(const store& s, const invocation& inv, std::ostream& out) {
-  if (inv.once) {
+  // Redrawing in place is for a terminal: into a pipe or a file, the
+  // escapes would be noise and the loop endless. One frame, as --once.
+  if (inv.once || !::isatty(STDOUT_FILENO)) {
     for (auto& line : render(read_view(s, inv.run, inv.fact, terminal_width()), terminal_width()))
       out << line << '\n';
     return;
