@@ -65,6 +65,43 @@ BOOST_AUTO_TEST_CASE(a_trusted_client_runs_nodes_and_others_are_refused_before_a
   BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
 }
 
+BOOST_AUTO_TEST_CASE(certificates_made_by_soma_certs_carry_a_forward_and_a_foreign_ca_is_refused) {
+  BOOST_REQUIRE_MESSAGE(!openssl.empty(), "the openssl program is needed to make certificates");
+  auto dir = fs::temp_directory_path() / ("soma-certs-" + std::to_string(getpid()));
+  struct gone {
+    fs::path p;
+    ~gone() { std::error_code e; fs::remove_all(p, e); }
+  } cleanup{dir};
+  auto certs = [&](const std::string& args) {
+    return WEXITSTATUS(sh(std::string{SOMA_CERTS} + " " + args + " >/dev/null 2>&1"));
+  };
+  auto d = dir.string();
+  BOOST_REQUIRE(certs("ca " + d) == 0);
+  BOOST_REQUIRE(certs("issue " + d + " w1") == 0);
+  BOOST_REQUIRE(certs("issue " + d + " client") == 0);
+  BOOST_TEST(certs("issue " + d + " client") == 2); // never overwritten
+  BOOST_TEST(certs("issue " + d + "-none x") == 2);  // no CA there
+  BOOST_TEST(((fs::status(dir / "w1.key").permissions() & fs::perms::others_read) == fs::perms::none));
+  soma::tls mine{d + "/client.pem", d + "/client.key", d + "/ca.pem"};
+  tls_system client{mine};
+  auto command = std::vector<std::string>{node_program, "--nodes", test_nodes, "--tls-cert",
+                                          d + "/w1.pem", "--tls-key", d + "/w1.key", "--tls-ca",
+                                          d + "/ca.pem"};
+  auto w1 = soma::worker::spawn(client.sys, command, soma::mode::project, mine);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(client.sys, Twice{}.named("b").at("w1"));
+  BOOST_TEST(g.forward(21, {.broker = broker}) == 42);
+  // A client whose certificate another `soma-certs ca` signed is refused.
+  auto other = d + "-other";
+  BOOST_REQUIRE(certs("ca " + other) == 0);
+  BOOST_REQUIRE(certs("issue " + other + " client") == 0);
+  BOOST_TEST(WEXITSTATUS(sh(std::string{SOMA_REMOTE_CLIENT} + " " + w1.address() + " " + other
+                            + "/client.pem " + other + "/client.key " + d + "/ca.pem"))
+             == 3);
+  std::error_code e;
+  fs::remove_all(other, e);
+}
+
 BOOST_AUTO_TEST_CASE(a_worker_in_another_network_namespace_is_reached_over_mutual_tls) {
   network_namespace net;
   if (!net.made) {
