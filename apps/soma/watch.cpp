@@ -86,14 +86,27 @@ bool quit_key(char c) {
 } // namespace
 
 void watch(const store& s, const invocation& inv, std::ostream& out) {
-  // Redrawing in place is for a terminal: into a pipe or a file, the
-  // escapes would be noise and the loop endless. One frame, as --once.
-  if (inv.once || !::isatty(STDOUT_FILENO)) {
+  if (inv.once) {
     for (auto& line : render(read_view(s, inv.run, inv.fact, terminal_width()), terminal_width()))
       out << line << '\n';
     return;
   }
   signal_guard signals;
+  if (!::isatty(STDOUT_FILENO)) {
+    // Into a pipe or a file: no screen to redraw in place, so each frame
+    // follows the last, plain, a blank line between (as `top -b` does),
+    // until a signal, or until the reader goes (a failed write).
+    stop_signal = 0;
+    while (stop_signal == 0) {
+      for (auto& line : render(read_view(s, inv.run, inv.fact, 80), 80))
+        out << line << '\n';
+      out << '\n' << std::flush;
+      if (!out)
+        return;
+      ::poll(nullptr, 0, static_cast<int>(inv.interval_ms));
+    }
+    return;
+  }
   raw_terminal raw;
   // The alternate screen keeps what was on the terminal, and gets it back.
   out << "\x1b[?1049h\x1b[?25l" << std::flush;

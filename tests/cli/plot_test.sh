@@ -170,13 +170,14 @@ case $case_ in
     grep -q "^waiting for run 'later' to be recorded...$" "$T/out" || fail "no waiting line"
     soma 2 live --run tuesday --store "$T/nothere" --once
     [ ! -e "$T/nothere" ] || fail "live created a store"
-    # Into a file (no terminal): one frame, no escapes, then it exits, as
-    # --once does (bounded: a view that redrew for ever would be killed here).
-    timeout 20 "$SOMA" live --run tuesday --store "$STORE" >"$T/piped" 2>"$T/err" \
-      || fail "live into a file did not exit 0 by itself"
+    # Into a pipe (no terminal): frames one after another, plain, without
+    # the escapes that redraw a screen; it ends when the reader goes (head
+    # here; bounded: a view that outlived its reader would be killed).
+    timeout 20 bash -c "'$SOMA' live --run tuesday --store '$STORE' --interval 20 | head -n 40" \
+      >"$T/piped" 2>"$T/err" || fail "live into a pipe did not end with its reader"
     grep -q "^forwards 12   ok 12   broke 0   open 0$" "$T/piped" || fail "no counts when piped"
-    if grep -q $'\x1b' "$T/piped"; then fail "live wrote terminal escapes into a file"; fi
-    [ "$(grep -c '^soma live: run tuesday' "$T/piped")" -eq 1 ] || fail "live drew more than one frame into a file"
+    if grep -q $'\x1b' "$T/piped"; then fail "live wrote terminal escapes into a pipe"; fi
+    [ "$(grep -c '^soma live: run tuesday' "$T/piped")" -ge 2 ] || fail "live drew one frame only into a pipe"
     ;;
   live_tmux_q) live_in_tmux q ;;
   live_tmux_ctrl_c) live_in_tmux C-c ;;

@@ -14,6 +14,8 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/io/middleman_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/to_string.hpp>
 
@@ -280,6 +282,31 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
   };
 }
 
+// Logs `what` with the client's address, as the middleman knows the node it
+// came from (HOST:PORT; its node id when the lookup fails or takes over 1 s):
+// an operator reads addresses, not node ids.
+void announce(caf::event_based_actor* self, const log_line& log, std::string what,
+              const caf::actor& client) {
+  auto node = client.node();
+  auto named = [node](const std::string& where) {
+    return " (client " + (where.empty() ? std::string{} : where + ", ") + "node "
+           + caf::to_string(node).substr(0, 12) + ")";
+  };
+  // "... opened (mode project)" + " (client ...)" reads as one parenthesis.
+  auto joined = [what](const std::string& client_part) {
+    if (!what.empty() && what.back() == ')')
+      return what.substr(0, what.size() - 1) + ", " + client_part.substr(2);
+    return what + client_part;
+  };
+  self->request(self->system().middleman().actor_handle(), std::chrono::seconds(1),
+                caf::get_atom::value, node)
+    .then(
+      [log, named, joined](const caf::node_id&, const std::string& host, std::uint16_t port) {
+        log(joined(named(host.empty() ? std::string{} : host + ":" + std::to_string(port))));
+      },
+      [log, named, joined](const caf::error&) { log(joined(named({}))); });
+}
+
 } // namespace
 
 caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line log) {
@@ -301,10 +328,10 @@ caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line lo
           if (!worker.session_opened())
             return full();
           auto number = worker.next_session();
-          log("store session " + std::to_string(number) + " opened (client "
-              + caf::to_string(client.node()) + ")");
           // Detached: its writes and snapshots block on the disk.
-          return self->spawn<caf::linked + caf::detached>(store_session, &worker, client, number, log);
+          auto opened = self->spawn<caf::linked + caf::detached>(store_session, &worker, client, number, log);
+          announce(self, log, "store session " + std::to_string(number) + " opened", client);
+          return opened;
         }
         bool network = mode == network_mode;
         if (!client || (!network && mode != project_mode))
@@ -320,10 +347,10 @@ caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line lo
         if (!worker.session_opened())
           return full();
         auto number = worker.next_session();
-        log("session " + std::to_string(number) + " opened (mode " + mode + ", client "
-            + caf::to_string(client.node()) + ")");
         // Linked: a worker told to stop closes its sessions with it.
-        return self->spawn<caf::linked + caf::detached>(session, &worker, client, network, number, log);
+        auto opened = self->spawn<caf::linked + caf::detached>(session, &worker, client, network, number, log);
+        announce(self, log, "session " + std::to_string(number) + " opened (mode " + mode + ")", client);
+        return opened;
       },
     };
   });
