@@ -175,7 +175,7 @@ BOOST_AUTO_TEST_CASE(the_worker_logs_one_line_per_session_opened_and_closed) {
   // Read once its last line is there (a deadline, never a fixed wait).
   auto s = wait_for_line(log, "stopped");
   BOOST_TEST(s.find("listening on 127.0.0.1:") != std::string::npos, s);
-  BOOST_TEST(s.find("session 1 opened (mode project") != std::string::npos, s);
+  BOOST_TEST(s.find("session 1 opened (mode project, client 127.0.0.1:") != std::string::npos, s);
   BOOST_TEST(s.find("session 1 closed") != std::string::npos, s);
   BOOST_TEST(s.find("stopping (SIGTERM)") != std::string::npos, s);
   std::filesystem::remove(log);
