@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -283,28 +284,36 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
 }
 
 // Logs `what` with the client's address, as the middleman knows the node it
-// came from (HOST:PORT; its node id when the lookup fails or takes over 1 s):
-// an operator reads addresses, not node ids.
-void announce(caf::event_based_actor* self, const log_line& log, std::string what,
-              const caf::actor& client) {
+// came from (HOST:PORT; its node id when the lookup fails or takes over 1 s),
+// then opens the session with `open`: the line is written before the
+// session exists, so it is never lost to a session that ends at once. An
+// operator reads addresses, not node ids.
+caf::result<caf::actor> announce(caf::event_based_actor* self, const log_line& log,
+                                 std::string what, const caf::actor& client,
+                                 std::function<caf::actor()> open) {
   auto node = client.node();
-  auto named = [node](const std::string& where) {
-    return " (client " + (where.empty() ? std::string{} : where + ", ") + "node "
-           + caf::to_string(node).substr(0, 12) + ")";
-  };
-  // "... opened (mode project)" + " (client ...)" reads as one parenthesis.
-  auto joined = [what](const std::string& client_part) {
+  auto said = [what, node](const std::string& where) {
+    auto client_part = "client " + (where.empty() ? std::string{} : where + ", ") + "node "
+                       + caf::to_string(node).substr(0, 12);
+    // "... opened (mode project)" and the client read as one parenthesis.
     if (!what.empty() && what.back() == ')')
-      return what.substr(0, what.size() - 1) + ", " + client_part.substr(2);
-    return what + client_part;
+      return what.substr(0, what.size() - 1) + ", " + client_part + ")";
+    return what + " (" + client_part + ")";
   };
+  auto rp = self->make_response_promise<caf::actor>();
   self->request(self->system().middleman().actor_handle(), std::chrono::seconds(1),
                 caf::get_atom::value, node)
     .then(
-      [log, named, joined](const caf::node_id&, const std::string& host, std::uint16_t port) {
-        log(joined(named(host.empty() ? std::string{} : host + ":" + std::to_string(port))));
+      [log, said, open, rp](const caf::node_id&, const std::string& host,
+                            std::uint16_t port) mutable {
+        log(said(host.empty() ? std::string{} : host + ":" + std::to_string(port)));
+        rp.deliver(open());
       },
-      [log, named, joined](const caf::error&) { log(joined(named({}))); });
+      [log, said, open, rp](const caf::error&) mutable {
+        log(said({}));
+        rp.deliver(open());
+      });
+  return rp;
 }
 
 } // namespace
@@ -328,10 +337,12 @@ caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line lo
           if (!worker.session_opened())
             return full();
           auto number = worker.next_session();
-          // Detached: its writes and snapshots block on the disk.
-          auto opened = self->spawn<caf::linked + caf::detached>(store_session, &worker, client, number, log);
-          announce(self, log, "store session " + std::to_string(number) + " opened", client);
-          return opened;
+          return announce(self, log, "store session " + std::to_string(number) + " opened", client,
+                          [self, &worker, client, number, log] {
+                            // Detached: its writes and snapshots block on the disk.
+                            return self->spawn<caf::linked + caf::detached>(store_session, &worker,
+                                                                            client, number, log);
+                          });
         }
         bool network = mode == network_mode;
         if (!client || (!network && mode != project_mode))
@@ -347,10 +358,12 @@ caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line lo
         if (!worker.session_opened())
           return full();
         auto number = worker.next_session();
-        // Linked: a worker told to stop closes its sessions with it.
-        auto opened = self->spawn<caf::linked + caf::detached>(session, &worker, client, network, number, log);
-        announce(self, log, "session " + std::to_string(number) + " opened (mode " + mode + ")", client);
-        return opened;
+        return announce(self, log, "session " + std::to_string(number) + " opened (mode " + mode + ")",
+                        client, [self, &worker, client, network, number, log] {
+                          // Linked: a worker told to stop closes its sessions with it.
+                          return self->spawn<caf::linked + caf::detached>(session, &worker, client,
+                                                                          network, number, log);
+                        });
       },
     };
   });
