@@ -65,18 +65,18 @@ BOOST_AUTO_TEST_CASE(a_sigstopped_soma_node_is_quiet_pending_then_firing_and_cle
         out.push_back(op);
     return out;
   };
-  BOOST_REQUIRE(store_shows([&] { return soma::standing(s).size() == 2; }, 30s));
+  BOOST_REQUIRE(store_shows(dir, [&] { return soma::standing(s).size() == 2; }, 30s));
   BOOST_TEST(quiet().empty());
 
   a->kill(SIGSTOP);
   std::vector<health::opinion> seen;
-  BOOST_REQUIRE(store_shows([&] { return !(seen = quiet()).empty(); }, 30s));
+  BOOST_REQUIRE(store_shows(dir, [&] { return !(seen = quiet()).empty(); }, 30s));
   BOOST_REQUIRE_EQUAL(seen.size(), 1u);
   BOOST_TEST(seen[0].subject == "machine " + stopped);
   BOOST_TEST(seen[0].threshold == 2.0, boost::test_tools::tolerance(1e-9));
   BOOST_TEST(seen[0].threshold_is == "20 x its reporting interval 0.1 s");
   auto since = seen[0].since_us;
-  BOOST_REQUIRE(store_shows([&] {
+  BOOST_REQUIRE(store_shows(dir, [&] {
     auto now = quiet();
     return !now.empty() && (seen = now)[0].state == health::status::firing;
   }, 30s));
@@ -98,7 +98,7 @@ BOOST_AUTO_TEST_CASE(a_sigstopped_soma_node_is_quiet_pending_then_firing_and_cle
   BOOST_TEST(firing > 0u);
 
   a->kill(SIGCONT);
-  BOOST_REQUIRE(store_shows([&] { return quiet().empty(); }, 30s));
+  BOOST_REQUIRE(store_shows(dir, [&] { return quiet().empty(); }, 30s));
   for (auto* c : {a.get(), b.get(), server.get()})
     c->kill(SIGTERM);
   BOOST_TEST(WEXITSTATUS(a->wait()) == 0);

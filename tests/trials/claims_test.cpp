@@ -135,7 +135,7 @@ BOOST_AUTO_TEST_CASE(killed_claimants_keep_their_trials_grow_quiet_and_reclaim_h
   std::set<std::string> holders{rows[0].claimant, rows[1].claimant};
   BOOST_TEST((holders == std::set<std::string>{*a_id, *b_id}));
   auto first = quiet_of(s, *a_id);
-  BOOST_TEST(store_shows([&] { return quiet_of(s, *a_id) >= first + 1.5; }, 30s));
+  BOOST_TEST(store_shows(dir, [&] { return quiet_of(s, *a_id) >= first + 1.5; }, 30s));
   BOOST_TEST(quiet_of(s, *b_id) >= 1.5);
   BOOST_TEST(quiet_of(s, *c_id) < 1.0);
   rows = soma::trials(s, "killed");
@@ -145,7 +145,7 @@ BOOST_AUTO_TEST_CASE(killed_claimants_keep_their_trials_grow_quiet_and_reclaim_h
   // The rule hands back exactly those two; the live claimants finish them.
   auto handed = soma::reclaim(s, "killed", 1.0);
   BOOST_TEST((handed == std::vector<std::uint64_t>{0, 1}));
-  BOOST_TEST(store_shows([&] { return done_of(s, "killed") == 42; }, 60s));
+  BOOST_TEST(store_shows(dir, [&] { return done_of(s, "killed") == 42; }, 60s));
   every_trial_done_once(s, "killed", 42);
   rows = soma::trials(s, "killed");
   for (std::uint64_t n : {0u, 1u}) {
