@@ -61,9 +61,7 @@ public:
                        + seconds(static_cast<double>(*every) / 1e6)
                        + (rs[0].every_us > 0 ? "" : " (the gap between its last two readings)");
       o.since_us = add_us(rs[0].when_us, threshold_us);
-      o.for_us = s.for_us();
-      o.state = state_of(o.since_us, e.newest_reading_us, o.for_us);
-      out.push_back(std::move(o));
+      hold(out, std::move(o), s, e.newest_reading_us);
     }
   }
 };
@@ -105,9 +103,7 @@ public:
       o.value = rs[0].*field_;
       o.threshold = s.over();
       o.since_us = rs[first].when_us;
-      o.for_us = s.for_us();
-      o.state = state_of(o.since_us, rs[0].when_us, o.for_us);
-      out.push_back(std::move(o));
+      hold(out, std::move(o), s, rs[0].when_us);
     }
   }
 

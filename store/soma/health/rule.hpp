@@ -152,4 +152,14 @@ public:
   return sub_us(now_us, since_us) >= for_us ? status::firing : status::pending;
 }
 
+/// Appends `o` to `out`, held for the rule's `for` (settings) and judged at
+/// `now_us` by the clock its subject is held to: pending until its condition,
+/// begun at o.since_us, has held that long, then firing. Every rule's last
+/// step, so that no two rules time `for` apart.
+inline void hold(std::vector<opinion>& out, opinion o, const settings& s, std::int64_t now_us) {
+  o.for_us = s.for_us();
+  o.state = state_of(o.since_us, now_us, o.for_us);
+  out.push_back(std::move(o));
+}
+
 } // namespace soma::health

@@ -32,7 +32,4 @@ namespace soma::health {
 [[nodiscard]] std::unique_ptr<rule> non_finite();
 [[nodiscard]] std::unique_ptr<rule> stale_claim();
 
-/// All nine, in the order above.
-[[nodiscard]] std::vector<std::unique_ptr<rule>> shipped_rules();
-
 } // namespace soma::health

@@ -99,9 +99,7 @@ public:
                          + " ms against work " + number(static_cast<double>(h.took_us) / 1e3)
                          + " ms over " + std::to_string(h.slices) + " trips";
         o.since_us = *it->second.since();
-        o.for_us = s.for_us();
-        o.state = state_of(o.since_us, e.now_us, o.for_us);
-        out.push_back(std::move(o));
+        hold(out, std::move(o), s, e.now_us);
       }
     }
   }
@@ -191,9 +189,7 @@ public:
         o.threshold_is = number(s.over()) + " x its median " + number(median) + " us over "
                          + std::to_string(earlier.size()) + " earlier runs";
         o.since_us = *since;
-        o.for_us = s.for_us();
-        o.state = state_of(o.since_us, e.now_us, o.for_us);
-        out.push_back(std::move(o));
+        hold(out, std::move(o), s, e.now_us);
       }
     }
   }
@@ -259,9 +255,7 @@ public:
       o.value = static_cast<double>(broke.back());
       o.threshold = s.over();
       o.since_us = since;
-      o.for_us = s.for_us();
-      o.state = state_of(o.since_us, e.now_us, o.for_us);
-      out.push_back(std::move(o));
+      hold(out, std::move(o), s, e.now_us);
     }
   }
 };
@@ -312,9 +306,7 @@ public:
       o.threshold_is = number(s.over()) + " x its median interval " + std::to_string(median)
                        + " s";
       o.since_us = us_of_s(add_us(rs.back().when, clamp_us(std::ceil(threshold))));
-      o.for_us = s.for_us();
-      o.state = state_of(o.since_us, e.now_us, o.for_us);
-      out.push_back(std::move(o));
+      hold(out, std::move(o), s, e.now_us);
     }
   }
 };
@@ -371,9 +363,7 @@ public:
         o.value = in_a_row;
         o.threshold = s.over();
         o.since_us = us_of_s(rs[first].when);
-        o.for_us = s.for_us();
-        o.state = state_of(o.since_us, e.now_us, o.for_us);
-        out.push_back(std::move(o));
+        hold(out, std::move(o), s, e.now_us);
       }
     }
   }

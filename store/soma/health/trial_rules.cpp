@@ -1,5 +1,5 @@
 // The rule about trials: stale_claim, judged from trials and the claimants'
-// readings; and the list of the rules soma ships.
+// readings.
 
 #include <cmath>
 
@@ -48,9 +48,7 @@ public:
                          + "` would hand it back";
         o.since_us = add_us(heard ? std::max(it->second[0].when_us, held->claimed_us) : held->claimed_us,
                             over_us);
-        o.for_us = s.for_us();
-        o.state = state_of(o.since_us, e.newest_reading_us, o.for_us);
-        out.push_back(std::move(o));
+        hold(out, std::move(o), s, e.newest_reading_us);
       }
   }
 
@@ -78,19 +76,5 @@ private:
 } // namespace
 
 std::unique_ptr<rule> stale_claim() { return std::make_unique<stale_claim_rule>(); }
-
-std::vector<std::unique_ptr<rule>> shipped_rules() {
-  std::vector<std::unique_ptr<rule>> out;
-  out.push_back(quiet_machine());
-  out.push_back(busy_machine());
-  out.push_back(memory_machine());
-  out.push_back(not_worth_sending());
-  out.push_back(slow_node());
-  out.push_back(broke_forwards());
-  out.push_back(stalled_run());
-  out.push_back(non_finite());
-  out.push_back(stale_claim());
-  return out;
-}
 
 } // namespace soma::health
