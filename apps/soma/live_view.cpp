@@ -101,18 +101,6 @@ view read_view(const store& s, const std::string& run, const std::string& fact,
   for (auto i = from; i < told.size(); ++i)
     v.values.push_back(told[i].second);
   if (!rows.empty()) {
-    // An opinion is judged over the whole store: damage elsewhere (another
-    // run, a machine's reading) says so here, and the view of this run goes on.
-    try {
-      for (auto& op : firing_about(s, run))
-        v.opinions.push_back(op.rule + " " + op.subject + ": " + op.measure + " "
-                             + health::number(op.value) + " over " + health::number(op.threshold));
-    } catch (const store_error& e) {
-      std::string why = e.what();
-      v.opinions.push_back(why.find("damaged") != std::string::npos
-                             ? "cannot be judged: the store is damaged (`soma check` lists where)"
-                             : "cannot be judged: " + why);
-    }
     v.slowest = nodes(s, run, node_forwards);
     std::stable_sort(v.slowest.begin(), v.slowest.end(),
                      [](const node_row& a, const node_row& b) { return a.mean_us > b.mean_us; });
@@ -120,6 +108,23 @@ view read_view(const store& s, const std::string& run, const std::string& fact,
       v.slowest.resize(5);
   }
   return v;
+}
+
+std::vector<std::string> opinion_lines(const store& s, const std::string& run) {
+  std::vector<std::string> out;
+  // An opinion is judged over the whole store: damage elsewhere (another
+  // run, a machine's reading) says so here, and the view of this run goes on.
+  try {
+    for (auto& op : firing_about(s, run))
+      out.push_back(op.rule + " " + op.subject + ": " + op.measure + " "
+                    + health::number(op.value) + " over " + health::number(op.threshold));
+  } catch (const store_error& e) {
+    std::string why = e.what();
+    out.push_back(why.find("damaged") != std::string::npos
+                    ? "cannot be judged: the store is damaged (`soma check` lists where)"
+                    : "cannot be judged: " + why);
+  }
+  return out;
 }
 
 std::vector<std::string> render(const view& v, std::size_t width) {

@@ -34,11 +34,16 @@ struct view {
 
 /// Reads the view of `run` from `s`: forwards (one scan), the fact's values
 /// (from the records when summarised, else the last `points` forwards'
-/// facts), nodes of the last 100 forwards, and the shipped health rules'
-/// firing opinions (what `soma health` costs). A run not there yet is
+/// facts) and nodes of the last 100 forwards; not its opinions
+/// (opinion_lines, which watch() judges at most once a second). A run not there yet is
 /// `found = false`, not an error. Throws store_error for damaged records.
 [[nodiscard]] view read_view(const store& s, const std::string& run, const std::string& fact,
                              std::size_t points);
+
+/// The shipped health rules' firing opinions about `run`, its machines and
+/// its trial, one line each (what `soma health` costs: the whole store's
+/// tails); damage elsewhere in the store is one line saying so.
+[[nodiscard]] std::vector<std::string> opinion_lines(const store& s, const std::string& run);
 
 /// The view as lines at most `width` columns wide: the run, the counts, the
 /// last value, a sparkline of the values, a line of firing opinions (marked

@@ -1,7 +1,9 @@
 // soma live's loop: the terminal in raw mode, a frame redrawn in place on
 // every interval, q or Ctrl-C to quit, and the terminal as it was after.
 
+#include <chrono>
 #include <csignal>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -83,11 +85,37 @@ bool quit_key(char c) {
   return c == 'q' || c == 'Q' || c == 3 || c == 4;
 }
 
+// The frames of one view: the run read on every frame, its opinions judged
+// at most once a second (a judgement reads every run's tail, about 35 ms on
+// a store of 100 long runs; a frame comes every 200 ms).
+class viewer {
+public:
+  viewer(const store& s, const invocation& inv) : s_(s), inv_(inv) {}
+
+  std::vector<std::string> frame(std::size_t width) {
+    auto v = read_view(s_, inv_.run, inv_.fact, width);
+    auto now = std::chrono::steady_clock::now();
+    if (v.found && (!judged_ || now - *judged_ >= std::chrono::seconds(1))) {
+      opinions_ = opinion_lines(s_, inv_.run);
+      judged_ = now;
+    }
+    v.opinions = opinions_;
+    return render(v, width);
+  }
+
+private:
+  const store& s_;
+  const invocation& inv_;
+  std::vector<std::string> opinions_;
+  std::optional<std::chrono::steady_clock::time_point> judged_;
+};
+
 } // namespace
 
 void watch(const store& s, const invocation& inv, std::ostream& out) {
+  viewer view{s, inv};
   if (inv.once) {
-    for (auto& line : render(read_view(s, inv.run, inv.fact, terminal_width()), terminal_width()))
+    for (auto& line : view.frame(terminal_width()))
       out << line << '\n';
     return;
   }
@@ -98,7 +126,7 @@ void watch(const store& s, const invocation& inv, std::ostream& out) {
     // until a signal, or until the reader goes (a failed write).
     stop_signal = 0;
     while (stop_signal == 0) {
-      for (auto& line : render(read_view(s, inv.run, inv.fact, 80), 80))
+      for (auto& line : view.frame(80))
         out << line << '\n';
       out << '\n' << std::flush;
       if (!out)
@@ -119,7 +147,7 @@ void watch(const store& s, const invocation& inv, std::ostream& out) {
   while (stop_signal == 0) {
     auto width = terminal_width();
     std::string frame = "\x1b[H";
-    for (auto& line : render(read_view(s, inv.run, inv.fact, width), width))
+    for (auto& line : view.frame(width))
       frame += line + "\x1b[K\r\n";
     frame += "\x1b[J";
     out << frame << std::flush;
