@@ -1,0 +1,376 @@
+#include "soma/draw/trace.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "soma/fact.hpp"
+#include "soma/store/readers.hpp"
+#include "soma/store/tails.hpp"
+#include "soma/vocabulary.hpp"
+
+namespace soma::draw {
+
+namespace {
+
+namespace word = soma::vocabulary;
+
+// The JSON string of `s`, escaped as soma::to_json escapes a fact's text
+// (quotes, backslash, control characters as \u00XX, UTF-8 kept as it is and
+// any other byte U+FFFD): one escaper for all of soma's JSON.
+void append_string(std::string& out, std::string_view s) {
+  auto json = to_json(fact{std::string{s}, {}}); // {"fact":"<s escaped>"}
+  constexpr std::size_t open = sizeof("{\"fact\":") - 1;
+  out.append(json, open, json.size() - open - 1);
+}
+
+// A field's number; 0 when it has none (a fact of an older engine).
+std::int64_t micros(const fact& f, std::string_view key) {
+  auto t = f[key];
+  std::int64_t x = 0;
+  std::from_chars(t.data(), t.data() + t.size(), x);
+  return x;
+}
+
+// Writes event objects, one a line, and counts them.
+struct writer {
+  std::string& out;
+  std::size_t& count;
+  std::uint64_t pid;
+
+  void open(std::string_view name, std::string_view ph, std::size_t tid) {
+    if (!out.empty())
+      out += ",\n";
+    ++count;
+    out += "{\"name\":";
+    append_string(out, name);
+    out += ",\"ph\":\"";
+    out += ph;
+    out += '"';
+    put("pid", static_cast<std::int64_t>(pid));
+    put("tid", static_cast<std::int64_t>(tid));
+  }
+
+  void put(std::string_view key, std::int64_t x) {
+    out += ",\"";
+    out += key;
+    out += "\":";
+    out += text(x);
+  }
+
+  void put(std::string_view key, std::string_view s) {
+    out += ",\"";
+    out += key;
+    out += "\":";
+    append_string(out, s);
+  }
+
+  // args: the fact's fields, as text.
+  void args(const fact& f) {
+    out += ",\"args\":{";
+    for (std::size_t i = 0; i < f.fields.size(); ++i) {
+      if (i > 0)
+        out += ',';
+      append_string(out, f.fields[i].key);
+      out += ':';
+      append_string(out, f.fields[i].value);
+    }
+    out += '}';
+  }
+
+  // A metadata event: {"name": name, ..., "args": {key: value}}.
+  template <class Value>
+  void meta(std::string_view name, std::size_t tid, std::string_view key, const Value& value) {
+    open(name, "M", tid);
+    out += ",\"args\":{";
+    append_string(out, key);
+    out += ':';
+    if constexpr (std::is_integral_v<Value>)
+      out += text(value);
+    else
+      append_string(out, value);
+    out += "}}";
+  }
+};
+
+// One event of a forward before it has a track: a span (X) or an instant (i)
+// in a group of tracks (a host's lanes, the forward's, the told facts'), in
+// µs from the forward's start. Its args are the fields of `told`.
+struct mark {
+  bool span;
+  std::size_t group;
+  std::int64_t ts, dur;
+  std::string name;
+  const fact* told;
+  std::size_t lane = 0;
+};
+
+// Groups of tracks 0 and 1; hosts follow, "here" first.
+constexpr std::size_t forward_group = 0, told_group = 1, here_group = 2;
+
+// Whether `f` is stamped by a worker: a node's fact with a host.
+bool from_worker(const fact& f) {
+  return f.has("host") && (f.name == word::ran || f.name == word::failed || f.name == word::kept
+                           || f.name == word::recalled);
+}
+
+// The events of forward `r` (its facts `told`), placed `offset_us` after the
+// trace's start: an object a line, joined by ",\n". `flows` numbers the
+// trace's flows; `count` counts the objects written.
+std::string events_of(const record& r, const std::vector<fact>& told, std::int64_t offset_us,
+                      std::uint64_t& flows, std::size_t& count) {
+  std::vector<std::string> groups{"forward", "told", "here"};
+  auto group_of = [&](std::string_view host) {
+    auto it = std::find(groups.begin() + here_group, groups.end(), host);
+    if (it == groups.end())
+      it = groups.insert(groups.end(), std::string{host});
+    return static_cast<std::size_t>(it - groups.begin());
+  };
+  std::vector<mark> marks;
+  std::vector<std::pair<std::size_t, std::size_t>> trips; // a trip's mark, its first worker span
+  std::vector<std::size_t> waiting; // worker marks whose trip has not come yet
+  std::int64_t now = 0;             // where the client's facts so far ended
+  auto add = [&](mark m) {
+    if (!from_worker(*m.told))
+      now = std::max(now, m.ts + m.dur);
+    marks.push_back(std::move(m));
+    return marks.size() - 1;
+  };
+  auto forward_name = "forward " + std::to_string(r.forward);
+  for (auto& f : told) {
+    auto node = std::string{f["node"]};
+    auto began = micros(f, "began_us");
+    auto took = std::max<std::int64_t>(0, micros(f, "took_us"));
+    if (f.name == word::ran || f.name == word::failed || f.name == word::kept
+        || f.name == word::recalled) {
+      bool span = f.name != word::recalled;
+      auto worker = from_worker(f);
+      auto i = add({span, worker ? group_of(f["host"]) : here_group, began, span ? took : 0,
+                    span ? node : "recalled " + node, &f});
+      if (worker)
+        waiting.push_back(i);
+    } else if (f.name == word::left) {
+      auto trip = add({true, here_group, began, took, "trip to " + std::string{f["host"]}, &f});
+      auto end = began + took;
+      auto worker = group_of(f["host"]);
+      std::optional<std::size_t> first;
+      std::erase_if(waiting, [&](std::size_t i) {
+        auto& m = marks[i];
+        if (m.group != worker)
+          return false;
+        // The worker's clock starts with its slice: inside the trip.
+        m.ts = std::clamp(began + m.ts, began, end);
+        m.dur = std::min(m.dur, end - m.ts);
+        if (m.span && (!first || m.ts < marks[*first].ts))
+          first = i;
+        return true;
+      });
+      if (first)
+        trips.emplace_back(trip, *first);
+    } else if (f.name == word::finished || f.name == word::broke) {
+      add({true, forward_group, 0, took, forward_name, &f});
+      if (f.name == word::broke)
+        add({false, forward_group, took, 0, "broke at " + node, &f});
+    } else if (f.name == word::items) {
+      add({false, here_group, now, 0, "items " + node, &f});
+    } else if (f.name != word::machine) {
+      add({false, told_group, now, 0, f.name, &f});
+    }
+  }
+
+  // Lanes: per group, spans by start (the longer first) each to the first
+  // lane free by then, so spans of one track never partly overlap.
+  std::vector<std::vector<std::int64_t>> lanes(groups.size()); // per lane, where its last span ends
+  std::vector<std::size_t> order(marks.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    auto &x = marks[a], &y = marks[b];
+    return std::tie(x.ts, y.dur, a) < std::tie(y.ts, x.dur, b);
+  });
+  for (auto i : order) {
+    auto& m = marks[i];
+    auto& ends = lanes[m.group];
+    if (!m.span) {
+      if (ends.empty()) // an instant's track, free for any span
+        ends.push_back(std::numeric_limits<std::int64_t>::min());
+      continue;
+    }
+    auto free = std::find_if(ends.begin(), ends.end(), [&](std::int64_t e) { return e <= m.ts; });
+    m.lane = static_cast<std::size_t>(free - ends.begin());
+    if (free == ends.end())
+      ends.push_back(m.ts + m.dur);
+    else
+      *free = m.ts + m.dur;
+  }
+
+  std::string out;
+  writer w{out, count, r.forward + 1};
+  char took_ms[32];
+  auto [end, ec] = std::to_chars(took_ms, took_ms + sizeof(took_ms),
+                                 static_cast<double>(r.took_us) / 1000, std::chars_format::fixed, 3);
+  w.meta("process_name", 0, "name",
+         forward_name + " (" + std::string{to_string(r.state)} + ", took "
+           + std::string(took_ms, ec == std::errc{} ? end : took_ms) + " ms)");
+  w.meta("process_sort_index", 0, "sort_index", static_cast<std::int64_t>(r.forward));
+  // Tracks: the forward's, the hosts' lanes, the told facts' last.
+  std::vector<std::vector<std::size_t>> tid(groups.size());
+  std::size_t next_tid = 1;
+  auto name_tracks = [&](std::size_t g) {
+    for (std::size_t lane = 0; lane < lanes[g].size(); ++lane) {
+      tid[g].push_back(next_tid);
+      auto name = lane == 0 ? groups[g] : groups[g] + " · " + std::to_string(lane + 1);
+      w.meta("thread_name", next_tid, "name", name);
+      w.meta("thread_sort_index", next_tid, "sort_index", static_cast<std::int64_t>(next_tid));
+      ++next_tid;
+    }
+  };
+  name_tracks(forward_group);
+  for (auto g = here_group; g < groups.size(); ++g)
+    name_tracks(g);
+  name_tracks(told_group);
+
+  for (auto& m : marks) {
+    w.open(m.name, m.span ? "X" : "i", tid[m.group][m.lane]);
+    w.put("cat", m.told->name);
+    w.put("ts", offset_us + m.ts);
+    if (m.span)
+      w.put("dur", m.dur);
+    else
+      w.put("s", "t");
+    w.args(*m.told);
+    out += '}';
+  }
+  // A trip's arrow: from its start to the first of its spans on the worker.
+  for (auto [trip, first] : trips) {
+    auto id = static_cast<std::int64_t>(++flows);
+    for (auto i : {trip, first}) {
+      auto& m = marks[i];
+      w.open(marks[trip].name, i == trip ? "s" : "f", tid[m.group][m.lane]);
+      w.put("cat", "trip");
+      w.put("id", id);
+      w.put("ts", offset_us + m.ts);
+      if (i == first)
+        w.put("bp", "e");
+      out += '}';
+    }
+  }
+  return out;
+}
+
+// "forwards 3 to 7" or "forward 3".
+std::string forwards_named(std::uint64_t a, std::uint64_t b) {
+  return a == b ? "forward " + std::to_string(a)
+                : "forwards " + std::to_string(a) + " to " + std::to_string(b);
+}
+
+// "the newer one", "the 4 newer ones".
+std::string newer(std::size_t n) {
+  return n == 1 ? "the newer one" : "the " + std::to_string(n) + " newer ones";
+}
+
+// The cut, said when the first `held` of the forwards asked are in.
+std::string held_note(const std::vector<record>& asked, std::size_t held, std::size_t max) {
+  auto rest = asked.size() - held;
+  return "the trace holds " + forwards_named(asked.front().forward, asked[held - 1].forward) + ", "
+         + std::to_string(held) + " of the " + std::to_string(asked.size())
+         + " asked (the oldest first): forward " + std::to_string(asked[held].forward)
+         + " would take it past the cap of " + std::to_string(max) + " bytes; `--last "
+         + std::to_string(rest) + "` traces " + newer(rest)
+         + ", `--forward N` any one, and a larger `--max-bytes` more at once";
+}
+
+// The cut, said when the first forward asked is over the cap by itself: a
+// trace of it alone takes `needs` bytes.
+std::string alone_note(const std::vector<record>& asked, std::size_t needs, std::size_t max) {
+  auto n = asked.front().forward;
+  auto out = "a trace of forward " + std::to_string(n) + " alone takes " + std::to_string(needs)
+             + " bytes, more than the cap of " + std::to_string(max)
+             + " bytes, so this one holds none of the " + std::to_string(asked.size())
+             + " asked; `--forward " + std::to_string(n) + " --max-bytes " + std::to_string(needs)
+             + "` traces it";
+  if (asked.size() > 1)
+    out += ", and `--last " + std::to_string(asked.size() - 1) + "` " + newer(asked.size() - 1);
+  return out;
+}
+
+constexpr std::string_view head = "{\"traceEvents\":[\n";
+
+// What closes the document: otherData says what is in and how time is placed.
+std::string footer(std::string_view run, std::size_t held, std::size_t asked, std::string_view cut) {
+  std::string out = "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"run\":";
+  append_string(out, run);
+  out += ",\"forwards\":" + std::to_string(held) + ",\"asked\":" + std::to_string(asked);
+  out += ",\"clock\":\"records keep whole seconds: forwards are placed at their second, their facts "
+         "exactly within it\",\"workers\":\"a worker's facts are placed by its own clock from the "
+         "start of their trip, and kept inside the trip\"";
+  if (!cut.empty()) {
+    out += ",\"cut\":";
+    append_string(out, cut);
+  }
+  out += "}}\n";
+  return out;
+}
+
+} // namespace
+
+trace trace_of(const store& s, std::string_view run, const trace_options& o) {
+  if (o.forward && o.last)
+    throw std::invalid_argument("a trace is of one forward or of the last N, not both: forward "
+                                + std::to_string(*o.forward) + " and the last "
+                                + std::to_string(*o.last) + " were asked");
+  std::vector<record> asked;
+  std::vector<std::vector<fact>> told;
+  if (o.forward) {
+    told.push_back(facts(s, run, *o.forward)); // names an unknown run or forward
+    auto all = forwards(s, run);
+    auto it = std::find_if(all.begin(), all.end(),
+                           [&](const record& r) { return r.forward == *o.forward; });
+    if (it == all.end())
+      throw store_error("forward " + std::to_string(*o.forward) + " of run '" + std::string{run}
+                        + "' has its facts but no record in the store '" + s.path()
+                        + "': it is damaged (`soma check` lists where)");
+    asked.push_back(*it);
+  } else {
+    auto last = o.last.value_or(100);
+    auto tail = tails(s, {.last = last, .facts = last, .run = std::string{run}});
+    if (!tail.empty()) {
+      asked = std::move(tail.front().records);
+      told = std::move(tail.front().facts);
+    }
+  }
+
+  trace out;
+  out.json = head;
+  std::uint64_t flows = 0;
+  for (std::size_t i = 0; i < asked.size(); ++i) {
+    std::size_t count = 0;
+    auto offset = (asked[i].when - asked.front().when) * 1'000'000;
+    auto chunk = events_of(asked[i], told[i], offset, flows, count);
+    auto all = i + 1 == asked.size();
+    // Were this the last one in, the document would end so.
+    auto end = footer(run, i + 1, asked.size(), all ? "" : held_note(asked, i + 1, o.max_bytes));
+    auto size = out.json.size() + (i > 0 ? 2 : 0) + chunk.size() + end.size();
+    if (size > o.max_bytes) {
+      out.cut = true;
+      out.note = i > 0 ? held_note(asked, i, o.max_bytes)
+                       : alone_note(asked, head.size() + chunk.size() + footer(run, 1, 1, "").size(),
+                                    o.max_bytes);
+      break;
+    }
+    if (i > 0)
+      out.json += ",\n";
+    out.json += chunk;
+    out.forwards = i + 1;
+    out.events += count;
+  }
+  out.json += footer(run, out.forwards, asked.size(), out.note);
+  return out;
+}
+
+} // namespace soma::draw

@@ -1,0 +1,83 @@
+#pragma once
+
+/// @file
+/// soma::draw::trace_of: a run's forwards as a Chrome trace (the Trace Event
+/// Format's JSON object: `{"traceEvents":[...],"displayTimeUnit":"ms",
+/// "otherData":{...}}`), for chrome://tracing or ui.perfetto.dev.
+///
+/// The layout. Each forward is a process, pid = forward + 1, named
+/// "forward N (state, took X ms)" and sorted by forward. Its tracks (tids),
+/// in this order: "forward" (the span `finished` or `broke` covers, 0 ..
+/// took_us, and `broke` as an instant "broke at NODE"), then per host its
+/// lanes, "here" (the client) first and then the workers as their facts come,
+/// and last "told" (the facts users told, as instants, their fields as args).
+/// A host has as many lanes ("here", "here · 2", ...) as it ran spans at
+/// once: a span goes to the first lane whose last span ended by its start, so
+/// the spans of one track never partly overlap.
+///
+/// | fact                 | event                                                  |
+/// | -------------------- | ------------------------------------------------------ |
+/// | `ran`, `failed`, `kept` | a span (ph X) named after the node, cat the fact, its fields as args |
+/// | `recalled`           | an instant "recalled NODE" on its host's first lane    |
+/// | `left`               | a span "trip to HOST" on the client's lanes, and a flow (cat "trip") from it to the first of the trip's spans on the worker |
+/// | `items`              | an instant "items NODE" on the first lane of "here" (an instant, not a counter: it carries no time of its own) |
+/// | `finished`, `broke`  | the forward's span on "forward"; `broke` also its instant |
+/// | `machine`            | nothing                                                |
+/// | any other (told)     | an instant on "told"                                   |
+///
+/// Time. A record keeps whole unix seconds, so a forward is placed at its
+/// record's second, counted from the first written forward's, and its facts
+/// exactly within it (ts = (when - first when) * 1e6 + began_us). `items` and
+/// told facts have no time: each is put where the facts before it ended (a
+/// fact told after the forward ended sits at its end). A worker stamps its
+/// facts on its own clock, from when its slice began there: its spans are
+/// put at the trip's began_us plus their own, and cut to stay inside the
+/// trip (their args keep the times told). A worker's span whose trip never
+/// came (a forward that broke on the way back) stays at its own began_us.
+/// ts and dur are µs; otherData's "clock" and "workers" say the two clocks
+/// in words, "run", "forwards" and "asked" what is in, "cut" why not all.
+///
+/// The output is deterministic: the same store gives the same bytes.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "soma/store/store.hpp"
+
+namespace soma::draw {
+
+/// Which forwards of a run go into a trace, and how big it may get.
+struct trace_options {
+  std::optional<std::uint64_t> forward; ///< only this forward
+  std::optional<std::size_t> last;      ///< only the run's last N (neither: the last 100)
+  /// The cap on the document's size: forwards are added whole, the oldest
+  /// asked first, while the next one keeps the document within it. (A cap
+  /// below the size of a trace with no forward, a few hundred bytes, yields
+  /// that trace, the one document ever larger than the cap.)
+  std::size_t max_bytes = 50u << 20;
+};
+
+/// A written trace.
+struct trace {
+  std::string json;          ///< the whole document, UTF-8
+  std::size_t forwards = 0;  ///< forwards written
+  std::size_t events = 0;    ///< objects in traceEvents, metadata included
+  bool cut = false;          ///< max_bytes stopped it before all forwards asked were in
+  /// When cut: for a person, how many of how many forwards are in, the cap,
+  /// and how to get the rest (--forward N, --last N, --max-bytes). Also in
+  /// the document, as otherData's "cut".
+  std::string note;
+};
+
+/// The trace of the forwards of `run` that `o` asks for. One read of the
+/// run's last forwards and their fact blobs (soma::tails); for `o.forward`,
+/// one fetch and a scan of the run's records (soma::facts, soma::forwards).
+/// Throws store_error as those readers do: an unknown run or forward, damaged
+/// bytes, a served store that cannot be reached (the message names which).
+/// Throws std::invalid_argument when `o` sets both forward and last.
+[[nodiscard]] trace trace_of(const store& s, std::string_view run, const trace_options& o = {});
+
+} // namespace soma::draw
