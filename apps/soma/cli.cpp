@@ -27,7 +27,8 @@ constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | fa
                                  "reclaim STUDY --quiet-over S | "
                                  "health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | "
                                  "plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | "
-                                 "plot graph -o FILE PROGRAM | live --run RUN | check";
+                                 "plot graph -o FILE PROGRAM | live --run RUN | check | "
+                                 "serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE";
 
 // What each reader costs, on the help page: the seed's price list, since a
 // reader that is quietly a thousand times slower is worse than one that says so.
@@ -50,6 +51,11 @@ constexpr const char* price_list = R"(What each command costs:
              curve per trial; graph runs PROGRAM
   live       forwards, curve and nodes --last 100, every --interval ms
   check      one scan of the whole store
+  serve      per page what its reader costs (docs/web.md lists them); a live
+             page looks whether the store moved every 25 ms (no transaction)
+             and reads only what is new
+  trace      the last N forwards' records and a fetch per forward (one fetch
+             with --forward N)
 
 The store is only ever opened read-only, reading never creates or changes it;
 `soma cache clear` and `soma reclaim` alone write, and only to a store that exists.
@@ -277,6 +283,40 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     "check", "walk the whole store and list every damaged entry; exit 2 if any, 0 if none");
   given_stores.push_back(common_options(*check, inv));
 
+  auto* serve = app.add_subcommand(
+    "serve", "a web page of the store's runs, the fleet, trials and opinions, live; its JSON "
+             "API, traces and Prometheus metrics (docs/web.md); prints its URL first");
+  serve->add_option("--listen", inv.listen,
+                    "HOST:PORT (default 127.0.0.1:8080); port 0 takes a free one; beyond "
+                    "loopback only with --tls-cert and --tls-key")
+    ->option_text("HOST:PORT");
+  serve->add_option("--tls-cert", inv.tls_cert, "the server's certificate (PEM), for HTTPS")
+    ->option_text("FILE");
+  serve->add_option("--tls-key", inv.tls_key, "its private key (PEM)")->option_text("FILE");
+  std::string live_cap_text;
+  auto* live_cap = serve->add_option("--live-cap", live_cap_text,
+                                     "live pages streamed to at once (default 16, at most 64); "
+                                     "past it a page is refused with 503")
+                     ->option_text("N");
+  given_stores.push_back(common_options(*serve, inv));
+
+  auto* trace = app.add_subcommand(
+    "trace", "RUN's forwards as a Chrome trace (trace-event JSON) that Perfetto and "
+             "chrome://tracing open: nodes as spans per host, trips as arrows, recalls as instants");
+  trace->add_option("RUN", inv.run, "the run")->required();
+  auto* trace_forward = trace->add_option("--forward", forward_text, "only forward N")->option_text("N");
+  auto* trace_last = trace->add_option("--last", last_text, "only the last N forwards (default 100)")
+                       ->option_text("N");
+  trace_forward->excludes(trace_last);
+  std::string max_bytes_text;
+  auto* max_bytes = trace->add_option("--max-bytes", max_bytes_text,
+                                      "cut the file before it grows past N bytes (default 50 MiB)")
+                      ->option_text("N");
+  trace->add_option("-o,--output", inv.output, "the file to write (.json)")
+    ->option_text("FILE")
+    ->required();
+  given_stores.push_back(common_options(*trace, inv));
+
   // The price list and the exit statuses are said once, by `soma --help`;
   // each subcommand's help points there instead of repeating them.
   std::function<void(CLI::App&)> point_up = [&](CLI::App& parent) {
@@ -366,6 +406,27 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
       inv.last = parse_count(last_text, "N of `soma plot spent --last N`");
   } else if (check->parsed()) {
     inv.what = command::check;
+  } else if (serve->parsed()) {
+    inv.what = command::serve;
+    if (inv.json)
+      throw usage_error("`soma serve` answers JSON at /api/ (docs/web.md); --json has nothing to "
+                        "print here");
+    if (live_cap->count() > 0) {
+      inv.live_cap = parse_count(live_cap_text, "N of `soma serve --live-cap N`");
+      if (inv.live_cap < 1 || inv.live_cap > 64)
+        throw usage_error("--live-cap " + live_cap_text + ": from 1 to 64 live pages (each holds a "
+                          "thread of the server while it is open)");
+    }
+  } else if (trace->parsed()) {
+    inv.what = command::trace;
+    if (inv.json)
+      throw usage_error("`soma trace` writes JSON to -o FILE already; drop --json");
+    if (trace_forward->count() > 0)
+      inv.forward_given = true, inv.forward = parse_count(forward_text, "N of `soma trace RUN --forward N`");
+    if (trace_last->count() > 0)
+      inv.last = parse_count(last_text, "N of `soma trace RUN --last N`");
+    if (max_bytes->count() > 0)
+      inv.max_bytes = parse_count(max_bytes_text, "N of `soma trace RUN --max-bytes N`");
   } else if (live->parsed()) {
     inv.what = command::live;
     if (inv.json)

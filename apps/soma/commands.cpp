@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "health.hpp"
-#include "json_out.hpp"
+#include "serve_command.hpp"
+#include "soma/web/json.hpp"
 #include "live_view.hpp"
 #include "plot.hpp"
 #include "soma/store/cache.hpp"
@@ -26,6 +27,13 @@
 #include "usage_error.hpp"
 
 namespace soma::cli {
+
+using web::json;
+using web::json_of;
+using web::print_json;
+using web::print_json_array;
+using web::standing_json;
+using web::trials_json;
 
 namespace {
 
@@ -165,15 +173,8 @@ void show_standing(const store& s, const invocation& inv, std::ostream& out, std
   auto latest = standing(s);
   quietness quiet{latest};
   auto quiet_s = [&](const reading& r) { return quiet.of(r); };
-  if (inv.json) {
-    auto array = json::array();
-    for (auto& [id, r] : latest) {
-      auto one = json_of(r);
-      one["quiet_s"] = quiet_s(r);
-      array.push_back(std::move(one));
-    }
-    return print_json_array(out, array);
-  }
+  if (inv.json)
+    return print_json_array(out, standing_json(latest));
   table t{{{"id"},
            {"busy", align::right},
            {"memory", align::right},
@@ -222,29 +223,10 @@ void show_fleet(const store& s, const invocation& inv, std::ostream& out) {
   t.print(out);
 }
 
-json json_of(const values& xs) {
-  auto out = json::object();
-  for (auto& [name, v] : xs)
-    std::visit([&](auto& x) { out[name] = x; }, v);
-  return out;
-}
-
 void show_studies(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
   auto rows = studies(s);
-  if (inv.json) {
-    auto array = json::array();
-    for (auto& r : rows)
-      array.push_back(json{{"study", r.study.name},
-                           {"trials", r.study.trials},
-                           {"waiting", r.waiting},
-                           {"claimed", r.claimed},
-                           {"done", r.done},
-                           {"broke", r.broke},
-                           {"abandoned", r.abandoned},
-                           {"function", r.study.function.empty() ? json(nullptr) : json(r.study.function)},
-                           {"created_us", r.study.created_us}});
-    return print_json_array(out, array);
-  }
+  if (inv.json)
+    return print_json(out, rows);
   table t{{{"study"},
            {"trials", align::right},
            {"waiting", align::right},
@@ -270,38 +252,9 @@ void show_trials(const store& s, const invocation& inv, std::ostream& out) {
   auto rows = trials(s, inv.study);
   auto latest = standing(s);
   quietness quiet{latest};
-  // A claimant's quiet_s, writer against writer; none without a reading.
-  auto quiet_of = [&](const std::string& id) -> std::optional<double> {
-    auto at = latest.find(id);
-    if (at == latest.end())
-      return std::nullopt;
-    return quiet.of(at->second);
-  };
-  if (inv.json) {
-    auto array = json::array();
-    for (auto& r : rows) {
-      auto gone = json::array();
-      for (auto& a : r.abandoned)
-        gone.push_back(json{{"attempt", a.attempt}, {"claimant", a.claimant},
-                            {"claimed_us", a.claimed_us}, {"run", a.run},
-                            {"ended_us", a.ended_us}, {"why", a.why}});
-      auto q = r.state == trial_state::claimed ? quiet_of(r.claimant) : std::nullopt;
-      array.push_back(json{{"trial", r.number},
-                           {"params", json_of(r.params)},
-                           {"state", to_string(r.state)},
-                           {"attempt", r.attempt},
-                           {"claimant", r.claimant.empty() ? json(nullptr) : json(r.claimant)},
-                           {"quiet_s", q ? json(*q) : json(nullptr)},
-                           {"claimed_us", r.claimed_us ? json(r.claimed_us) : json(nullptr)},
-                           {"run", r.run.empty() ? json(nullptr) : json(r.run)},
-                           {"ended_us", r.ended_us ? json(r.ended_us) : json(nullptr)},
-                           {"result", json_of(r.result)},
-                           {"error", r.error.empty() ? json(nullptr) : json(r.error)},
-                           {"abandoned", std::move(gone)},
-                           {"added_us", r.added_us}});
-    }
-    return print_json_array(out, array);
-  }
+
+  if (inv.json)
+    return print_json_array(out, trials_json(rows, latest));
   table t{{{"trial", align::right},
            {"attempt", align::right},
            {"state"},
@@ -316,7 +269,7 @@ void show_trials(const store& s, const invocation& inv, std::ostream& out) {
     for (auto& a : r.abandoned)
       t.add({std::to_string(r.number), std::to_string(a.attempt), "abandoned", a.claimant, "-",
              a.run, "-", params, a.why});
-    auto q = r.state == trial_state::claimed ? quiet_of(r.claimant) : std::nullopt;
+    auto q = r.state == trial_state::claimed ? quiet.of(latest, r.claimant) : std::nullopt;
     // A waiting trial has no attempt under way ("attempt" in --json counts
     // those made so far; its abandoned rows show each).
     t.add({std::to_string(r.number), r.state != trial_state::waiting ? std::to_string(r.attempt) : "-",
@@ -433,6 +386,8 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::live: watch(s, inv, out); break;
     case command::health: return show_health(s, inv, out, err);
     case command::check: return show_check(s, inv, out, err);
+    case command::serve: serve(s, inv, out, err); break;
+    case command::trace: trace(s, inv, out, err); break;
     case command::cache_clear:
     case command::reclaim:
     case command::plot_graph: break;

@@ -5,20 +5,19 @@
 #include <ctime>
 #include <ostream>
 
-#include "json_out.hpp"
+#include "soma/web/json.hpp"
 #include "soma/health/judge.hpp"
 #include "table.hpp"
 #include "usage_error.hpp"
 
 namespace soma::cli {
 
-namespace {
+using web::json;
+using web::json_of;
+using web::print_json;
+using web::print_json_array;
 
-json value_of(double x) {
-  if (std::isfinite(x))
-    return x;
-  return health::number(x); // "inf" or "nan": JSON has no such numbers
-}
+namespace {
 
 health::rulebook book_for(const invocation& inv) {
   auto book = health::rulebook::shipped();
@@ -137,18 +136,7 @@ int show_health(const store& s, const invocation& inv, std::ostream& out, std::o
   if (inv.json) {
     auto array = json::array();
     for (auto& op : j.opinions)
-      array.push_back(json{{"opinion", std::string{to_string(op.state)}},
-                           {"rule", op.rule},
-                           {"kind", op.kind},
-                           {"subject", op.subject},
-                           {"run", op.run.empty() ? json(nullptr) : json(op.run)},
-                           {"measure", op.measure},
-                           {"value", value_of(op.value)},
-                           {"threshold", value_of(op.threshold)},
-                           {"threshold_is", op.threshold_is},
-                           {"since_us", op.since_us},
-                           {"for_s", static_cast<double>(op.for_us) / 1e6},
-                           {"says", op.says()}});
+      array.push_back(json_of(op));
     print_json_array(out, array);
   } else {
     table t{{{"opinion"},

@@ -18,7 +18,7 @@ namespace soma::cli {
 enum class command {
   runs, forwards, curve, facts, nodes, cache_ls, cache_clear, standing, fleet,
   plot_progress, plot_spent, plot_machines, plot_graph, live, check,
-  trials, reclaim, plot_study, health
+  trials, reclaim, plot_study, health, serve, trace
 };
 
 /// A parsed, checked command line.
@@ -28,7 +28,8 @@ struct invocation {
   bool json = false;              ///< --json: one JSON array instead of a table
   std::string run;                ///< RUN, for all but `runs`, `cache` and `standing`
   std::string name;               ///< NAME, for `curve`
-  std::uint64_t forward = 0;      ///< N, for `facts`
+  std::uint64_t forward = 0;      ///< N, for `facts` and `trace --forward N`
+  bool forward_given = false;     ///< whether `trace --forward N` was given
   std::optional<std::size_t> last; ///< --last N, for `nodes`
   std::optional<std::string> node; ///< --node NAME, for `cache ls|clear`
   std::string output;              ///< -o FILE (.svg or .png), for `plot`
@@ -45,6 +46,10 @@ struct invocation {
   std::optional<std::int64_t> at_us; ///< --at TIME as unix microseconds, for `health`
   bool fail_on_firing = false;     ///< --fail-on firing, for `health`
   bool list_rules = false;         ///< --list, for `health`
+  std::string listen = "127.0.0.1:8080"; ///< --listen HOST:PORT, for `serve`
+  std::string tls_cert, tls_key;   ///< --tls-cert FILE --tls-key FILE, for `serve`
+  std::size_t live_cap = 16;       ///< --live-cap N, for `serve`
+  std::optional<std::uint64_t> max_bytes; ///< --max-bytes N, for `trace`
 };
 
 } // namespace soma::cli

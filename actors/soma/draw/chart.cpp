@@ -60,6 +60,7 @@ chart::chart(figure& f, double left, double top, double right, double bottom, do
   };
   widen(x_lo_, x_hi_);
   widen(y_lo_, y_hi_);
+  f.set_area({left_, top_, right_, bottom_, x_lo_, x_hi_, y_lo_, y_hi_});
 }
 
 point chart::at(double x, double y) const noexcept {

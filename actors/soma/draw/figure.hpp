@@ -74,6 +74,15 @@ struct text {
 /// Anything a figure is made of.
 using mark = std::variant<line, polygon, box, text>;
 
+/// Where a figure's chart maps data to pixels: its area in pixels and the
+/// data ranges at its edges. The SVG carries it (data-area, data-x, data-y on
+/// the root), so a page can say which forward and value are under a pointer.
+struct plot_area {
+  double left = 0, top = 0, right = 0, bottom = 0;
+  double x_lo = 0, x_hi = 0, y_lo = 0, y_hi = 0;
+  friend bool operator==(const plot_area&, const plot_area&) = default;
+};
+
 /// A picture: a size in pixels, a title, and marks drawn in order.
 ///
 /// A value type: copy it, compare it (two figures of the same data are
@@ -86,6 +95,17 @@ public:
 
   /// Adds a mark on top of those already there.
   void add(mark m) { marks_.push_back(std::move(m)); }
+
+  /// Records where its chart maps data (soma::draw::chart does, for the
+  /// first chart of a figure).
+  void set_area(const plot_area& a) {
+    if (!has_area_)
+      area_ = a;
+    has_area_ = true;
+  }
+
+  /// The chart's area, when it has one.
+  [[nodiscard]] const plot_area* area() const noexcept { return has_area_ ? &area_ : nullptr; }
 
   [[nodiscard]] int width() const noexcept { return width_; }
   [[nodiscard]] int height() const noexcept { return height_; }
@@ -112,6 +132,8 @@ private:
   int height_;
   std::string title_;
   std::vector<mark> marks_;
+  bool has_area_ = false;
+  plot_area area_;
 };
 
 } // namespace soma::draw

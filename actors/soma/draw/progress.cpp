@@ -107,6 +107,77 @@ figure progress(const series& values, std::string_view run, std::string_view fac
   return f;
 }
 
+figure compare(const std::vector<compared>& runs, std::string_view fact) {
+  // Colours far enough apart to tell six runs apart; more cycle.
+  static constexpr colour hues[] = {{0.05, 0.25, 0.6}, {0.85, 0.35, 0.1}, {0.1, 0.55, 0.25},
+                                    {0.55, 0.2, 0.6},  {0.6, 0.45, 0.05}, {0.1, 0.55, 0.65}};
+  double lo = 0, hi = 0, first = 0, last = 0;
+  bool any = false;
+  std::string silent;
+  for (auto& r : runs) {
+    if (r.values.empty()) {
+      silent += (silent.empty() ? "" : ", ") + r.run;
+      continue;
+    }
+    for (auto& [n, v] : r.values) {
+      if (!std::isfinite(v))
+        throw std::invalid_argument("forward " + std::to_string(n) + " of run '" + r.run
+                                    + "' told " + std::string{fact} + " = " + std::to_string(v)
+                                    + ", which cannot be drawn; a figure needs finite numbers");
+      auto x = static_cast<double>(n);
+      if (!any) {
+        lo = hi = v;
+        first = last = x;
+        any = true;
+      }
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      first = std::min(first, x);
+      last = std::max(last, x);
+    }
+  }
+  if (!any)
+    throw std::invalid_argument("nothing to draw: none of the runs compared told '"
+                                + std::string{fact} + "'");
+  std::string title = std::string{fact} + " over " + std::to_string(runs.size()) + " runs";
+  figure f{width, height, title};
+  title_block(f, title,
+              "bold: each run's centred rolling mean, thin: every value as told"
+                + (silent.empty() ? std::string{} : "; told nothing: " + silent));
+  double pad = (hi - lo) * 0.05;
+  chart c{f, left, top, right, bottom, first, last, lo - pad, hi + pad};
+  c.x_axis("forward");
+  c.y_axis(fact);
+  std::size_t k = 0;
+  double ly = top + 16;
+  for (auto& r : runs) {
+    if (r.values.empty())
+      continue;
+    auto hue = hues[k++ % std::size(hues)];
+    std::vector<double> ys;
+    ys.reserve(r.values.size());
+    for (auto& [n, v] : r.values)
+      ys.push_back(v);
+    auto window = default_window(ys.size());
+    auto means = rolling_mean(ys, window);
+    std::vector<point> raw, mean;
+    for (std::size_t i = 0; i < ys.size(); ++i) {
+      auto x = static_cast<double>(r.values[i].first);
+      raw.push_back(c.at(x, ys[i]));
+      mean.push_back(c.at(x, means[i]));
+    }
+    f.add(line{thin(std::move(raw)), hue, 1, 0.35, "raw-" + std::to_string(k)});
+    f.add(line{thin(std::move(mean)), hue, 2.5, 1, "mean-" + std::to_string(k)});
+    double lx = right - 250;
+    f.add(line{{{lx, ly}, {lx + 24, ly}}, hue, 2.5});
+    f.add(text{{lx + 30, ly + 4}, r.run + " (window " + std::to_string(window) + ")", 11.5,
+               align::start, palette::ink});
+    ly += 18;
+  }
+  c.frame();
+  return f;
+}
+
 figure progress(const store& s, std::string_view run, std::string_view fact,
                 const progress_options& options) {
   auto values = curve(s, run, fact);

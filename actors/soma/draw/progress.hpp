@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -46,5 +47,18 @@ struct progress_options {
 /// overload throws.
 [[nodiscard]] figure progress(const store& s, std::string_view run, std::string_view fact = "loss",
                               const progress_options& options = {});
+
+/// One run's series in a comparison.
+struct compared {
+  std::string run;
+  series values;
+};
+
+/// Several runs' series of `fact` on one chart, for comparing: each run's
+/// values thin and its centred rolling mean (its default_window) bold, in a
+/// colour of its own, named in a legend. Runs that told nothing are named
+/// in the subtitle, not drawn. Throws std::invalid_argument when no run told
+/// `fact` or a value is not finite.
+[[nodiscard]] figure compare(const std::vector<compared>& runs, std::string_view fact = "loss");
 
 } // namespace soma::draw

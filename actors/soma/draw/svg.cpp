@@ -149,7 +149,18 @@ std::string figure::svg() const {
   out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"";
   out += std::to_string(width_) + "\" height=\"" + std::to_string(height_) + "\" viewBox=\"0 0 "
          + std::to_string(width_) + ' ' + std::to_string(height_)
-         + "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n<title>";
+         + "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"";
+  if (auto* a = area()) {
+    auto n = [](double x) { // shortest text that reads back as x
+      char buf[32];
+      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
+      return std::string(buf, ec == std::errc{} ? end : buf);
+    };
+    out += " data-area=\"" + n(a->left) + ' ' + n(a->top) + ' ' + n(a->right) + ' ' + n(a->bottom)
+           + "\" data-x=\"" + n(a->x_lo) + ' ' + n(a->x_hi) + "\" data-y=\"" + n(a->y_lo) + ' '
+           + n(a->y_hi) + '"';
+  }
+  out += ">\n<title>";
   escaped(out, title_);
   out += "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
   writer w{out};

@@ -328,14 +328,12 @@ trace trace_of(const store& s, std::string_view run, const trace_options& o) {
   std::vector<std::vector<fact>> told;
   if (o.forward) {
     told.push_back(facts(s, run, *o.forward)); // names an unknown run or forward
-    auto all = forwards(s, run);
-    auto it = std::find_if(all.begin(), all.end(),
-                           [&](const record& r) { return r.forward == *o.forward; });
-    if (it == all.end())
+    auto page = forwards(s, run, *o.forward, 1);
+    if (page.records.empty() || page.records.front().forward != *o.forward)
       throw store_error("forward " + std::to_string(*o.forward) + " of run '" + std::string{run}
                         + "' has its facts but no record in the store '" + s.path()
                         + "': it is damaged (`soma check` lists where)");
-    asked.push_back(*it);
+    asked.push_back(std::move(page.records.front()));
   } else {
     auto last = o.last.value_or(100);
     auto tail = tails(s, {.last = last, .facts = last, .run = std::string{run}});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <map>
 #include <ostream>
 
@@ -90,6 +91,15 @@ void add_once(std::vector<std::string>& xs, std::string_view x) {
     xs.emplace_back(x);
 }
 
+// Adds forward `r` to its run's row.
+void count(run_row& row, const record& r) {
+  row.forwards += 1;
+  row.broke += r.state == outcome::broke;
+  row.took_us += r.took_us;
+  row.first = std::min(row.first, r.when);
+  row.last = std::max(row.last, r.when);
+}
+
 } // namespace
 
 std::vector<run_row> runs(const store& s) {
@@ -117,12 +127,7 @@ std::vector<run_row> runs(const store& s) {
         out.push_back(run_row{std::string{run}, 0, 0, 0, r.when, r.when});
       }
       last_plus_one = n + 1;
-      auto& row = out.back();
-      row.forwards += 1;
-      row.broke += r.state == outcome::broke;
-      row.took_us += r.took_us;
-      row.first = std::min(row.first, r.when);
-      row.last = std::max(row.last, r.when);
+      count(out.back(), r);
     }
     if (!out.empty())
       check_numbering(env, txn, dbi, out.back().run, out.back().forwards, last_plus_one);
@@ -148,6 +153,65 @@ std::vector<record> forwards(const store& s, std::string_view run) {
   if (out.empty())
     no_run(s, run);
   return out;
+}
+
+forward_page forwards(const store& s, std::string_view run, std::uint64_t from,
+                      std::size_t count) {
+  check_run(s, run);
+  forward_page out;
+  bool any = false;
+  auto held = s.reading();
+  auto& env = *held;
+  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
+    auto records = dbi(db::records);
+    if (records == 0)
+      return;
+    auto prefix = detail::run_prefix(run);
+    cursor c{env, txn, records};
+    // The run's last record says how many it has; its metadata says how many
+    // were written, so a missing tail shows as damage, not as a shorter run.
+    std::uint64_t last_plus_one = 0;
+    auto after = detail::record_key(run, std::numeric_limits<std::uint64_t>::max());
+    bool past = c.move(MDB_SET_RANGE, after);
+    if (past ? c.move(MDB_PREV) : c.move(MDB_LAST)) {
+      std::string_view r;
+      std::uint64_t n = 0;
+      if (c.key().starts_with(prefix) && detail::parse_record_key(c.key(), r, n) && r == run) {
+        any = true;
+        last_plus_one = n + 1;
+      }
+    }
+    if (!any)
+      return;
+    auto meta = detail::meta_of(env, txn, dbi(db::meta), run);
+    if (meta.next && *meta.next != last_plus_one)
+      check_numbering(env, txn, dbi, run, last_plus_one, last_plus_one);
+    out.total = last_plus_one;
+    std::uint64_t expect = from;
+    for (bool ok = from < last_plus_one && c.move(MDB_SET_RANGE, detail::record_key(run, from));
+         ok && out.records.size() < count && c.key().starts_with(prefix); ok = c.move(MDB_NEXT)) {
+      std::string_view r;
+      std::uint64_t n = 0;
+      if (!detail::parse_record_key(c.key(), r, n) || r != run)
+        continue;
+      if (n != expect)
+        env.damaged("forward " + std::to_string(expect) + " of run '" + std::string{run}
+                    + "' is missing (the next record is forward " + std::to_string(n) + ")");
+      out.records.push_back(detail::decode_record(c.key(), c.value(), where(env, run, n, "the record")));
+      ++expect;
+    }
+  });
+  if (!any)
+    no_run(s, run);
+  return out;
+}
+
+run_row run_summary(const store& s, std::string_view run) {
+  auto records = forwards(s, run);
+  run_row row{std::string{run}, 0, 0, 0, records.front().when, records.front().when};
+  for (auto& r : records)
+    count(row, r);
+  return row;
 }
 
 std::string_view to_string(curve_cost x) noexcept {

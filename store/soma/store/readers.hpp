@@ -50,6 +50,21 @@ struct run_row {
 /// Every record of `run`, in forward order. One scan of the run.
 [[nodiscard]] std::vector<record> forwards(const store& s, std::string_view run);
 
+/// Some of a run's forwards, and how many it has.
+struct forward_page {
+  std::uint64_t total = 0;     ///< the run's forwards, all of them
+  std::vector<record> records; ///< those asked for, in forward order
+};
+
+/// The forwards of `run` from forward `from` on, at most `count` of them,
+/// and how many the run has: a seek and `count` records, whatever the run's
+/// length (what a paged view and a live one read). Past the end, no records.
+[[nodiscard]] forward_page forwards(const store& s, std::string_view run, std::uint64_t from,
+                                    std::size_t count);
+
+/// One run summed up (the row runs() has for it): one scan of the run.
+[[nodiscard]] run_row run_summary(const store& s, std::string_view run);
+
 /// Whether curve() reads records (`scan`: the recorder summarised the fact)
 /// or every forward's blob (`fetch`).
 enum class curve_cost { scan, fetch };

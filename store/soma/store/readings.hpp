@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,16 @@ public:
   /// Seconds `r` is behind the newest reading.
   [[nodiscard]] double of(const reading& r) const noexcept {
     return static_cast<double>(newest_ - r.when_us) / 1e6;
+  }
+
+  /// The quiet_s of machine `id` of `standing` (the one this was made of);
+  /// none when it has no reading there.
+  [[nodiscard]] std::optional<double> of(const std::map<std::string, reading>& standing,
+                                         const std::string& id) const {
+    auto at = standing.find(id);
+    if (at == standing.end())
+      return std::nullopt;
+    return of(at->second);
   }
 
 private:

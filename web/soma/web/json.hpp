@@ -7,6 +7,9 @@
 /// said stays the text it was told, as soma::to_json writes it.
 
 #include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
 #include <iosfwd>
 #include <utility>
 
@@ -17,8 +20,11 @@
 #include "soma/store/fleet.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/trials.hpp"
+#include "soma/health/opinion.hpp"
+#include "soma/trial.hpp"
 
-namespace soma::cli {
+namespace soma::web {
 
 using json = nlohmann::ordered_json;
 
@@ -50,6 +56,28 @@ using json = nlohmann::ordered_json;
 /// readings) is null.
 [[nodiscard]] json json_of(const fleet_row& x);
 
+/// {name: value, ...}: a trial's parameters or result, each value a JSON
+/// number, text or flag.
+[[nodiscard]] json json_of(const values& xs);
+
+/// {"study", "trials", "waiting", "claimed", "done", "broke", "abandoned",
+/// "function", "created_us"}; function is null when the study names none.
+[[nodiscard]] json json_of(const study_summary& x);
+
+/// An opinion: {"opinion" (its state), "rule", "kind", "subject", "run",
+/// "measure", "value", "threshold", "threshold_is", "since_us", "for_s",
+/// "says"}. A value that is not finite is the text "inf" or "nan".
+[[nodiscard]] json json_of(const health::opinion& x);
+
+/// The machines' latest readings (soma::standing), each with its quiet_s
+/// (writer against writer), in id order.
+[[nodiscard]] json standing_json(const std::map<std::string, reading>& latest);
+
+/// A study's trials, one object each with its abandoned attempts; a claimed
+/// trial's claimant's quiet_s from `latest` (null without a reading).
+[[nodiscard]] json trials_json(const std::vector<trial_row>& rows,
+                               const std::map<std::string, reading>& latest);
+
 /// Prints one JSON array (indented, newline-terminated).
 void print_json_array(std::ostream& out, const json& array);
 
@@ -63,4 +91,4 @@ void print_json(std::ostream& out, const Rows& rows) {
   print_json_array(out, array);
 }
 
-} // namespace soma::cli
+} // namespace soma::web

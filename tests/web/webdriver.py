@@ -1,0 +1,120 @@
+"""A small WebDriver client for Debian's chromium and chromedriver: enough to
+open a page, wait for what its script draws, read the DOM and take a
+screenshot. Every wait has a deadline; nothing here sleeps for a fixed time
+to let something happen."""
+
+import base64
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+
+class WebDriverError(RuntimeError):
+    pass
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Browser:
+    """Headless chromium driven through chromedriver, for `with`."""
+
+    def __init__(self, width=1280, height=1400, start_within=30):
+        self.port = free_port()
+        self.profile = tempfile.mkdtemp(prefix="soma-chromium-")
+        self.log = open(os.path.join(self.profile, "chromedriver.log"), "w")
+        self.driver = subprocess.Popen(
+            ["chromedriver", f"--port={self.port}"], stdout=self.log, stderr=subprocess.STDOUT)
+        self.base = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + start_within
+        while True:
+            try:
+                self._call("GET", "/status", timeout=2)
+                break
+            except (OSError, WebDriverError):
+                if time.monotonic() > deadline or self.driver.poll() is not None:
+                    self.close()
+                    raise WebDriverError(f"chromedriver did not answer within {start_within} s")
+                time.sleep(0.05)  # polling a process that is starting; bounded by deadline
+        caps = {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         f"--window-size={width},{height}", f"--user-data-dir={self.profile}/data",
+                         "--hide-scrollbars", "--no-first-run", "--disable-extensions"]}}}}
+        try:
+            self.session = self._call("POST", "/session", caps, timeout=60)["sessionId"]
+        except Exception:
+            self.close()
+            raise
+        self._call("POST", f"/session/{self.session}/timeouts",
+                   {"script": 10000, "pageLoad": 20000, "implicit": 0})
+
+    def _call(self, method, path, body=None, timeout=30):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as res:
+                answer = json.load(res)
+        except urllib.error.HTTPError as e:
+            raise WebDriverError(f"{method} {path}: {e.code} {e.read()[:500]!r}")
+        return answer.get("value")
+
+    def open(self, url):
+        self._call("POST", f"/session/{self.session}/url", {"url": url})
+
+    def run(self, script, *args):
+        """Runs `script` (a function body) in the page and returns its value."""
+        return self._call("POST", f"/session/{self.session}/execute/sync",
+                          {"script": script, "args": list(args)})
+
+    def until(self, script, within, what, *args):
+        """Runs `script` until it returns something truthy, for at most
+        `within` seconds; returns that, or raises naming `what`."""
+        deadline = time.monotonic() + within
+        last = None
+        while True:
+            last = self.run(script, *args)
+            if last:
+                return last
+            if time.monotonic() > deadline:
+                raise WebDriverError(f"waited {within} s for {what}; the page showed: "
+                                     + str(self.run("return document.body.innerText.slice(0, 800)")))
+            time.sleep(0.05)  # the page's script draws on its own clock; bounded by deadline
+
+    def screenshot(self, path):
+        png = base64.b64decode(self._call("GET", f"/session/{self.session}/screenshot"))
+        with open(path, "wb") as f:
+            f.write(png)
+        return png
+
+    def close(self):
+        try:
+            if getattr(self, "session", None):
+                self._call("DELETE", f"/session/{self.session}", timeout=10)
+        except Exception:
+            pass
+        if self.driver.poll() is None:
+            self.driver.terminate()
+            try:
+                self.driver.wait(10)
+            except subprocess.TimeoutExpired:
+                self.driver.kill()
+                self.driver.wait(5)
+        self.log.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,521 @@
+// soma serve's page: every view renders what the JSON API answers
+// (docs/web.md), and live views follow the store through /events. Plain
+// script, nothing fetched from elsewhere.
+"use strict";
+
+const main = document.getElementById("main");
+const tip = document.getElementById("tip");
+const liveMark = document.getElementById("live");
+
+// ---- formatting for a person ------------------------------------------------
+
+const pad2 = (n) => String(n).padStart(2, "0");
+
+// Unix seconds as local date and time: "2026-12-02 01:23:45".
+function when(s) {
+  if (s === null || s === undefined) return "–";
+  const d = new Date(s * 1000);
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ` +
+         `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+}
+
+// How long ago unix seconds `s` was: "12 s ago", "3 min ago", "2 h ago", "4 d ago".
+function ago(s) {
+  const d = Date.now() / 1000 - s;
+  if (d < 0) return "just now";
+  if (d < 90) return `${Math.round(d)} s ago`;
+  if (d < 5400) return `${Math.round(d / 60)} min ago`;
+  if (d < 172800) return `${Math.round(d / 3600)} h ago`;
+  return `${Math.round(d / 86400)} d ago`;
+}
+
+// Microseconds as a duration: "850 µs", "12.3 ms", "4.56 s", "3 min 20 s", "2 h 5 min".
+function dur(us) {
+  if (us === null || us === undefined) return "–";
+  const a = Math.abs(us);
+  if (a < 1000) return `${Math.round(us)} µs`;
+  if (a < 1e6) return `${(us / 1e3).toPrecision(3)} ms`;
+  if (a < 60e6) return `${(us / 1e6).toPrecision(3)} s`;
+  const s = Math.round(us / 1e6);
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
+
+const num = (x, digits = 2) => (x === null || x === undefined) ? "–"
+  : (typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(digits)) : String(x));
+
+function esc(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+
+const runLink = (run) => `<a href="/run/${encodeURIComponent(run)}">${esc(run)}</a>`;
+
+// ---- reading the API ----------------------------------------------------------
+
+async function get(path, as = "json") {
+  const res = await fetch(path, { cache: "no-store" });
+  if (!res.ok) throw new Error(`${res.status}: ${(await res.text()).trim()}`);
+  return as === "json" ? res.json() : res.text();
+}
+
+function failed(where, e) {
+  where.innerHTML = `<p class="error">${esc(e.message)}</p>`;
+}
+
+// A table from rows: columns are [heading, (row) => html, "num"?].
+function table(columns, rows, rowAttrs = () => "") {
+  const head = columns.map(([h, , k]) => `<th class="${k || ""}">${esc(h)}</th>`).join("");
+  const body = rows.map((r) => `<tr ${rowAttrs(r)}>` +
+    columns.map(([, f, k]) => `<td class="${k || ""}">${f(r)}</td>`).join("") + "</tr>").join("");
+  return `<table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+// ---- live: one EventSource per page, resumed where it stopped ------------------
+
+let stream = null;
+
+// Follows /events with `query`; `on[type](data, id)` handles each event. When
+// the browser gives up (a 503, a server gone for longer), it starts again a
+// second later from the last event's id, so nothing is missed.
+function follow(query, on) {
+  let lastId = null;
+  let timer = null;
+  const open = () => {
+    const q = new URLSearchParams(query);
+    if (lastId !== null) q.set("after", lastId);
+    const es = new EventSource(`/events?${q}`);
+    stream = es;
+    es.onopen = () => { liveMark.textContent = "live"; liveMark.className = "live on"; };
+    es.onerror = () => {
+      liveMark.textContent = "reconnecting"; liveMark.className = "live off";
+      if (es.readyState === EventSource.CLOSED && stream === es) {
+        clearTimeout(timer);
+        timer = setTimeout(open, 1000);
+      }
+    };
+    for (const [type, f] of Object.entries(on))
+      es.addEventListener(type, (ev) => {
+        if (ev.lastEventId) lastId = ev.lastEventId;
+        f(JSON.parse(ev.data), ev.lastEventId);
+      });
+    es.addEventListener("trouble", (ev) => {
+      liveMark.textContent = "store unreadable: " + JSON.parse(ev.data).error;
+      liveMark.className = "live off";
+    });
+  };
+  open();
+}
+
+// Calls f at most once every `ms`, the last call always made.
+function throttle(f, ms) {
+  let due = null, last = 0;
+  return () => {
+    if (due) return;
+    const wait = Math.max(0, last + ms - Date.now());
+    due = setTimeout(() => { due = null; last = Date.now(); f(); }, wait);
+  };
+}
+
+// ---- runs ---------------------------------------------------------------------
+
+const runColumns = [
+  ["run", (r) => runLink(r.run)],
+  ["forwards", (r) => num(r.forwards), "num forwards"],
+  ["broke", (r) => num(r.broke), "num"],
+  ["took", (r) => dur(r.took_us), "num"],
+  ["first", (r) => when(r.first)],
+  ["last", (r) => `${when(r.last)} <span class="quiet">(${ago(r.last)})</span>`],
+];
+
+async function runsView() {
+  const q = new URLSearchParams(location.search);
+  const limit = Number(q.get("limit") || 50), offset = Number(q.get("offset") || 0);
+  const filter = q.get("filter") || "";
+  main.innerHTML = `<h1>Runs</h1>
+    <div class="controls"><label>filter <input id="filter" value="${esc(filter)}" placeholder="part of a run's name"></label>
+    <span id="total" class="quiet"></span></div><div id="runs"></div><div class="pager" id="pager"></div>`;
+  const show = (page) => {
+    document.getElementById("total").textContent =
+      `${page.total} run${page.total === 1 ? "" : "s"}, most recent first`;
+    document.getElementById("runs").innerHTML = page.runs.length
+      ? table(runColumns, page.runs, (r) => `data-run="${esc(r.run)}" class="${r.broke ? "broke" : ""}"`)
+      : `<p class="quiet">No run${filter ? " matches" : " yet: a recorder writes one per run"}.</p>`;
+    const link = (o) => `?${new URLSearchParams({ filter, limit, offset: o })}`;
+    document.getElementById("pager").innerHTML =
+      (offset > 0 ? `<a href="${link(Math.max(0, offset - limit))}">newer</a>` : "") +
+      (offset + limit < page.total ? `<a href="${link(offset + limit)}">older</a>` : "") +
+      `<span class="quiet">${page.total ? `${offset + 1}–${Math.min(page.total, offset + limit)}` : ""}</span>`;
+  };
+  document.getElementById("filter").addEventListener("change", (e) => {
+    location.search = new URLSearchParams({ filter: e.target.value, limit, offset: 0 }).toString();
+  });
+  const query = { limit, offset, filter };
+  try { show(await get(`/api/runs?${new URLSearchParams(query)}`)); } catch (e) { failed(main, e); return; }
+  follow(query, { runs: show });
+}
+
+// ---- a run ----------------------------------------------------------------------
+
+const forwardColumns = (run) => [
+  ["forward", (r) => `<a href="/run/${encodeURIComponent(run)}/forward/${r.forward}">${r.forward}</a>`, "num"],
+  ["state", (r) => esc(r.state)],
+  ["nodes", (r) => num(r.nodes), "num"],
+  ["took", (r) => dur(r.took_us), "num"],
+  ["told", (r) => Object.entries(r).filter(([k]) => k.includes("."))
+    .map(([k, v]) => `${esc(k)}=${esc(v)}`).join(" ")],
+  ["when", (r) => when(r.when)],
+];
+
+async function runView(run) {
+  const base = `/api/run/${encodeURIComponent(run)}`;
+  let info;
+  try { info = await get(base); } catch (e) { failed(main, e); return; }
+  const q = new URLSearchParams(location.search);
+  const state = {
+    fact: q.get("fact") || info.series[0] || info.told[0] || "loss",
+    from: q.get("from"), to: q.get("to"), with: q.get("with") || "",
+    total: info.run.forwards, page: null, points: [],
+  };
+  const names = [...info.series, ...info.told];
+  main.innerHTML = `<h1>Run ${esc(run)}</h1>
+    <p><span id="forwards-count" data-forwards="${info.run.forwards}">${info.run.forwards}</span> forwards,
+      <span id="broke-count">${info.run.broke}</span> broke, took <span id="took">${dur(info.run.took_us)}</span>;
+      first ${when(info.run.first)}, last <span id="last">${when(info.run.last)}</span>
+      ${info.ended_us ? `<span class="quiet">(its recorder closed ${when(info.ended_us / 1e6)})</span>` : `<span class="quiet">(a recorder may still write)</span>`}
+      · <a href="/trace?run=${encodeURIComponent(run)}&last=100">trace of the last 100 forwards</a></p>
+    <div class="controls">
+      <label>series <select id="fact">${names.map((n) => `<option ${n === state.fact ? "selected" : ""}>${esc(n)}</option>`).join("")}${names.includes(state.fact) ? "" : `<option selected>${esc(state.fact)}</option>`}</select></label>
+      <label>compare with <input id="with" list="runs-list" value="${esc(state.with)}" placeholder="other runs, comma-separated"></label>
+      <datalist id="runs-list"></datalist>
+      <button id="unzoom" ${state.from || state.to ? "" : "hidden"}>whole run</button>
+      <span class="quiet">drag across the curve to zoom; hover shows values</span>
+    </div>
+    <div class="figure" id="curve"></div>
+    <h2>Spent per node and machines <span class="quiet">(last 1000 forwards)</span></h2>
+    <div class="row2"><div class="figure" id="spent"></div><div class="figure" id="machines"></div></div>
+    <div class="row2"><div><h2>Nodes</h2><div id="nodes"></div></div><div><h2>Hosts</h2><div id="hosts"></div></div></div>
+    <h2>Forwards</h2><div class="pager" id="fpager"></div><div id="forwards"></div>`;
+
+  const figure = document.getElementById("curve");
+  const drawCurve = async () => {
+    const p = new URLSearchParams({ fact: state.fact });
+    if (state.from !== null) p.set("from", state.from);
+    if (state.to !== null) p.set("to", state.to);
+    if (state.with) p.set("with", state.with);
+    try {
+      const [svg, pts] = await Promise.all([get(`${base}/curve.svg?${p}`, "text"),
+        get(`${base}/curve?${new URLSearchParams({ fact: state.fact, points: 2000, ...(state.from !== null ? { from: state.from } : {}), ...(state.to !== null ? { to: state.to } : {}) })}`)]);
+      figure.innerHTML = svg;
+      state.points = pts.points;
+    } catch (e) { failed(figure, e); }
+    document.getElementById("unzoom").hidden = state.from === null && state.to === null;
+  };
+  const redrawCurve = throttle(drawCurve, 1000);
+  const remember = () => {
+    const p = new URLSearchParams({ fact: state.fact });
+    if (state.from !== null) p.set("from", state.from);
+    if (state.to !== null) p.set("to", state.to);
+    if (state.with) p.set("with", state.with);
+    history.replaceState(null, "", `?${p}`);
+  };
+  document.getElementById("fact").addEventListener("change", (e) => { state.fact = e.target.value; remember(); drawCurve(); });
+  document.getElementById("with").addEventListener("change", (e) => { state.with = e.target.value.trim(); remember(); drawCurve(); });
+  document.getElementById("unzoom").addEventListener("click", () => { state.from = state.to = null; remember(); drawCurve(); });
+  hoverAndZoom(figure, state, () => { remember(); drawCurve(); });
+
+  get("/api/runs?limit=1000").then((r) => {
+    document.getElementById("runs-list").innerHTML = r.runs.filter((x) => x.run !== run)
+      .map((x) => `<option value="${esc(x.run)}">`).join("");
+  }).catch(() => {});
+  const side = () => {
+    get(`${base}/spent.svg`, "text").then((s) => { document.getElementById("spent").innerHTML = s; })
+      .catch((e) => failed(document.getElementById("spent"), e));
+    get(`${base}/machines.svg`, "text").then((s) => { document.getElementById("machines").innerHTML = s; })
+      .catch((e) => failed(document.getElementById("machines"), e));
+    get(`${base}/nodes`).then((n) => {
+      document.getElementById("nodes").innerHTML = table([
+        ["node", (r) => esc(r.node)], ["ran", (r) => num(r.ran), "num"], ["recalled", (r) => num(r.recalled), "num"],
+        ["failed", (r) => num(r.failed), "num"], ["took", (r) => dur(r.took_us), "num"],
+        ["mean", (r) => dur(r.mean_us), "num"], ["hosts", (r) => esc(r.hosts.join(", "))]], n.nodes);
+    }).catch((e) => failed(document.getElementById("nodes"), e));
+    get(`${base}/fleet`).then((f) => {
+      document.getElementById("hosts").innerHTML = f.hosts.length ? table(fleetColumns, f.hosts)
+        : `<p class="quiet">Every node ran here: no host served this run.</p>`;
+    }).catch((e) => failed(document.getElementById("hosts"), e));
+  };
+  const redrawSide = throttle(side, 5000);
+
+  // Forwards, paged; the last page follows the run as it grows.
+  const showForwards = async (offset) => {
+    try {
+      const page = await get(`${base}/forwards?offset=${offset}&limit=100`);
+      state.page = page;
+      state.total = page.total;
+      document.getElementById("forwards").innerHTML = table(forwardColumns(run), page.forwards,
+        (r) => `data-forward="${r.forward}" class="${r.state === "broke" ? "broke" : ""}"`);
+      const last = page.offset + page.forwards.length;
+      document.getElementById("fpager").innerHTML =
+        (page.offset > 0 ? `<a href="#" data-to="${Math.max(0, page.offset - 100)}">earlier</a>` : "") +
+        (last < page.total ? `<a href="#" data-to="${last}">later</a> <a href="#" data-to="-100">latest</a>` : "") +
+        `<span class="quiet">${page.forwards.length ? `${page.offset}–${last - 1} of ${page.total}` : "none yet"}</span>`;
+      for (const a of document.querySelectorAll("#fpager a"))
+        a.addEventListener("click", (e) => { e.preventDefault(); showForwards(Number(a.dataset.to)); });
+    } catch (e) { failed(document.getElementById("forwards"), e); }
+  };
+
+  const count = document.getElementById("forwards-count");
+  const setTotal = (n) => { state.total = n; count.textContent = n; count.dataset.forwards = n; };
+  drawCurve();
+  side();
+  await showForwards(-100);
+  follow({ run, after: state.total - 1 }, {
+    forward: (r) => {
+      setTotal(Math.max(state.total, r.total));
+      if (r.state === "broke") {
+        const b = document.getElementById("broke-count");
+        b.textContent = Number(b.textContent) + 1;
+      }
+      document.getElementById("last").textContent = when(r.when);
+      const page = state.page;
+      if (page && page.offset + page.forwards.length === r.forward && page.forwards.length < 100) {
+        page.forwards.push(r);
+        const body = document.querySelector("#forwards tbody");
+        if (body) body.insertAdjacentHTML("beforeend", table(forwardColumns(run), [r],
+          (x) => `data-forward="${x.forward}" class="${x.state === "broke" ? "broke" : ""}"`)
+          .replace(/^.*<tbody>|<\/tbody>.*$/g, ""));
+      }
+      if (state.to === null) redrawCurve();
+      redrawSide();
+    },
+  });
+}
+
+// Hover: the point nearest the pointer's forward. Drag: zoom to that range.
+function hoverAndZoom(figure, state, zoomed) {
+  let band = null, start = null;
+  const frame = () => {
+    const svg = figure.querySelector("svg");
+    if (!svg || !svg.dataset.area) return null;
+    const [l, t, r, b] = svg.dataset.area.split(" ").map(Number);
+    const [x0, x1] = svg.dataset.x.split(" ").map(Number);
+    const box = svg.getBoundingClientRect();
+    const scale = box.width / svg.viewBox.baseVal.width;
+    return { svg, box, l, r, x0, x1, scale,
+      forwardAt: (clientX) => x0 + ((clientX - box.left) / scale - l) / (r - l) * (x1 - x0) };
+  };
+  figure.addEventListener("mousemove", (e) => {
+    const f = frame();
+    if (!f || !state.points.length) return;
+    const x = f.forwardAt(e.clientX);
+    let best = state.points[0];
+    for (const p of state.points) if (Math.abs(p.forward - x) < Math.abs(best.forward - x)) best = p;
+    tip.hidden = false;
+    tip.style.left = `${e.clientX + 12}px`;
+    tip.style.top = `${e.clientY + 12}px`;
+    tip.textContent = `forward ${best.forward}: ${state.fact} = ${best.value}`;
+    if (band && start !== null) {
+      const a = Math.min(start, e.clientX), b = Math.max(start, e.clientX);
+      band.style.left = `${a - f.box.left}px`;
+      band.style.width = `${b - a}px`;
+    }
+  });
+  figure.addEventListener("mouseleave", () => { tip.hidden = true; });
+  figure.addEventListener("mousedown", (e) => {
+    if (!frame()) return;
+    start = e.clientX;
+    band = document.createElement("div");
+    band.className = "band";
+    figure.appendChild(band);
+  });
+  window.addEventListener("mouseup", (e) => {
+    if (start === null) return;
+    const f = frame();
+    const a = Math.min(start, e.clientX), b = Math.max(start, e.clientX);
+    start = null;
+    if (band) band.remove();
+    band = null;
+    if (!f || b - a < 4) return;
+    const lo = Math.max(0, Math.floor(f.forwardAt(a))), hi = Math.ceil(f.forwardAt(b));
+    if (hi <= lo) return;
+    state.from = lo;
+    state.to = hi;
+    zoomed();
+  });
+}
+
+// ---- a forward --------------------------------------------------------------------
+
+async function forwardView(run, n) {
+  let f;
+  try { f = await get(`/api/run/${encodeURIComponent(run)}/forward/${n}`); } catch (e) { failed(main, e); return; }
+  const r = f.record;
+  main.innerHTML = `<h1>Forward ${r.forward} of ${runLink(run)}</h1>
+    <p>${esc(r.state)}, ${r.nodes} nodes, took ${dur(r.took_us)}, at ${when(r.when)} ·
+      <a href="/run/${encodeURIComponent(run)}/forward/${n > 0 ? n - 1 : 0}">previous</a> ·
+      <a href="/run/${encodeURIComponent(run)}/forward/${Number(n) + 1}">next</a> ·
+      <a href="/trace?run=${encodeURIComponent(run)}&forward=${n}">its trace (Perfetto)</a></p>
+    <h2>Timeline</h2><div id="timeline"></div>
+    <h2>Facts, in the order told</h2>
+    ${table([["#", (x) => x.i, "num"], ["fact", (x) => esc(x.fact)],
+             ["fields", (x) => Object.entries(x).filter(([k]) => k !== "fact" && k !== "i")
+               .map(([k, v]) => `${esc(k)}=${esc(v)}`).join(" ")]],
+            f.facts.map((x, i) => ({ i, ...x })), (x) => `data-fact="${esc(x.fact)}"`)}`;
+  document.getElementById("timeline").innerHTML = timeline(f.facts, r.took_us);
+}
+
+// The forward's spans per host, as the trace lays them out: a worker's
+// spans at its trip's start plus their own began_us, inside the trip.
+function timeline(facts, took) {
+  const spans = [];
+  const pending = [];
+  for (const x of facts) {
+    const b = Number(x.began_us), t = Number(x.took_us);
+    if (["ran", "failed", "kept", "recalled"].includes(x.fact) && !Number.isNaN(b)) {
+      const s = { host: x.host || "here", name: x.node, fact: x.fact, b, t: x.fact === "recalled" ? 0 : t };
+      (x.host ? pending : spans).push(s);
+    } else if (x.fact === "left") {
+      spans.push({ host: "here", name: `trip to ${x.host}`, fact: "left", b, t });
+      for (let i = pending.length - 1; i >= 0; --i)
+        if (pending[i].host === x.host) {
+          const s = pending.splice(i, 1)[0];
+          s.b = Math.min(b + s.b, b + t);
+          s.t = Math.min(s.t, b + t - s.b);
+          spans.push(s);
+        }
+    }
+  }
+  spans.push(...pending);
+  if (!spans.length) return `<p class="quiet">No node ran in this forward.</p>`;
+  // Lanes per host, so spans at once do not overlap.
+  const lanes = [];
+  const laneOf = new Map();
+  for (const s of spans.sort((a, b) => a.b - b.b || b.t - a.t)) {
+    let k = lanes.findIndex((l) => l.host === s.host && l.end <= s.b);
+    if (k < 0) { lanes.push({ host: s.host, end: 0, n: lanes.filter((l) => l.host === s.host).length + 1 }); k = lanes.length - 1; }
+    lanes[k].end = s.b + s.t;
+    laneOf.set(s, k);
+  }
+  const order = [...lanes.keys()].sort((a, b) => (lanes[a].host === "here" ? 0 : 1) - (lanes[b].host === "here" ? 0 : 1) || lanes[a].host.localeCompare(lanes[b].host) || a - b);
+  const rowOf = new Map(order.map((k, i) => [k, i]));
+  const end = Math.max(took || 0, ...spans.map((s) => s.b + s.t)) || 1;
+  const W = 900, L = 150, H = 22;
+  const x = (us) => L + (us / end) * (W - L - 10);
+  const colour = { ran: "#1a9988", failed: "#b3541e", kept: "#7a55a8", left: "#f28c26", recalled: "#0d408f" };
+  let svg = `<svg class="timeline" width="${W}" height="${order.length * H + 30}" viewBox="0 0 ${W} ${order.length * H + 30}">`;
+  order.forEach((k, i) => {
+    const l = lanes[k];
+    svg += `<text x="8" y="${i * H + 16}" font-size="12">${esc(l.host)}${l.n > 1 ? ` · ${l.n}` : ""}</text>`;
+  });
+  for (const s of spans) {
+    const row = rowOf.get(laneOf.get(s));
+    const title = `${s.name} (${s.fact}): began ${dur(s.b)}, took ${dur(s.t)}`;
+    if (s.fact === "recalled")
+      svg += `<path d="M${x(s.b)} ${row * H + 4} l5 7 l-5 7 l-5 -7 z" fill="${colour.recalled}"><title>${esc(title)}</title></path>`;
+    else
+      svg += `<rect x="${x(s.b)}" y="${row * H + 3}" width="${Math.max(1, x(s.b + s.t) - x(s.b))}" height="${H - 6}" fill="${colour[s.fact]}" opacity="0.85"><title>${esc(title)}</title></rect>`;
+  }
+  svg += `<text x="${L}" y="${order.length * H + 22}" font-size="11" fill="#73737f">0</text>` +
+         `<text x="${W - 10}" y="${order.length * H + 22}" font-size="11" fill="#73737f" text-anchor="end">${esc(dur(end))}</text></svg>`;
+  return svg;
+}
+
+// ---- the fleet --------------------------------------------------------------------
+
+const fleetColumns = [
+  ["host", (r) => esc(r.host)], ["machine", (r) => esc(r.machine || "–")], ["slices", (r) => num(r.slices), "num"],
+  ["took", (r) => dur(r.took_us), "num"], ["waiting", (r) => dur(r.waiting_us), "num"],
+  ["busy", (r) => num(r.busy), "num"], ["served", (r) => num(r.served), "num"], ["quiet_s", (r) => num(r.quiet_s, 1), "num"],
+];
+
+const machineColumns = [
+  ["machine", (r) => esc(r.id)], ["busy", (r) => num(r.busy), "num"], ["memory", (r) => num(r.memory), "num"],
+  ["cores", (r) => num(r.cores), "num"], ["up", (r) => dur(r.up_us), "num"], ["served", (r) => num(r.served), "num"],
+  ["claims", (r) => esc(r.claims || "–")], ["trials", (r) => r.claims ? num(r.trials) : "–", "num"],
+  ["reading", (r) => when(r.when_us / 1e6)], ["quiet_s", (r) => num(r.quiet_s, 1), "num quiet"],
+];
+
+async function fleetView() {
+  main.innerHTML = `<h1>Fleet</h1>
+    <p class="quiet">Each machine's latest reading. quiet_s: how far its latest reading is behind the newest of any machine (writer against writer, no clock of this page's).</p>
+    <div id="machines"></div>`;
+  const show = (page) => {
+    document.getElementById("machines").innerHTML = page.machines.length
+      ? table(machineColumns, page.machines, (r) => `data-machine="${esc(r.id)}"`)
+      : `<p class="quiet">No machine has written readings into this store; a worker started with <code>soma-node --store DIR --reporting SECONDS</code> writes one on that clock.</p>`;
+  };
+  try { show(await get("/api/fleet")); } catch (e) { failed(main, e); return; }
+  follow({}, { fleet: show });
+}
+
+// ---- trials -----------------------------------------------------------------------
+
+async function trialsView(study) {
+  if (!study) {
+    main.innerHTML = `<h1>Studies</h1><div id="studies"></div>`;
+    const show = (page) => {
+      document.getElementById("studies").innerHTML = page.studies.length ? table([
+        ["study", (r) => `<a href="/trials/${encodeURIComponent(r.study)}">${esc(r.study)}</a>`],
+        ["trials", (r) => num(r.trials), "num"], ["waiting", (r) => num(r.waiting), "num"],
+        ["claimed", (r) => num(r.claimed), "num"], ["done", (r) => num(r.done), "num"],
+        ["broke", (r) => num(r.broke), "num"], ["abandoned", (r) => num(r.abandoned), "num"],
+        ["function", (r) => esc(r.function || "–")], ["created", (r) => when(r.created_us / 1e6)]], page.studies,
+        (r) => `data-study="${esc(r.study)}"`)
+        : `<p class="quiet">No study yet; soma::add_trials makes one (docs/trials.md).</p>`;
+    };
+    const load = async () => show(await get("/api/trials"));
+    try { await load(); } catch (e) { failed(main, e); return; }
+    follow({}, { fleet: throttle(() => load().catch(() => {}), 2000) });
+    return;
+  }
+  main.innerHTML = `<h1>Study ${esc(study)}</h1><div id="trials"></div>`;
+  const show = (page) => {
+    document.getElementById("trials").innerHTML = table([
+      ["trial", (r) => num(r.trial), "num"], ["state", (r) => esc(r.state)], ["attempt", (r) => num(r.attempt), "num"],
+      ["claimant", (r) => esc(r.claimant || "–")], ["quiet_s", (r) => num(r.quiet_s, 1), "num"],
+      ["run", (r) => r.run ? runLink(r.run) : "–"],
+      ["params", (r) => esc(Object.entries(r.params).map(([k, v]) => `${k}=${v}`).join(" "))],
+      ["result", (r) => esc(Object.entries(r.result).map(([k, v]) => `${k}=${v}`).join(" ") || "–")],
+      ["error", (r) => esc(r.error || "")], ["abandoned", (r) => num(r.abandoned.length), "num"]], page.trials,
+      (r) => `data-trial="${r.trial}"`);
+  };
+  const load = async () => show(await get(`/api/trials/${encodeURIComponent(study)}`));
+  try { await load(); } catch (e) { failed(main, e); return; }
+  follow({}, { fleet: throttle(() => load().catch(() => {}), 2000) });
+}
+
+// ---- health: opinions, said to be ----------------------------------------------------
+
+async function healthView() {
+  main.innerHTML = `<h1>Health <small class="quiet">opinions, not facts</small></h1>
+    <p class="opinion" id="note"></p><div id="opinions"></div>`;
+  const show = (page) => {
+    document.getElementById("note").textContent = `${page.note}. Judged as of ${when(page.now_us / 1e6)}, over ${page.machines} machines, ${page.runs} runs and ${page.trials} trials.`;
+    document.getElementById("opinions").innerHTML = page.opinions.length ? table([
+      ["opinion", (r) => esc(r.opinion)], ["rule", (r) => esc(r.rule)], ["subject", (r) => esc(r.subject)],
+      ["measured", (r) => esc(r.measure)], ["value", (r) => num(r.value), "num"], ["threshold", (r) => num(r.threshold), "num"],
+      ["threshold set as", (r) => esc(r.threshold_is)], ["for", (r) => `${num(r.for_s, 1)} s`, "num"],
+      ["says", (r) => esc(r.says)]], page.opinions, (r) => `data-rule="${esc(r.rule)}" class="${r.opinion === "firing" ? "broke" : ""}"`)
+      : `<p class="quiet">No rule holds an opinion about this store now.</p>`;
+  };
+  const load = async () => show(await get("/api/health"));
+  try { await load(); } catch (e) { failed(main, e); return; }
+  follow({}, { fleet: throttle(() => load().catch(() => {}), 2000) });
+}
+
+// ---- routing ------------------------------------------------------------------------
+
+function route() {
+  const path = location.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  const here = path[0] === "run" || !path.length ? "runs" : path[0];
+  for (const a of document.querySelectorAll("nav a")) a.classList.toggle("here", a.dataset.nav === here);
+  document.title = path.length ? `soma · ${path.join(" · ")}` : "soma · runs";
+  if (!path.length) return runsView();
+  if (path[0] === "run" && path.length === 2) return runView(path[1]);
+  if (path[0] === "run" && path[2] === "forward") return forwardView(path[1], path[3]);
+  if (path[0] === "fleet") return fleetView();
+  if (path[0] === "trials") return trialsView(path[1]);
+  if (path[0] === "health") return healthView();
+  main.innerHTML = `<p class="error">No page at ${esc(location.pathname)}.</p>`;
+}
+
+route();

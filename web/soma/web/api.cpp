@@ -1,0 +1,319 @@
+#include "soma/web/api.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+#include "soma/draw/machines.hpp"
+#include "soma/draw/progress.hpp"
+#include "soma/draw/spent.hpp"
+#include "soma/health/judge.hpp"
+#include "soma/store/fleet.hpp"
+#include "soma/store/readers.hpp"
+#include "soma/store/readings.hpp"
+#include "soma/store/tails.hpp"
+#include "soma/store/trials.hpp"
+#include "soma/vocabulary.hpp"
+
+namespace soma::web {
+
+namespace {
+
+const std::string* param(const params& p, std::string_view name) {
+  auto at = p.find(name);
+  return at == p.end() || at->second.empty() ? nullptr : &at->second;
+}
+
+// A whole number parameter in [lo, hi], or `otherwise` when not given.
+std::int64_t number_param(const params& p, std::string_view name, std::int64_t otherwise,
+                          std::int64_t lo, std::int64_t hi) {
+  auto* text = param(p, name);
+  if (!text)
+    return otherwise;
+  std::int64_t x = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), x);
+  if (ec != std::errc{} || end != text->data() + text->size() || x < lo || x > hi)
+    throw api_error(400, "'" + std::string{name} + "' must be a whole number from "
+                           + std::to_string(lo) + " to " + std::to_string(hi) + ", not '" + *text
+                           + "'");
+  return x;
+}
+
+std::string fact_param(const params& p) {
+  auto* f = param(p, "fact");
+  return f ? *f : "loss";
+}
+
+// The curve of `fact` over `run`, only forwards [from, to] when given.
+draw::series ranged_curve(const store& s, std::string_view run, const params& p,
+                          curve_cost* took = nullptr) {
+  auto values = curve(s, run, fact_param(p), took);
+  auto from = number_param(p, "from", 0, 0, INT64_MAX);
+  auto to = number_param(p, "to", INT64_MAX, 0, INT64_MAX);
+  if (from > to)
+    throw api_error(400, "'from' (" + std::to_string(from) + ") is past 'to' ("
+                           + std::to_string(to) + "): a range runs from its first forward to its last");
+  std::erase_if(values, [&](auto& x) {
+    return x.first < static_cast<std::uint64_t>(from) || x.first > static_cast<std::uint64_t>(to);
+  });
+  return values;
+}
+
+// At most `n` points: per bucket of forwards, its first, lowest, highest and
+// last point, so the line through them covers what the line through all does.
+draw::series thinned(const draw::series& xs, std::size_t n) {
+  if (xs.size() <= n || n < 4)
+    return xs;
+  draw::series out;
+  auto buckets = n / 4;
+  auto per = (xs.size() + buckets - 1) / buckets;
+  for (std::size_t i = 0; i < xs.size(); i += per) {
+    auto j = std::min(xs.size(), i + per);
+    auto lo = i, hi = i;
+    for (auto k = i; k < j; ++k) {
+      if (xs[k].second < xs[lo].second)
+        lo = k;
+      if (xs[k].second > xs[hi].second)
+        hi = k;
+    }
+    std::size_t keep[] = {i, std::min(lo, hi), std::max(lo, hi), j - 1};
+    for (std::size_t k = 0; k < 4; ++k)
+      if (k == 0 || keep[k] != keep[k - 1])
+        out.push_back(xs[keep[k]]);
+  }
+  return out;
+}
+
+template <class F>
+std::string drawn(F&& f) {
+  try {
+    return f().svg();
+  } catch (const std::invalid_argument& e) { // nothing told, a value not finite
+    throw api_error(404, e.what());
+  }
+}
+
+} // namespace
+
+int status_of(const store_error& e) noexcept {
+  if (dynamic_cast<const no_run_error*>(&e) || dynamic_cast<const no_study_error*>(&e))
+    return 404;
+  std::string_view what = e.what();
+  if (what.find("damaged") != std::string_view::npos)
+    return 500;
+  if (what.find("cannot reach") != std::string_view::npos
+      || what.find("cannot be reached") != std::string_view::npos)
+    return 503;
+  if (what.find("has no forward") != std::string_view::npos
+      || what.find("told '") != std::string_view::npos)
+    return 404;
+  return 400;
+}
+
+json runs_page(const store& s, const params& p) {
+  auto offset = number_param(p, "offset", 0, 0, INT64_MAX);
+  auto limit = number_param(p, "limit", 50, 1, 1000);
+  auto* filter = param(p, "filter");
+  auto rows = answering([&] { return runs(s); });
+  if (filter)
+    std::erase_if(rows, [&](auto& r) { return r.run.find(*filter) == std::string::npos; });
+  std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.last > b.last; });
+  auto page = json::array();
+  for (auto i = static_cast<std::size_t>(offset);
+       i < rows.size() && page.size() < static_cast<std::size_t>(limit); ++i)
+    page.push_back(json_of(rows[i]));
+  return json{{"total", rows.size()}, {"offset", offset}, {"limit", limit},
+              {"filter", filter ? json(*filter) : json(nullptr)}, {"runs", std::move(page)}};
+}
+
+json run_page(const store& s, std::string_view run) {
+  return answering([&] {
+    auto row = run_summary(s, run);
+    auto tail = tails(s, {.last = 1, .facts = 1, .run = std::string{run}});
+    auto series = json::array();
+    auto told = json::array();
+    std::optional<std::int64_t> ended;
+    if (!tail.empty() && !tail.front().records.empty()) {
+      auto& t = tail.front();
+      ended = t.ended_us;
+      for (auto& f : t.records.back().summary)
+        series.push_back(f.key);
+      // What else a curve can be drawn of: the numbers the last forward told
+      // (not the engine's words, whose numbers are durations of nodes).
+      if (auto* facts = t.facts_of(t.records.size() - 1))
+        for (auto& f : *facts) {
+          if (vocabulary::is_engine_word(f.name))
+            continue;
+          for (auto& x : f.fields) {
+            double v = 0;
+            auto [end, ec] = std::from_chars(x.value.data(), x.value.data() + x.value.size(), v);
+            if (ec != std::errc{} || end != x.value.data() + x.value.size())
+              continue;
+            auto name = f.name + "." + x.key;
+            if (std::find(series.begin(), series.end(), name) == series.end()
+                && std::find(told.begin(), told.end(), name) == told.end())
+              told.push_back(name);
+          }
+        }
+    }
+    return json{{"run", json_of(row)},
+                {"series", std::move(series)},
+                {"told", std::move(told)},
+                {"ended_us", ended ? json(*ended) : json(nullptr)}};
+  });
+}
+
+json forwards_page(const store& s, std::string_view run, const params& p) {
+  auto offset = number_param(p, "offset", 0, INT64_MIN, INT64_MAX);
+  auto limit = number_param(p, "limit", 100, 1, 1000);
+  return answering([&] {
+    std::uint64_t from = 0;
+    if (offset < 0) { // from the end: the total comes first
+      auto total = forwards(s, run, UINT64_MAX, 0).total;
+      auto back = static_cast<std::uint64_t>(-(offset + 1)) + 1;
+      from = back >= total ? 0 : total - back;
+    } else {
+      from = static_cast<std::uint64_t>(offset);
+    }
+    auto page = forwards(s, run, from, static_cast<std::size_t>(limit));
+    auto rows = json::array();
+    for (auto& r : page.records)
+      rows.push_back(json_of(r));
+    return json{{"total", page.total}, {"offset", from}, {"limit", limit},
+                {"forwards", std::move(rows)}};
+  });
+}
+
+json forward_page(const store& s, std::string_view run, std::uint64_t n) {
+  return answering([&] {
+    auto page = forwards(s, run, n, 1);
+    if (page.records.empty())
+      throw api_error(404, "run '" + std::string{run} + "' has no forward " + std::to_string(n)
+                             + "; it has " + std::to_string(page.total) + " (0 to "
+                             + std::to_string(page.total - 1) + ")");
+    auto told = json::array();
+    for (auto& f : facts(s, run, n))
+      told.push_back(json_of(f));
+    return json{{"record", json_of(page.records.front())}, {"facts", std::move(told)}};
+  });
+}
+
+json curve_page(const store& s, std::string_view run, const params& p) {
+  auto most = number_param(p, "points", 0, 0, 1'000'000);
+  return answering([&] {
+    curve_cost took = curve_cost::scan;
+    auto values = ranged_curve(s, run, p, &took);
+    if (most > 0)
+      values = thinned(values, static_cast<std::size_t>(most));
+    auto points = json::array();
+    for (auto& x : values)
+      points.push_back(json_of(x));
+    return json{{"fact", fact_param(p)}, {"cost", std::string{to_string(took)}},
+                {"points", std::move(points)}};
+  });
+}
+
+std::string curve_svg(const store& s, std::string_view run, const params& p) {
+  return answering([&] {
+    auto fact = fact_param(p);
+    auto* with = param(p, "with");
+    if (!with)
+      return drawn([&] { return draw::progress(ranged_curve(s, run, p), run, fact); });
+    std::vector<draw::compared> runs{{std::string{run}, ranged_curve(s, run, p)}};
+    std::string_view rest = *with;
+    while (!rest.empty()) {
+      auto comma = rest.find(',');
+      auto other = rest.substr(0, comma);
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+      if (other.empty() || other == run)
+        continue;
+      if (runs.size() == 8)
+        throw api_error(400, "at most 8 runs compare on one chart");
+      draw::series values;
+      try {
+        values = ranged_curve(s, other, p);
+      } catch (const no_run_error&) {
+        throw;
+      } catch (const store_error&) { // told nothing: named on the figure
+      }
+      runs.push_back({std::string{other}, std::move(values)});
+    }
+    return drawn([&] { return draw::compare(runs, fact); });
+  });
+}
+
+std::string spent_svg(const store& s, std::string_view run, const params& p) {
+  auto last = number_param(p, "last", 1000, 1, INT64_MAX);
+  return answering([&] {
+    return drawn([&] { return draw::spent(s, run, static_cast<std::size_t>(last)); });
+  });
+}
+
+std::string machines_svg(const store& s, std::string_view run) {
+  return answering([&] { return drawn([&] { return draw::machines(s, run); }); });
+}
+
+json nodes_page(const store& s, std::string_view run, const params& p) {
+  auto* all = param(p, "last");
+  bool every = all && *all == "all";
+  auto last = every ? 0 : number_param(p, "last", 1000, 1, INT64_MAX);
+  return answering([&] {
+    auto rows = every ? nodes(s, run) : nodes(s, run, static_cast<std::size_t>(last));
+    auto out = json::array();
+    for (auto& r : rows)
+      out.push_back(json_of(r));
+    return json{{"last", every ? json("all") : json(last)}, {"nodes", std::move(out)}};
+  });
+}
+
+json fleet_page(const store& s, std::string_view run) {
+  return answering([&] {
+    auto out = json::array();
+    for (auto& r : fleet(s, run))
+      out.push_back(json_of(r));
+    return json{{"hosts", std::move(out)}};
+  });
+}
+
+json standing_page(const store& s) {
+  return answering([&] { return json{{"machines", standing_json(standing(s))}}; });
+}
+
+json studies_page(const store& s) {
+  return answering([&] {
+    auto out = json::array();
+    for (auto& r : studies(s))
+      out.push_back(json_of(r));
+    return json{{"studies", std::move(out)}};
+  });
+}
+
+json study_page(const store& s, std::string_view study) {
+  return answering([&] {
+    auto rows = trials(s, study);
+    return json{{"study", std::string{study}}, {"trials", trials_json(rows, standing(s))}};
+  });
+}
+
+json health_page(const store& s, const params& p) {
+  return answering([&] {
+    health::judge_options o;
+    if (auto* run = param(p, "run"))
+      o.run = *run;
+    auto j = health::judge(s, health::rulebook::shipped(), o);
+    auto out = json::array();
+    for (auto& op : j.opinions)
+      out.push_back(json_of(op));
+    return json{{"opinions", std::move(out)},
+                {"now_us", j.now_us},
+                {"machines", j.machines},
+                {"runs", j.runs},
+                {"trials", j.trials},
+                {"note", "opinions, not facts: each is a shipped health rule's reading of the "
+                         "store at the threshold it names (docs/health.md); nothing here is "
+                         "recorded"}};
+  });
+}
+
+} // namespace soma::web

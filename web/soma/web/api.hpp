@@ -1,0 +1,123 @@
+#pragma once
+
+/// @file
+/// What each page of `soma serve` shows, as JSON (docs/web.md "The JSON
+/// API"): plain functions of a store and the query's parameters, so a test
+/// checks them against the readers without a socket, and the page and a
+/// script read the same thing. Rows are those of `soma ... --json`
+/// (soma/web/json.hpp).
+///
+/// | function       | answers                    | costs                              |
+/// | -------------- | -------------------------- | ---------------------------------- |
+/// | runs_page      | /api/runs                  | one scan of all records            |
+/// | run_page       | /api/run/R                 | one scan of the run, one fetch     |
+/// | forwards_page  | /api/run/R/forwards        | a seek and `limit` records         |
+/// | forward_page   | /api/run/R/forward/N       | one fetch                          |
+/// | curve_page     | /api/run/R/curve           | soma::curve                        |
+/// | curve_svg      | /api/run/R/curve.svg       | soma::curve per run drawn          |
+/// | nodes_page     | /api/run/R/nodes           | a fetch per forward of the last    |
+/// | fleet_page     | /api/run/R/fleet           | soma::fleet: a fetch per forward   |
+/// | standing_page  | /api/fleet                 | one scan of the latest readings    |
+/// | studies_page   | /api/trials                | one scan of every study's trials   |
+/// | study_page     | /api/trials/S              | one scan of the study's trials     |
+/// | health_page    | /api/health                | soma::health::judge                |
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "soma/store/store.hpp"
+#include "soma/web/json.hpp"
+
+namespace soma::web {
+
+/// A query's parameters, by name (the last given counts).
+using params = std::map<std::string, std::string, std::less<>>;
+
+/// A request that cannot be answered: the HTTP status and a sentence saying
+/// what was wrong and what to do. Readers' store_errors become these: 404
+/// for a run, forward or study the store does not have, 500 for damage.
+class api_error : public std::runtime_error {
+public:
+  api_error(int status, const std::string& message)
+    : std::runtime_error(message), status_(status) {}
+  [[nodiscard]] int status() const noexcept { return status_; }
+
+private:
+  int status_;
+};
+
+/// {"total", "offset", "limit", "filter", "runs": [run rows]}: runs whose
+/// name holds `filter`, most recent (last forward) first, `limit` (default
+/// 50, at most 1000) from `offset`.
+[[nodiscard]] json runs_page(const store& s, const params& p);
+
+/// {"run": its row, "series": the summarised series' names (a record's
+/// summary keys, "loss.value"), "told": every other name a curve can be
+/// drawn of, as its last forward told them, "ended_us": when its recorder
+/// closed or null}.
+[[nodiscard]] json run_page(const store& s, std::string_view run);
+
+/// {"total", "offset", "limit", "forwards": [records]}: `limit` (default 100,
+/// at most 1000) forwards from forward `offset`; `offset=-N` counts back
+/// from the end.
+[[nodiscard]] json forwards_page(const store& s, std::string_view run, const params& p);
+
+/// {"record", "facts": [facts, in the order told]}.
+[[nodiscard]] json forward_page(const store& s, std::string_view run, std::uint64_t n);
+
+/// {"fact", "cost" ("scan" or "fetch"), "points": [{"forward", "value"}]}:
+/// the curve of `fact` (default loss), only forwards `from` to `to` when
+/// given, at most `points` of them when given (per bucket of forwards, its
+/// first, lowest, highest and last: every point kept is a real one).
+[[nodiscard]] json curve_page(const store& s, std::string_view run, const params& p);
+
+/// The progress figure of `fact` over the run (soma::draw::progress, as
+/// `soma plot progress` draws it) as SVG, only forwards `from` to `to` when
+/// given; with `with=R2,R3` the runs compared on one chart
+/// (soma::draw::compare).
+[[nodiscard]] std::string curve_svg(const store& s, std::string_view run, const params& p);
+
+/// `soma plot spent` and `soma plot machines` of the run, as SVG.
+[[nodiscard]] std::string spent_svg(const store& s, std::string_view run, const params& p);
+[[nodiscard]] std::string machines_svg(const store& s, std::string_view run);
+
+/// {"last", "nodes": [node rows]} over the run's last `last` forwards
+/// (default 1000; `all` for every one).
+[[nodiscard]] json nodes_page(const store& s, std::string_view run, const params& p);
+
+/// {"hosts": [fleet rows]}: soma fleet RUN.
+[[nodiscard]] json fleet_page(const store& s, std::string_view run);
+
+/// {"machines": [standing rows with quiet_s]}: soma standing.
+[[nodiscard]] json standing_page(const store& s);
+
+/// {"studies": [study rows]}: soma trials.
+[[nodiscard]] json studies_page(const store& s);
+
+/// {"study", "trials": [trial rows]}: soma trials STUDY.
+[[nodiscard]] json study_page(const store& s, std::string_view study);
+
+/// {"opinions": [...], "now_us", "machines", "runs", "trials", "note"}: the
+/// shipped rules' opinions (soma health), only about `run` when given. The
+/// note says they are opinions at stated thresholds, not facts.
+[[nodiscard]] json health_page(const store& s, const params& p);
+
+/// The HTTP status a reader's store_error answers: 404 for a run, forward
+/// or study the store does not have, 500 for damage, 503 for a served store
+/// that cannot be reached, 400 for a name that cannot be one.
+[[nodiscard]] int status_of(const store_error& e) noexcept;
+
+/// Runs `f`, turning the readers' store_errors into api_errors (status_of).
+template <class F>
+auto answering(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const store_error& e) {
+    throw api_error(status_of(e), e.what());
+  }
+}
+
+} // namespace soma::web

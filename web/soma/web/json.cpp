@@ -1,0 +1,173 @@
+#include "soma/web/json.hpp"
+
+#include <cmath>
+#include <optional>
+#include <variant>
+#include <ostream>
+#include <string>
+
+namespace soma::web {
+
+json json_of(const run_row& x) {
+  return json{{"run", x.run},         {"forwards", x.forwards}, {"broke", x.broke},
+              {"took_us", x.took_us}, {"first", x.first},       {"last", x.last}};
+}
+
+json json_of(const record& x) {
+  json out{{"forward", x.forward},
+           {"state", std::string{to_string(x.state)}},
+           {"nodes", x.nodes},
+           {"took_us", x.took_us}};
+  for (auto& f : x.summary)
+    out[f.key] = f.value;
+  out["when"] = x.when;
+  return out;
+}
+
+json json_of(const std::pair<std::uint64_t, double>& point) {
+  return json{{"forward", point.first}, {"value", point.second}};
+}
+
+json json_of(const fact& x) {
+  json out{{"fact", x.name}};
+  for (auto& f : x.fields)
+    out[f.key] = f.value;
+  return out;
+}
+
+json json_of(const cache_row& x) {
+  json j;
+  j["node"] = x.node;
+  j["type"] = x.type;
+  j["version"] = x.version;
+  j["bytes"] = x.bytes;
+  j["kept_at"] = x.kept_at;
+  return j;
+}
+
+json json_of(const node_row& x) {
+  return json{{"node", x.node},       {"ran", x.ran},     {"recalled", x.recalled},
+              {"failed", x.failed},   {"took_us", x.took_us}, {"hosts", x.hosts},
+              {"devices", x.devices}, {"mean_us", x.mean_us}};
+}
+
+json json_of(const reading& x) {
+  return json{{"id", x.id},       {"busy", x.busy},     {"memory", x.memory},
+              {"cores", x.cores}, {"up_us", x.up_us},   {"served", x.served},
+              {"when_us", x.when_us},
+              {"claims", x.claims.empty() ? json(nullptr) : json(x.claims)},
+              {"trials", x.trials}};
+}
+
+namespace {
+
+template <class T>
+json or_null(const std::optional<T>& x) {
+  return x ? json(*x) : json(nullptr);
+}
+
+} // namespace
+
+json json_of(const fleet_row& x) {
+  return json{{"host", x.host},
+              {"machine", x.machine.empty() ? json(nullptr) : json(x.machine)},
+              {"slices", x.slices},
+              {"took_us", x.took_us},
+              {"waiting_us", x.waiting_us},
+              {"busy", or_null(x.busy)},
+              {"served", or_null(x.served)},
+              {"quiet_s", or_null(x.quiet_s)},
+              {"claims", x.claims.empty() ? json(nullptr) : json(x.claims)},
+              {"trials", or_null(x.trials)}};
+}
+
+void print_json_array(std::ostream& out, const json& array) {
+  // A fact's text need not be UTF-8; replace what is not rather than throw
+  // half-way through the array.
+  out << array.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+}
+
+json json_of(const values& xs) {
+  auto out = json::object();
+  for (auto& [name, v] : xs)
+    std::visit([&](auto& x) { out[name] = x; }, v);
+  return out;
+}
+
+json json_of(const study_summary& r) {
+  return json{{"study", r.study.name},
+              {"trials", r.study.trials},
+              {"waiting", r.waiting},
+              {"claimed", r.claimed},
+              {"done", r.done},
+              {"broke", r.broke},
+              {"abandoned", r.abandoned},
+              {"function", r.study.function.empty() ? json(nullptr) : json(r.study.function)},
+              {"created_us", r.study.created_us}};
+}
+
+namespace {
+
+json number_or_text(double x) {
+  if (std::isfinite(x))
+    return x;
+  return health::number(x); // "inf" or "nan": JSON has no such numbers
+}
+
+} // namespace
+
+json json_of(const health::opinion& op) {
+  return json{{"opinion", std::string{to_string(op.state)}},
+              {"rule", op.rule},
+              {"kind", op.kind},
+              {"subject", op.subject},
+              {"run", op.run.empty() ? json(nullptr) : json(op.run)},
+              {"measure", op.measure},
+              {"value", number_or_text(op.value)},
+              {"threshold", number_or_text(op.threshold)},
+              {"threshold_is", op.threshold_is},
+              {"since_us", op.since_us},
+              {"for_s", static_cast<double>(op.for_us) / 1e6},
+              {"says", op.says()}};
+}
+
+json standing_json(const std::map<std::string, reading>& latest) {
+  quietness quiet{latest};
+  auto array = json::array();
+  for (auto& [id, r] : latest) {
+    auto one = json_of(r);
+    one["quiet_s"] = quiet.of(r);
+    array.push_back(std::move(one));
+  }
+  return array;
+}
+
+json trials_json(const std::vector<trial_row>& rows, const std::map<std::string, reading>& latest) {
+  quietness quiet{latest};
+
+  auto array = json::array();
+  for (auto& r : rows) {
+    auto gone = json::array();
+    for (auto& a : r.abandoned)
+      gone.push_back(json{{"attempt", a.attempt}, {"claimant", a.claimant},
+                          {"claimed_us", a.claimed_us}, {"run", a.run},
+                          {"ended_us", a.ended_us}, {"why", a.why}});
+    auto q = r.state == trial_state::claimed ? quiet.of(latest, r.claimant) : std::nullopt;
+    array.push_back(json{{"trial", r.number},
+                         {"params", json_of(r.params)},
+                         {"state", to_string(r.state)},
+                         {"attempt", r.attempt},
+                         {"claimant", r.claimant.empty() ? json(nullptr) : json(r.claimant)},
+                         {"quiet_s", q ? json(*q) : json(nullptr)},
+                         {"claimed_us", r.claimed_us ? json(r.claimed_us) : json(nullptr)},
+                         {"run", r.run.empty() ? json(nullptr) : json(r.run)},
+                         {"ended_us", r.ended_us ? json(r.ended_us) : json(nullptr)},
+                         {"result", json_of(r.result)},
+                         {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+                         {"abandoned", std::move(gone)},
+                         {"added_us", r.added_us}});
+  }
+  return array;
+}
+
+} // namespace soma::web
