@@ -22,13 +22,15 @@ struct written {
   std::vector<soma::fact> facts;
 };
 
-/// Writes `forwards`, numbered from 0, and the run's metadata.
-inline void write_forwards(soma::store& s, const std::string& run, std::vector<written> forwards) {
+/// Writes `forwards`, numbered from `first` (0: a new run; the run's next
+/// number: appending to it), and the run's metadata, in one transaction.
+inline void write_forwards(soma::store& s, const std::string& run, std::vector<written> forwards,
+                           std::uint64_t first = 0) {
   s.env().write([&](MDB_txn* txn, auto& dbi) {
     for (std::uint64_t i = 0; i < forwards.size(); ++i) {
       auto& r = forwards[i].r;
-      r.forward = i;
-      auto key = soma::detail::record_key(run, i);
+      r.forward = first + i;
+      auto key = soma::detail::record_key(run, first + i);
       s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r, key));
       s.env().put(txn, dbi(soma::detail::db::facts), key,
                   soma::detail::encode_facts(forwards[i].facts, key));
@@ -36,7 +38,7 @@ inline void write_forwards(soma::store& s, const std::string& run, std::vector<w
     // And its metadata, as a recorder keeps it: how many forwards it wrote,
     // so that one damage hides reads as damaged, not as missing.
     soma::detail::run_meta meta;
-    meta.next = forwards.size();
+    meta.next = first + forwards.size();
     auto key = soma::detail::meta_key(run);
     s.env().put(txn, dbi(soma::detail::db::meta), key, soma::detail::encode_run_meta(meta, key));
   });

@@ -49,6 +49,9 @@ std::string fact_param(const params& p) {
 draw::series ranged_curve(const store& s, std::string_view run, const params& p,
                           curve_cost* took = nullptr) {
   auto values = curve(s, run, fact_param(p), took);
+  if (values.empty())
+    throw api_error(404, "no forward of run '" + std::string{run} + "' told '" + fact_param(p)
+                           + "'; /api/run/" + std::string{run} + " lists the series it can draw");
   auto from = number_param(p, "from", 0, 0, INT64_MAX);
   auto to = number_param(p, "to", INT64_MAX, 0, INT64_MAX);
   if (from > to)

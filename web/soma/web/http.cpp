@@ -94,27 +94,27 @@ http_server::http_server(const http_options& o) : live_cap_(o.live_cap) {
     throw http_error(e.what());
   }
   if (o.tls_cert.empty() != o.tls_key.empty())
-    throw http_error(o.who + ": HTTPS needs both --tls-cert and --tls-key (the server's "
-                                "certificate and its private key, PEM)");
+    throw http_error("HTTPS needs both --tls-cert and --tls-key (the server's certificate and "
+                     "its private key, PEM)");
   bool tls = !o.tls_cert.empty();
   if (!tls && !is_loopback(where.host))
-    throw http_error(o.who + ": refusing to listen on " + o.listen
-                     + " without TLS: anyone who can reach it would read the store. Give "
-                       "--tls-cert and --tls-key (soma-certs issues them), or listen on 127.0.0.1");
+    throw http_error("refusing to listen on " + o.listen + " without TLS: anyone who can reach "
+                     + o.who + " there would read what it serves. Give --tls-cert and --tls-key "
+                       "(soma-certs issues them), or listen on 127.0.0.1");
   if (tls) {
     for (auto* f : {&o.tls_cert, &o.tls_key})
       if (!std::filesystem::is_regular_file(*f))
-        throw http_error(o.who + ": cannot read '" + *f + "': no such file");
+        throw http_error("cannot read '" + *f + "': no such file");
     auto ssl = std::make_unique<httplib::SSLServer>(o.tls_cert.c_str(), o.tls_key.c_str());
     if (!ssl->is_valid())
-      throw http_error(o.who + ": the certificate '" + o.tls_cert + "' and key '" + o.tls_key
+      throw http_error("the certificate '" + o.tls_cert + "' and key '" + o.tls_key
                        + "' do not load as a PEM certificate and its private key");
     server_ = std::move(ssl);
   } else {
     server_ = std::make_unique<httplib::Server>();
   }
   if (o.live_cap >= o.threads)
-    throw http_error(o.who + ": the live streams' cap (" + std::to_string(o.live_cap)
+    throw http_error("the live streams' cap (" + std::to_string(o.live_cap)
                      + ") must be below the threads (" + std::to_string(o.threads)
                      + "), or a page could not load while streams are open");
   auto threads = o.threads;
@@ -143,7 +143,7 @@ http_server::http_server(const http_options& o) : live_cap_(o.live_cap) {
     port_ = server_->bind_to_port(where.host, where.port) ? where.port : -1;
   }
   if (port_ <= 0)
-    throw http_error(o.who + ": cannot listen on " + o.listen + ": " + std::strerror(errno)
+    throw http_error("cannot listen on " + o.listen + ": " + std::strerror(errno)
                      + " (is the port taken? port 0 takes a free one)");
   url_ = std::string{tls ? "https" : "http"} + "://" + bracketed(where.host) + ":"
          + std::to_string(port_) + "/";

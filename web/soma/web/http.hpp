@@ -40,10 +40,11 @@ struct http_options {
   std::size_t threads = 24;              ///< requests served at once, live streams included
   std::size_t live_cap = 16;             ///< live streams at once (fewer than threads)
   std::size_t queued = 256;              ///< connections waiting for a thread, at most
-  std::string who = "soma serve";        ///< names the program in errors
+  std::string who = "soma serve";        ///< names the server in errors ("anyone who can reach soma serve")
 };
 
-/// The server cannot start: what was wrong and what to do.
+/// The server cannot start: what was wrong and what to do (no program name
+/// in front: the program that prints it adds its own).
 class http_error : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;

@@ -1,0 +1,177 @@
+// The JSON API (soma/web/api.hpp) against the readers it answers from: the
+// same rows, paged and filtered as documented, and errors that say what was
+// wrong.
+
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include "making.hpp"
+#include "scratch.hpp"
+#include "soma/store/readers.hpp"
+#include "soma/web/api.hpp"
+
+using namespace soma::web;
+
+namespace {
+
+struct fixture {
+  soma_test::scratch dir;
+  soma::store s{dir / "store"};
+  fixture() { soma_test::make_store(s); }
+};
+
+template <class F>
+std::pair<int, std::string> error_of(F&& f) {
+  try {
+    f();
+  } catch (const api_error& e) {
+    return {e.status(), e.what()};
+  }
+  return {0, ""};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(api)
+
+BOOST_FIXTURE_TEST_CASE(runs_are_the_readers_rows_most_recent_first_paged_and_filtered, fixture) {
+  auto page = runs_page(s, {});
+  BOOST_TEST(page["total"] == 2);
+  BOOST_REQUIRE_EQUAL(page["runs"].size(), 2u);
+  // sweep-a's last forward (249) is 24 s after sweep-b's (29): it comes first.
+  BOOST_TEST(page["runs"][0] == json_of(soma::runs(s)[0]));
+  BOOST_TEST(page["runs"][1] == json_of(soma::runs(s)[1]));
+  BOOST_TEST(page["runs"][0]["forwards"] == 250);
+  BOOST_TEST(page["runs"][0]["broke"] == 25);
+
+  auto one = runs_page(s, {{"limit", "1"}, {"offset", "1"}});
+  BOOST_TEST(one["total"] == 2);
+  BOOST_REQUIRE_EQUAL(one["runs"].size(), 1u);
+  BOOST_TEST(one["runs"][0]["run"] == "sweep-b");
+
+  auto b = runs_page(s, {{"filter", "-b"}});
+  BOOST_TEST(b["total"] == 1);
+  BOOST_TEST(b["runs"][0]["run"] == "sweep-b");
+  BOOST_TEST(runs_page(s, {{"filter", "nothing-like-it"}})["runs"].empty());
+
+  auto [status, why] = error_of([&] { (void)runs_page(s, {{"limit", "0"}}); });
+  BOOST_TEST(status == 400);
+  BOOST_TEST(why == "'limit' must be a whole number from 1 to 1000, not '0'");
+  BOOST_TEST(error_of([&] { (void)runs_page(s, {{"offset", "x"}}); }).first == 400);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_run_is_its_row_and_the_series_it_can_draw, fixture) {
+  auto page = run_page(s, "sweep-a");
+  BOOST_TEST(page["run"] == json_of(soma::runs(s)[0]));
+  BOOST_TEST(page["series"] == json::array({"loss.value"}));
+  // The last forward told lr (value and a text note): only the number can be a curve.
+  BOOST_TEST(page["told"] == json::array({"lr.value"}));
+  BOOST_TEST(page["ended_us"].is_null());
+
+  auto [status, why] = error_of([&] { (void)run_page(s, "nope"); });
+  BOOST_TEST(status == 404);
+  BOOST_TEST(why.find("no run 'nope'") != std::string::npos);
+}
+
+BOOST_FIXTURE_TEST_CASE(forwards_come_a_page_at_a_time_from_either_end, fixture) {
+  auto all = soma::forwards(s, "sweep-a");
+  auto page = forwards_page(s, "sweep-a", {{"offset", "100"}, {"limit", "50"}});
+  BOOST_TEST(page["total"] == 250);
+  BOOST_TEST(page["offset"] == 100);
+  BOOST_REQUIRE_EQUAL(page["forwards"].size(), 50u);
+  for (std::size_t i = 0; i < 50; ++i)
+    BOOST_TEST(page["forwards"][i] == json_of(all[100 + i]));
+
+  auto last = forwards_page(s, "sweep-a", {{"offset", "-10"}});
+  BOOST_TEST(last["offset"] == 240);
+  BOOST_REQUIRE_EQUAL(last["forwards"].size(), 10u);
+  BOOST_TEST(last["forwards"][9] == json_of(all[249]));
+  BOOST_TEST(forwards_page(s, "sweep-a", {{"offset", "-1000"}})["offset"] == 0);
+  BOOST_TEST(forwards_page(s, "sweep-a", {{"offset", "250"}})["forwards"].empty());
+  BOOST_TEST(error_of([&] { (void)forwards_page(s, "sweep-a", {{"limit", "1001"}}); }).first == 400);
+  BOOST_TEST(error_of([&] { (void)forwards_page(s, "nope", {}); }).first == 404);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_forward_is_its_record_and_its_facts_in_order, fixture) {
+  auto page = forward_page(s, "sweep-a", 9);
+  BOOST_TEST(page["record"]["state"] == "broke");
+  auto told = soma::facts(s, "sweep-a", 9);
+  BOOST_REQUIRE_EQUAL(page["facts"].size(), told.size());
+  for (std::size_t i = 0; i < told.size(); ++i)
+    BOOST_TEST(page["facts"][i] == json_of(told[i]));
+  BOOST_TEST(page["facts"][4]["note"] == "a \"quoted\" note");
+
+  auto [status, why] = error_of([&] { (void)forward_page(s, "sweep-a", 250); });
+  BOOST_TEST(status == 404);
+  BOOST_TEST(why == "run 'sweep-a' has no forward 250; it has 250 (0 to 249)");
+}
+
+BOOST_FIXTURE_TEST_CASE(a_curve_is_the_readers_ranged_and_thinned_to_real_points, fixture) {
+  auto whole = curve_page(s, "sweep-a", {});
+  auto read = soma::curve(s, "sweep-a", "loss");
+  BOOST_REQUIRE_EQUAL(whole["points"].size(), read.size());
+  for (std::size_t i = 0; i < read.size(); ++i)
+    BOOST_TEST(whole["points"][i] == json_of(read[i]));
+
+  auto ranged = curve_page(s, "sweep-a", {{"from", "10"}, {"to", "19"}});
+  BOOST_REQUIRE_EQUAL(ranged["points"].size(), 10u);
+  BOOST_TEST(ranged["points"][0]["forward"] == 10);
+  BOOST_TEST(ranged["points"][9]["forward"] == 19);
+
+  auto thin = curve_page(s, "sweep-a", {{"points", "40"}});
+  BOOST_TEST(thin["points"].size() <= 40u);
+  BOOST_TEST(thin["points"].size() >= 20u);
+  BOOST_TEST(thin["points"].front() == json_of(read.front()));
+  BOOST_TEST(thin["points"].back() == json_of(read.back()));
+  for (auto& p : thin["points"]) // every point kept is one the run told
+    BOOST_TEST(p == json_of(read[p["forward"].get<std::size_t>()]));
+
+  auto [status, why] = error_of([&] { (void)curve_page(s, "sweep-a", {{"from", "20"}, {"to", "10"}}); });
+  BOOST_TEST(status == 400);
+  BOOST_TEST(why.find("'from' (20) is past 'to' (10)") == 0u);
+  BOOST_TEST(error_of([&] { (void)curve_page(s, "sweep-a", {{"fact", "nobody_told"}}); }).first == 404);
+}
+
+BOOST_FIXTURE_TEST_CASE(the_curve_figure_is_soma_plots_and_compares_runs, fixture) {
+  auto svg = curve_svg(s, "sweep-a", {});
+  BOOST_TEST(svg.find("<title>loss over run sweep-a</title>") != std::string::npos);
+  // Where the chart maps data, for the page's hover: forwards 0 to 249.
+  BOOST_TEST(svg.find("data-x=\"0 249\"") != std::string::npos);
+  auto zoomed = curve_svg(s, "sweep-a", {{"from", "100"}, {"to", "199"}});
+  BOOST_TEST(zoomed.find("data-x=\"100 199\"") != std::string::npos);
+  BOOST_TEST(zoomed.find("100 values told") != std::string::npos);
+  auto both = curve_svg(s, "sweep-a", {{"with", "sweep-b"}});
+  BOOST_TEST(both.find("<title>loss over 2 runs</title>") != std::string::npos);
+  BOOST_TEST(both.find("sweep-b (window") != std::string::npos);
+  BOOST_TEST(error_of([&] { (void)curve_svg(s, "sweep-a", {{"with", "nope"}}); }).first == 404);
+  BOOST_TEST(spent_svg(s, "sweep-a", {}).find("<svg") != std::string::npos);
+}
+
+BOOST_FIXTURE_TEST_CASE(fleet_trials_and_opinions_are_the_commands_json, fixture) {
+  auto fleet = standing_page(s);
+  BOOST_REQUIRE_EQUAL(fleet["machines"].size(), 2u);
+  BOOST_TEST(fleet["machines"][0]["id"] == "host-1");
+  BOOST_TEST(fleet["machines"][0]["quiet_s"] == 0.0);
+  BOOST_TEST(fleet["machines"][1]["quiet_s"] == 2.5);
+  BOOST_TEST(fleet["machines"][1]["served"] == 7);
+
+  auto studies = studies_page(s);
+  BOOST_REQUIRE_EQUAL(studies["studies"].size(), 1u);
+  BOOST_TEST(studies["studies"][0]["study"] == "lr");
+  BOOST_TEST(studies["studies"][0]["waiting"] == 2);
+  auto study = study_page(s, "lr");
+  BOOST_REQUIRE_EQUAL(study["trials"].size(), 2u);
+  BOOST_TEST(study["trials"][1]["params"]["lr"] == 0.01);
+  BOOST_TEST(error_of([&] { (void)study_page(s, "nope"); }).first == 404);
+
+  auto health = health_page(s, {});
+  BOOST_TEST(health["note"].get<std::string>().find("opinions, not facts") == 0u);
+  // sweep-a broke 25 times in its last 100 forwards: broke_forwards fires.
+  bool broke = false;
+  for (auto& op : health["opinions"])
+    broke |= op["rule"] == "broke_forwards" && op["run"] == "sweep-a";
+  BOOST_TEST(broke, health.dump());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
