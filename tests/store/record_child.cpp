@@ -1,27 +1,32 @@
 // A process that records the seed graph into a store, for tests that need a
 // second writer or a process to kill.
 //
-//   record_child STORE RUN COUNT FLUSH_EVERY
+//   record_child STORE RUN COUNT FLUSH_EVERY [PACE_MS]
 //
 // Records COUNT forwards (0: until killed), each with a loss fact told after
 // it; every FLUSH_EVERY forwards it flushes and prints "durable N" (N
-// forwards are in the store for certain).
+// forwards are in the store for certain). With PACE_MS, a forward every
+// PACE_MS milliseconds at most: a writer a watcher can follow forward by
+// forward.
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <chrono>
 
 #include "seed_nodes.hpp"
 #include "soma/recorder.hpp"
 #include "soma/soma.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: record_child STORE RUN COUNT FLUSH_EVERY\n");
+  if (argc != 5 && argc != 6) {
+    std::fprintf(stderr, "usage: record_child STORE RUN COUNT FLUSH_EVERY [PACE_MS]\n");
     return 2;
   }
   long count = std::atol(argv[3]);
   long every = std::max(1L, std::atol(argv[4]));
+  auto pace = std::chrono::milliseconds{argc == 6 ? std::atol(argv[5]) : 0};
   soma::system_config cfg;
   caf::actor_system system{cfg};
   auto g = soma::graph::somatize(system, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
@@ -36,5 +41,7 @@ int main(int argc, char** argv) {
       std::printf("durable %ld\n", i + 1);
       std::fflush(stdout);
     }
+    if (pace.count() > 0)
+      std::this_thread::sleep_for(pace);
   }
 }

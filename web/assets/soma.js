@@ -7,6 +7,11 @@ const main = document.getElementById("main");
 const tip = document.getElementById("tip");
 const liveMark = document.getElementById("live");
 
+// What this page has received live, for whoever checks it (its tests): the
+// forward numbers a run's stream sent, in the order they came.
+// loaded: the forwards a run page had when it loaded.
+window.soma = { seen: [], loaded: null };
+
 // ---- formatting for a person ------------------------------------------------
 
 const pad2 = (n) => String(n).padStart(2, "0");
@@ -177,6 +182,7 @@ async function runView(run) {
     total: info.run.forwards, page: null, points: [],
   };
   const names = [...info.series, ...info.told];
+  window.soma.loaded = info.run.forwards;
   main.innerHTML = `<h1>Run ${esc(run)}</h1>
     <p><span id="forwards-count" data-forwards="${info.run.forwards}">${info.run.forwards}</span> forwards,
       <span id="broke-count">${info.run.broke}</span> broke, took <span id="took">${dur(info.run.took_us)}</span>;
@@ -197,7 +203,9 @@ async function runView(run) {
     <h2>Forwards</h2><div class="pager" id="fpager"></div><div id="forwards"></div>`;
 
   const figure = document.getElementById("curve");
+  let drawing = 0; // only the latest drawing asked for is shown
   const drawCurve = async () => {
+    const mine = ++drawing;
     const p = new URLSearchParams({ fact: state.fact });
     if (state.from !== null) p.set("from", state.from);
     if (state.to !== null) p.set("to", state.to);
@@ -205,9 +213,10 @@ async function runView(run) {
     try {
       const [svg, pts] = await Promise.all([get(`${base}/curve.svg?${p}`, "text"),
         get(`${base}/curve?${new URLSearchParams({ fact: state.fact, points: 2000, ...(state.from !== null ? { from: state.from } : {}), ...(state.to !== null ? { to: state.to } : {}) })}`)]);
+      if (mine !== drawing) return;
       figure.innerHTML = svg;
       state.points = pts.points;
-    } catch (e) { failed(figure, e); }
+    } catch (e) { if (mine === drawing) failed(figure, e); }
     document.getElementById("unzoom").hidden = state.from === null && state.to === null;
   };
   const redrawCurve = throttle(drawCurve, 1000);
@@ -268,8 +277,11 @@ async function runView(run) {
   drawCurve();
   side();
   await showForwards(-100);
-  follow({ run, after: state.total - 1 }, {
+  // From what the page loaded with: the forwards table may have read more
+  // since, and the stream sends those too (the table takes each once).
+  follow({ run, after: info.run.forwards - 1 }, {
     forward: (r) => {
+      window.soma.seen.push(r.forward);
       setTotal(Math.max(state.total, r.total));
       if (r.state === "broke") {
         const b = document.getElementById("broke-count");

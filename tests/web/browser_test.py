@@ -1,0 +1,229 @@
+"""soma serve's page in a real headless Chromium (Debian's chromium and
+chromedriver): each page against a store recorded here holds the store's
+runs and numbers; screenshots are not blank; while a recorder writes, an open
+run page's forward count rises; the server killed and started again, the page
+resumes and misses no forward.
+
+    browser_test.py SOMA RECORD_CHILD OUT_DIR
+
+Every wait has a deadline; screenshots are left in OUT_DIR."""
+
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+sys.path.insert(0, os.path.dirname(__file__))
+import webdriver  # noqa: E402
+
+SOMA, RECORD_CHILD, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
+os.makedirs(OUT, exist_ok=True)
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def soma(*args):
+    return json.loads(subprocess.run([SOMA, *args, "--json"], check=True, capture_output=True,
+                                     text=True, timeout=60).stdout)
+
+
+def line_of(proc, prefix, within):
+    """The first line of proc's stdout starting with `prefix`, within `within` s."""
+    deadline = time.monotonic() + within
+    fd = proc.stdout.fileno()
+    buf = getattr(proc, "soma_buffer", b"")
+    while True:
+        *lines, rest = buf.split(b"\n")
+        for i, line in enumerate(lines):
+            if line.decode().startswith(prefix):
+                proc.soma_buffer = b"\n".join(lines[i + 1:] + [rest])
+                return line.decode()
+        buf = rest
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        buf += chunk
+    raise RuntimeError(f"no line starting {prefix!r} within {within} s; got {buf!r}")
+
+
+def serve(store, listen="127.0.0.1:0"):
+    proc = subprocess.Popen([SOMA, "serve", "--store", store, "--listen", listen],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    url = line_of(proc, "http://", 15).strip()
+    return proc, url
+
+
+def not_blank(png, name):
+    """A screenshot with content: its decoded scanlines hold more than a page
+    of one colour would (bytes other than 0x00 and 0xff, filters included)."""
+    check(png[:8] == b"\x89PNG\r\n\x1a\n", f"{name} is a PNG")
+    at, idat, size = 8, b"", None
+    while at < len(png):
+        n, kind = struct.unpack(">I4s", png[at:at + 8])
+        if kind == b"IHDR":
+            size = struct.unpack(">II", png[at + 8:at + 16])
+        if kind == b"IDAT":
+            idat += png[at + 8:at + 8 + n]
+        at += 12 + n
+    raw = zlib.decompress(idat)
+    other = sum(1 for b in raw[::7] if b not in (0, 255)) * 7
+    check(size and size[0] >= 800 and size[1] >= 600, f"{name} is a page's size ({size})")
+    check(other > len(raw) * 0.001, f"{name} is not blank ({other} of {len(raw)} bytes drawn)")
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="soma-browser-")
+    store = os.path.join(work, "store")
+    for run, count in (("run-a", 120), ("run-b", 60)):
+        subprocess.run([RECORD_CHILD, store, run, str(count), "10"], check=True,
+                       capture_output=True, timeout=60)
+    server, url = serve(store)
+    port = int(re.search(r":(\d+)/$", url).group(1))
+    recorder = None
+    try:
+        with webdriver.Browser() as b:
+            # Runs: the rows and their numbers are the store's.
+            b.open(url)
+            b.until("return document.querySelectorAll('tr[data-run]').length === 2", 20, "two runs")
+            shown = b.run("return [...document.querySelectorAll('tr[data-run]')].map("
+                          "r => [r.dataset.run, r.querySelector('td.forwards').textContent])")
+            stored = {r["run"]: str(r["forwards"]) for r in soma("runs", "--store", store)}
+            check(dict(shown) == stored, f"the runs page shows {shown}, the store holds {stored}")
+            not_blank(b.screenshot(os.path.join(OUT, "runs.png")), "runs.png")
+
+            # A run: its count, its last forwards, its curve, spent and machines.
+            b.open(url + "run/run-a")
+            b.until("return document.querySelector('#curve svg') && "
+                    "document.querySelectorAll('#forwards tbody tr').length && "
+                    "document.querySelector('#spent svg') && document.querySelector('#nodes table')",
+                    20, "the run page's curve, forwards, spent and nodes")
+            check(b.run("return document.getElementById('forwards-count').textContent") == "120",
+                  "run-a's page counts 120 forwards")
+            rows = b.run("return [...document.querySelectorAll('#forwards tbody tr')].map(r => Number(r.dataset.forward))")
+            check(rows == list(range(20, 120)), f"run-a's page lists its last 100 forwards (got {rows[:3]}...{rows[-3:]})")
+            check(b.run("return document.querySelector('#curve svg title').textContent") == "loss.value over run run-a",
+                  "the curve is soma plot's figure of loss.value")
+            ran = {n["node"]: n["ran"] for n in soma("nodes", "run-a", "--store", store)}
+            shown_nodes = b.run("return Object.fromEntries([...document.querySelectorAll('#nodes tbody tr')]"
+                                ".map(r => [r.cells[0].textContent, Number(r.cells[1].textContent)]))")
+            check(shown_nodes == ran, f"the nodes table {shown_nodes} is soma nodes' {ran}")
+            # Hover over the chart's middle names the forward and value there.
+            tip = b.run("""
+                const svg = document.querySelector('#curve svg');
+                const [l, t, r, bt] = svg.dataset.area.split(' ').map(Number);
+                const box = svg.getBoundingClientRect(), k = box.width / svg.viewBox.baseVal.width;
+                const x = box.left + (l + (r - l) / 2) * k, y = box.top + (t + bt) / 2 * k;
+                document.getElementById('curve').dispatchEvent(new MouseEvent('mousemove', {clientX: x, clientY: y, bubbles: true}));
+                return document.getElementById('tip').textContent;""")
+            check(re.fullmatch(r"forward (59|60): loss\.value = (59|60)", tip or "") is not None,
+                  f"hover in the middle shows forward 59 or 60 and its value (got {tip!r})")
+            not_blank(b.screenshot(os.path.join(OUT, "run.png")), "run.png")
+            # Dragging across the left half zooms to about forwards 0 to 60.
+            b.run("""
+                const svg = document.querySelector('#curve svg');
+                const [l, t, r, bt] = svg.dataset.area.split(' ').map(Number);
+                const box = svg.getBoundingClientRect(), k = box.width / svg.viewBox.baseVal.width;
+                const at = (f) => box.left + (l + (r - l) * f) * k, y = box.top + (t + bt) / 2 * k;
+                const fig = document.getElementById('curve');
+                fig.dispatchEvent(new MouseEvent('mousedown', {clientX: at(0.0), clientY: y, bubbles: true}));
+                fig.dispatchEvent(new MouseEvent('mousemove', {clientX: at(0.5), clientY: y, bubbles: true}));
+                window.dispatchEvent(new MouseEvent('mouseup', {clientX: at(0.5), clientY: y, bubbles: true}));""")
+            zoomed = b.until("const x = document.querySelector('#curve svg').dataset.x; "
+                             "return x !== '0 119' && x", 20, "the zoomed curve")
+            lo, hi = map(float, zoomed.split())
+            check(lo == 0 and 55 <= hi <= 65, f"the zoom redrew forwards 0 to about 60 (got {zoomed})")
+            check("from=0" in b.run("return location.search"), "the zoom is in the address")
+            # Compared with run-b: one chart of two runs.
+            b.run("const w = document.getElementById('with'); w.value = 'run-b'; "
+                  "document.getElementById('unzoom').click(); w.dispatchEvent(new Event('change'));")
+            b.until("return document.querySelector('#curve svg title').textContent === 'loss.value over 2 runs'",
+                    20, "the two runs compared")
+            not_blank(b.screenshot(os.path.join(OUT, "compare.png")), "compare.png")
+
+            # A forward: its facts in order and a timeline of its nodes.
+            b.open(url + "run/run-a/forward/3")
+            b.until("return document.querySelectorAll('tr[data-fact]').length && "
+                    "document.querySelector('#timeline svg')", 20, "the forward's facts and timeline")
+            facts = soma("facts", "run-a", "3", "--store", store)
+            shown_facts = b.run("return [...document.querySelectorAll('tr[data-fact]')].map(r => r.dataset.fact)")
+            check(shown_facts == [f["fact"] for f in facts], f"forward 3's facts {shown_facts} are the store's")
+            spans = b.run("return document.querySelectorAll('#timeline rect').length")
+            check(spans == sum(1 for f in facts if f["fact"] == "ran"), f"a span per node that ran ({spans})")
+            not_blank(b.screenshot(os.path.join(OUT, "forward.png")), "forward.png")
+
+            for page, ready, name in (("fleet", "document.querySelector('#machines p, #machines table')", "fleet.png"),
+                                      ("trials", "document.querySelector('#studies p, #studies table')", "trials.png"),
+                                      ("health", "document.getElementById('note').textContent", "health.png")):
+                b.open(url + page)
+                b.until(f"return {ready}", 20, f"the {page} page")
+                not_blank(b.screenshot(os.path.join(OUT, name)), name)
+            check("opinions, not facts" in b.run("return document.body.innerText"),
+                  "the health page says its opinions are opinions")
+
+            # Live: a recorder writes while the page is open.
+            recorder = subprocess.Popen([RECORD_CHILD, store, "run-live", "0", "5", "15"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            line_of(recorder, "durable 5", 20)
+            b.open(url + "run/run-live")
+            b.until("return document.querySelector('#live.on')", 20, "the live stream")
+            first = b.run("return window.soma.loaded")
+            b.until(f"return Number(document.getElementById('forwards-count').textContent) > {first + 10}",
+                    20, "the forward count to rise while the recorder writes")
+
+            # The server killed: the page says so, and when a server is back
+            # on the port it resumes from the last forward it had.
+            server.kill()
+            server.wait(10)
+            b.until("return document.querySelector('#live.off')", 20, "the page to see its server gone")
+            server, url2 = serve(store, f"127.0.0.1:{port}")
+            check(url2 == url, f"the server came back at {url} ({url2})")
+            b.until("return document.querySelector('#live.on')", 30, "the page to reconnect")
+            seen_before_stop = b.run("return window.soma.seen.length")
+            b.until(f"return window.soma.seen.length > {seen_before_stop + 10}", 20,
+                    "forwards after the reconnect")
+            recorder.send_signal(signal.SIGTERM)
+            recorder.wait(20)
+            recorder = None
+            total = {r["run"]: r["forwards"] for r in soma("runs", "--store", store)}["run-live"]
+            b.until(f"return Number(document.getElementById('forwards-count').textContent) === {total}", 20,
+                    f"the page to count all {total} forwards")
+            seen = b.run("return window.soma.seen")
+            check(seen == list(range(first, total)),
+                  f"the page received each forward from {first} to {total - 1} once, in order "
+                  f"(got {len(seen)}; missing {sorted(set(range(first, total)) - set(seen))[:10]}, "
+                  f"twice {sorted(x for x in set(seen) if seen.count(x) > 1)[:10]})")
+            not_blank(b.screenshot(os.path.join(OUT, "live.png")), "live.png")
+    finally:
+        if recorder:
+            recorder.kill()
+            recorder.wait(10)
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            failures.append("soma serve did not stop within 10 s of SIGTERM")
+        shutil.rmtree(work, ignore_errors=True)
+    if failures:
+        print(f"{len(failures)} failed", flush=True)
+        sys.exit(1)
+    print("browser: every check passed")
+
+
+main()
