@@ -33,8 +33,17 @@ claimant::claimant(caf::actor_system& sys, store s, std::string study, claimant_
   first.served = said.served;
   first.claims = said.claims;
   first.every_us = std::chrono::duration_cast<std::chrono::microseconds>(options_.reporting).count();
-  put_reading(store_, first);
-  reporter_ = spawn_reporter(sys_, store_, options_.reporting, sampler_, counts, options_.log, false);
+  try {
+    put_reading(store_, first);
+  } catch (const std::exception&) {
+    if (options_.wrote)
+      options_.wrote(false);
+    throw;
+  }
+  if (options_.wrote)
+    options_.wrote(true);
+  reporter_ = spawn_reporter(sys_, store_, options_.reporting, sampler_, counts, options_.log, false,
+                             options_.wrote);
 }
 
 claimant::~claimant() {
@@ -59,7 +68,11 @@ claimant::~claimant() {
     r.claims = study_;
     r.every_us = std::chrono::duration_cast<std::chrono::microseconds>(options_.reporting).count();
     put_reading(store_, r);
+    if (options_.wrote)
+      options_.wrote(true);
   } catch (const std::exception& e) {
+    if (options_.wrote)
+      options_.wrote(false);
     options_.log(std::string{"could not write its last reading: "} + e.what());
   }
 }

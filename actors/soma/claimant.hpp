@@ -87,6 +87,9 @@ struct claimant_options {
   /// Where it says what it did (a trial refused, a reading not written);
   /// none: standard error, one line each.
   std::function<void(const std::string&)> log;
+  /// Told of every reading it writes, whether it was written (soma-node
+  /// --claim counts them for --metrics); from its reporter's thread too.
+  std::function<void(bool written)> wrote;
 };
 
 struct claim_options {

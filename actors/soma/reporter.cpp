@@ -12,10 +12,11 @@ namespace soma {
 caf::actor spawn_reporter(caf::actor_system& sys, store into, std::chrono::microseconds every,
                           std::shared_ptr<machine_sampler> sampler,
                           std::function<reported()> counts,
-                          std::function<void(const std::string&)> log, bool first_now) {
+                          std::function<void(const std::string&)> log, bool first_now,
+                          std::function<void(bool written)> wrote) {
   // A blocking actor on a thread of its own: one wake-up per reading (its
   // own timed wait), where a timer message would cost two threads a wake.
-  return sys.spawn([into, every, sampler, counts, log, first_now](caf::blocking_actor* self) mutable {
+  return sys.spawn([into, every, sampler, counts, log, first_now, wrote](caf::blocking_actor* self) mutable {
     bool failing = false;
     bool running = true;
     auto next = std::chrono::steady_clock::now();
@@ -27,10 +28,14 @@ caf::actor spawn_reporter(caf::actor_system& sys, store into, std::chrono::micro
         r.claims = said.claims;
         r.every_us = every.count();
         put_reading(into, r);
+        if (wrote)
+          wrote(true);
         if (failing)
           log("readings: writing to " + into.path() + " works again");
         failing = false;
       } catch (const std::exception& e) {
+        if (wrote)
+          wrote(false);
         if (!failing)
           log(std::string{"readings: cannot write a reading: "} + e.what());
         failing = true;

@@ -32,10 +32,13 @@ struct reported {
 /// is false: its caller wrote one) and then every `every`, sampled by `sampler` and completed by `counts()` (called on the
 /// reporter's thread). busy is measured over each interval. A write that
 /// fails is given to `log` (once until one succeeds again), and the next
-/// tick tries again. It stops on an exit message, within one write.
+/// tick tries again. `wrote`, when given, is told of every write, whether
+/// it was written (on the reporter's thread). It stops on an exit message,
+/// within one write.
 caf::actor spawn_reporter(caf::actor_system& sys, store into, std::chrono::microseconds every,
                           std::shared_ptr<machine_sampler> sampler,
                           std::function<reported()> counts,
-                          std::function<void(const std::string&)> log, bool first_now = true);
+                          std::function<void(const std::string&)> log, bool first_now = true,
+                          std::function<void(bool written)> wrote = {});
 
 } // namespace soma

@@ -38,6 +38,7 @@
 #include "soma/serve/stop_deadline.hpp"
 #include "soma/system_config.hpp"
 #include "soma/version.hpp"
+#include "metrics.hpp"
 
 namespace {
 
@@ -68,6 +69,7 @@ struct options {
   std::string claim;
   std::string trial;
   double claim_wait = 0;
+  std::string metrics;
 };
 
 // Exit statuses (docs/remote.md): 0 a clean stop, 1 cannot listen, 2 bad
@@ -75,9 +77,11 @@ struct options {
 constexpr int cut_short_status = 3;
 
 int serve(const options& opt) {
-  soma::address where;
+  soma::address where, metrics_at;
   try {
     where = soma::parse_address(opt.listen, "--listen");
+    if (!opt.metrics.empty())
+      metrics_at = soma::parse_address(opt.metrics, "--metrics");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "soma-node: %s\n", e.what());
     return 2;
@@ -102,6 +106,17 @@ int serve(const options& opt) {
       std::fprintf(stderr, "soma-node: cannot read the TLS file '%s'\n", f->c_str());
       return 2;
     }
+  // Said here rather than by http_server: soma-node's TLS takes all three
+  // files, where its HTTPS uses two and a scraper none.
+  if (!opt.metrics.empty() && !tls && !soma::is_loopback(metrics_at.host)) {
+    std::fprintf(stderr,
+                 "soma-node: refusing to serve --metrics on %s without TLS: anyone who can reach "
+                 "it would read this worker's metrics. Give --tls-cert, --tls-key and --tls-ca "
+                 "(its HTTPS uses the certificate and key; a scraper needs no client "
+                 "certificate), or serve them on 127.0.0.1\n",
+                 opt.metrics.c_str());
+    return 2;
+  }
   if (opt.reporting && opt.store.empty()) {
     std::fprintf(stderr, "soma-node: --reporting needs --store: readings are written into a store\n");
     return 2;
@@ -230,6 +245,29 @@ int serve(const options& opt) {
     // actor system, so it is destroyed (disarmed) once the system's
     // destructor, which is what may not return in time, has returned.
     std::optional<soma::serve::stop_deadline> deadline;
+    // Bound before the actor system is made, so that a port taken costs no
+    // teardown; served once the worker listens, stopped with it, and let go
+    // (its requests in hand) inside the deadline.
+    std::optional<soma::node_cli::metrics_endpoint> metrics;
+    if (!opt.metrics.empty()) {
+      try {
+        metrics.emplace(worker.counts, worker.sampler().id(),
+                        soma::web::http_options{.listen = opt.metrics,
+                                                .tls_cert = opt.tls_cert,
+                                                .tls_key = opt.tls_key,
+                                                .threads = 4,
+                                                .live_cap = 1, // none is used: below threads
+                                                .queued = 64,
+                                                .who = "soma-node --metrics"});
+      } catch (const soma::web::http_error& e) {
+        // What is left is not usage (checked above): the port, or the
+        // certificate, which CAF's listening would fail on too.
+        std::fprintf(stderr, "soma-node: --metrics: %s\n", e.what());
+        std::error_code ignored;
+        std::filesystem::remove_all(code_dir, ignored);
+        return 1;
+      }
+    }
     std::atomic<bool> claims_running{false}; // --claim: a trial function may still run
     caf::actor_system sys{cfg};
     if (!opt.store.empty()) {
@@ -296,6 +334,10 @@ int serve(const options& opt) {
           + (readings_store ? ", reporting to " + readings_store->path() + " every "
                                 + std::to_string(opt.reporting.value_or(0.5)).substr(0, 5) + " s"
                             : ""));
+      if (metrics) {
+        metrics->start();
+        say("metrics at " + metrics->url());
+      }
       std::shared_ptr<soma::claimant> claiming;
       std::mutex claiming_lock;
       std::atomic<int> claim_status{0};
@@ -310,7 +352,8 @@ int serve(const options& opt) {
               sys, *readings_store, opt.claim,
               soma::claimant_options{.reporting = every,
                                      .served = [&worker] { return worker.served(); },
-                                     .log = say});
+                                     .log = say,
+                                     .wrote = [&worker](bool w) { worker.counts.reading(w); }});
             {
               std::lock_guard hold{claiming_lock};
               claiming = c;
@@ -378,6 +421,8 @@ int serve(const options& opt) {
       caf::anon_send_exit(front, caf::exit_reason::user_shutdown);
       if (reporter)
         caf::anon_send_exit(reporter, caf::exit_reason::user_shutdown);
+      if (metrics)
+        metrics->stop();
       // Bound by the deadline armed above: a trial function that does not
       // return in time is cut short with everything else.
       if (claims.joinable())
@@ -436,6 +481,11 @@ int main(int argc, char** argv) {
   app.add_option("--claim-wait", opt.claim_wait,
                  "seconds to wait for a trial to be added once none waits, before stopping")
     ->capture_default_str();
+  app.add_option("--metrics", opt.metrics,
+                 "HOST:PORT to serve Prometheus metrics on, GET /metrics (port 0 takes a free one; "
+                 "stderr says 'metrics at URL'). With --tls-cert and --tls-key it is HTTPS, and "
+                 "beyond loopback it must be; a scraper needs no client certificate")
+    ->option_text("HOST:PORT");
   app.add_option("--tls-cert", opt.tls_cert, "this worker's certificate (PEM)");
   app.add_option("--tls-key", opt.tls_key, "its private key (PEM)");
   app.add_option("--tls-ca", opt.tls_ca, "the CA a client's certificate must be signed by (PEM)");

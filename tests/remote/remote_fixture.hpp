@@ -66,6 +66,18 @@ bool eventually(F done) {
   return true;
 }
 
+/// Waits up to `within` for `pid` to exit; its wait status, or -1.
+inline int reaped_within(pid_t pid, std::chrono::milliseconds within) {
+  auto until = std::chrono::steady_clock::now() + within;
+  int status = -1;
+  while (std::chrono::steady_clock::now() < until) {
+    if (waitpid(pid, &status, WNOHANG) == pid)
+      return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return -1;
+}
+
 /// The text of the file at `path` (empty when there is none).
 inline std::string read_all(const std::filesystem::path& path) {
   std::ifstream in{path};

@@ -24,18 +24,6 @@ using std::chrono::milliseconds;
 
 namespace {
 
-/// Waits up to `within` for `pid` to exit; its wait status, or -1.
-int reaped_within(pid_t pid, milliseconds within) {
-  auto until = clock_type::now() + within;
-  int status = -1;
-  while (clock_type::now() < until) {
-    if (waitpid(pid, &status, WNOHANG) == pid)
-      return status;
-    std::this_thread::sleep_for(milliseconds(5));
-  }
-  return -1;
-}
-
 /// Whether a thread of `pid` is in nanosleep or clock_nanosleep: for a
 /// worker (whose own threads wait on futexes and signals) that is Sleepy
 /// running a slice.

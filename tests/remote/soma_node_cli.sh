@@ -34,6 +34,9 @@ grep -q -- "--stop-within takes seconds, more than 0 and at most 60, not 0" "$tm
 "$node" --connection-timeout 0.01 2>"$tmp/err"; [ $? -eq 2 ] || fail "--connection-timeout 0.01 exits 2"
 grep -q -- "--connection-timeout takes seconds, at least 0.2" "$tmp/err" || fail "a bad --connection-timeout is named: $(cat "$tmp/err")"
 "$node" --help | grep -q -- '--stop-within' || fail "--help lists --stop-within"
+"$node" --help | grep -q -- '--metrics HOST:PORT' || fail "--help lists --metrics"
+"$node" --metrics nonsense 2>"$tmp/err"; [ $? -eq 2 ] || fail "a bad --metrics exits 2"
+grep -q -- "--metrics: 'nonsense' is not HOST:PORT" "$tmp/err" || fail "a bad --metrics is named: $(cat "$tmp/err")"
 
 "$node" --nodes "$lib" >"$tmp/out" 2>"$tmp/err" &
 pid=$!

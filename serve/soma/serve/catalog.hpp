@@ -16,6 +16,7 @@
 
 #include "soma/detail/libraries.hpp"
 #include "soma/machine.hpp"
+#include "soma/serve/counters.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma::serve {
@@ -32,6 +33,10 @@ public:
   /// The store this worker serves to soma:// clients (--serve-store), if any.
   std::optional<store> served_store;
 
+  /// What it has done: the methods below count into it, and so do its
+  /// sessions and reporter; `soma-node --metrics` reads it.
+  counters counts;
+
   [[nodiscard]] bool accept_code() const noexcept { return accept_code_; }
 
   [[nodiscard]] const std::vector<std::shared_ptr<const detail::node_library>>& libraries() const noexcept {
@@ -47,7 +52,8 @@ public:
   std::shared_ptr<const detail::node_library> ship(const std::string& definition,
                                                    const std::string& bytes);
 
-  /// Counts one slice served; returns the new count.
+  /// Counts one slice served, for the readings (counts.slices_served counts
+  /// it once answered); returns the new count, this slice included.
   std::uint64_t served_one() noexcept { return served_.fetch_add(1) + 1; }
 
   [[nodiscard]] std::uint64_t served() const noexcept { return served_.load(); }
@@ -58,32 +64,32 @@ public:
   machine_sampler& sampler() noexcept { return sampler_; }
 
   /// The next session's number.
-  std::uint64_t next_session() noexcept { return sessions_.fetch_add(1) + 1; }
+  std::uint64_t next_session() noexcept { return counts.sessions_opened.fetch_add(1) + 1; }
 
   /// At most this many sessions are open at once: each holds a thread.
   static constexpr int max_open_sessions = 256;
 
   /// Counts a session opened; false (and nothing counted) when at the limit.
   bool session_opened() noexcept {
-    auto n = open_.load();
+    auto n = counts.sessions_open.load();
     while (n < max_open_sessions)
-      if (open_.compare_exchange_weak(n, n + 1))
+      if (counts.sessions_open.compare_exchange_weak(n, n + 1))
         return true;
     return false;
   }
 
   /// Counts a session closed.
-  void session_closed() noexcept { open_.fetch_sub(1); }
+  void session_closed() noexcept { counts.sessions_open.fetch_sub(1); }
 
   /// How many sessions are open now.
-  [[nodiscard]] int open_sessions() const noexcept { return open_.load(); }
+  [[nodiscard]] int open_sessions() const noexcept { return counts.sessions_open.load(); }
 
   /// Counts a slice that began running; slice_ended() when it is answered.
-  void slice_began() noexcept { running_.fetch_add(1); }
-  void slice_ended() noexcept { running_.fetch_sub(1); }
+  void slice_began() noexcept { counts.slices_running.fetch_add(1); }
+  void slice_ended() noexcept { counts.slices_running.fetch_sub(1); }
 
   /// How many slices are running now.
-  [[nodiscard]] int running_slices() const noexcept { return running_.load(); }
+  [[nodiscard]] int running_slices() const noexcept { return counts.slices_running.load(); }
 
 private:
   std::vector<std::shared_ptr<const detail::node_library>> libraries_;
@@ -92,9 +98,6 @@ private:
   mutable std::mutex lock_;
   std::map<std::string, std::shared_ptr<const detail::node_library>> shipped_;
   std::atomic<std::uint64_t> served_{0};
-  std::atomic<std::uint64_t> sessions_{0};
-  std::atomic<int> open_{0};
-  std::atomic<int> running_{0};
   machine_sampler sampler_;
 };
 

@@ -18,6 +18,7 @@ namespace soma::serve {
 /// Spawns the reporter: it writes a reading into `into` now and then every
 /// `every`. busy is measured over each interval. A write that fails is
 /// logged (once until one succeeds again) and the next tick tries again.
+/// Every write is counted into `worker.counts`, written or failed.
 caf::actor spawn_reporter(caf::actor_system& sys, worker_state& worker, store into,
                           std::chrono::microseconds every, log_line log);
 

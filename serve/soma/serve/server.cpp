@@ -90,15 +90,23 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
         st.last_reading = now;
         reading = machine_fact(worker->sampler().read(served));
       }
-      bool ran = true;
       worker->slice_began();
       struct ending {
         worker_state* w;
         ~ending() { w->slice_ended(); }
       } counted{worker};
-      auto [answer, output] = run_slice(*st.catalog, st.plan, header, input, std::move(reading), &ran);
-      if (!ran)
+      auto how = slice_end::refused;
+      auto [answer, output] = run_slice(*st.catalog, st.plan, header, input, std::move(reading), &how);
+      auto& counts = worker->counts;
+      if (how == slice_end::needs_code) {
         worker->served_back();
+      } else {
+        ++counts.slices_served;
+        if (how == slice_end::failed)
+          ++counts.slices_failed;
+        else if (how == slice_end::refused)
+          ++counts.slices_refused;
+      }
       return caf::result<std::string, std::string>{std::move(answer), std::move(output)};
     },
     [self, worker](ship_atom, const std::string& definition,
@@ -202,6 +210,7 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
     [self, worker](store_atom, const std::string& op,
                    std::string& payload) -> caf::result<std::string> {
       auto& served = *worker->served_store;
+      ++worker->counts.store_ops;
       try {
         if (op == "reading") {
           put_reading(served, detail::decode_reading(payload, "a reading sent to " + served.path()));

@@ -35,7 +35,7 @@ std::pair<std::string, std::string> refused(wire::slice_answer& a, refusal why, 
 
 // Decodes and binds `header` into `plan`, or says why not in `a`.
 bool prepare(session_catalog& catalog, slice_plan& plan, std::string_view header,
-             wire::slice_answer& a, bool* ran) {
+             wire::slice_answer& a) {
   if (!plan.header.empty() && plan.header == header)
     return true;
   plan = {};
@@ -55,8 +55,6 @@ bool prepare(session_catalog& catalog, slice_plan& plan, std::string_view header
     a.error = why.error;
     if (why.what == session_catalog::refusal::needs_code) {
       a.refused = refusal::needs_code;
-      if (ran)
-        *ran = false;
       for (auto& m : nodes)
         if (m.type == n.type || catalog.bind(m.type, m.definition, m.library).what
                                   == session_catalog::refusal::needs_code)
@@ -95,12 +93,18 @@ bool prepare(session_catalog& catalog, slice_plan& plan, std::string_view header
 
 std::pair<std::string, std::string> run_slice(session_catalog& catalog, slice_plan& plan,
                                               std::string_view header, std::string_view input,
-                                              std::optional<fact> first, bool* ran) {
+                                              std::optional<fact> first, slice_end* how) {
+  slice_end ignored;
+  auto& end = how ? *how : ignored;
+  end = slice_end::refused;
   wire::slice_answer a;
   if (first)
     a.facts.push_back(std::move(*first));
-  if (!prepare(catalog, plan, header, a, ran))
+  if (!prepare(catalog, plan, header, a)) {
+    if (a.refused == refusal::needs_code)
+      end = slice_end::needs_code;
     return {wire::encode_slice_answer(a), std::string{}};
+  }
   auto& nodes = plan.nodes;
   detail::boxed value;
   try {
@@ -121,6 +125,7 @@ std::pair<std::string, std::string> run_slice(session_catalog& catalog, slice_pl
       forward.emit(detail::failed_fact(name, text, forward.since_began_us(began),
                                        micros(clock::now() - began)),
                    nullptr);
+      end = slice_end::failed;
       return refused(a, refusal::node_failed, name, std::move(text));
     }
     forward.emit(detail::ran_fact(name, forward.since_began_us(began), micros(clock::now() - began)),
@@ -133,6 +138,7 @@ std::pair<std::string, std::string> run_slice(session_catalog& catalog, slice_pl
     return refused(a, refusal::bad_slice, nodes.back().name,
                    "node " + nodes.back().name + ": " + e.what());
   }
+  end = slice_end::ran;
   return {wire::encode_slice_answer(a), std::move(output)};
 }
 

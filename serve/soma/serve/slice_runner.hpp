@@ -25,16 +25,24 @@ struct slice_plan {
   std::vector<detail::remote_node*> instances; ///< owned by the session's catalog
 };
 
+/// How a slice's answer ended, as a worker counts it.
+enum class slice_end {
+  ran,        ///< every node ran
+  failed,     ///< a node threw
+  refused,    ///< refused: undecodable, an unknown node, other code, a node not made, a value
+              ///< that does not encode
+  needs_code, ///< not run for lack of code: the slice comes again once it is shipped
+};
+
 /// Runs the slice `header` with the nodes of `catalog` on `input` (the first
 /// node's In, encoded) and answers (SliceResult header, the last node's Out
 /// encoded; empty unless it ran to the end). Inside the slice each value
 /// stays a C++ value: decoded once at its start, encoded once at its end.
 /// `first` (a `machine` fact) leads the facts when given. Never throws for
-/// bad bytes: they are a badSlice answer. `ran`, when given, is set to false
-/// when the answer is a needsCode refusal: the slice comes again once its
-/// code is shipped.
+/// bad bytes: they are a badSlice answer. `how`, when given, is set to how
+/// the answer ended.
 std::pair<std::string, std::string> run_slice(session_catalog& catalog, slice_plan& plan,
                                               std::string_view header, std::string_view input,
-                                              std::optional<fact> first, bool* ran = nullptr);
+                                              std::optional<fact> first, slice_end* how = nullptr);
 
 } // namespace soma::serve

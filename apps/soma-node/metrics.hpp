@@ -1,0 +1,48 @@
+#pragma once
+
+/// @file
+/// `soma-node --metrics HOST:PORT`: the worker's counters over HTTP, in
+/// Prometheus' text format (docs/remote.md, "Metrics").
+
+#include <string>
+#include <thread>
+
+#include "soma/serve/counters.hpp"
+#include "soma/web/http.hpp"
+
+namespace soma::node_cli {
+
+/// `GET /metrics` answering a worker's counters, served on a thread of its
+/// own; anything else is a 404 saying what is there. A scrape reads the
+/// counters' atomics and nothing else: it never waits on the worker.
+class metrics_endpoint {
+public:
+  /// Binds `options.listen` (HTTPS with `options.tls_cert` and `tls_key`).
+  /// `counts` outlives this; `machine` is the worker's id in its readings.
+  /// Throws web::http_error naming what was wrong: the address, TLS files
+  /// that do not load, a port that cannot be bound.
+  metrics_endpoint(const serve::counters& counts, std::string machine, const web::http_options& options);
+
+  /// stop(), then waits for the requests in hand (a connection that sent
+  /// nothing is let go within 1 s).
+  ~metrics_endpoint();
+
+  metrics_endpoint(const metrics_endpoint&) = delete;
+  metrics_endpoint& operator=(const metrics_endpoint&) = delete;
+
+  /// Starts serving, on a thread of its own. At most once.
+  void start();
+
+  /// Stops taking connections: the port is closed once it returns.
+  /// Idempotent; safe from any thread.
+  void stop();
+
+  /// Where to scrape: `http://HOST:PORT/metrics` (https with TLS).
+  [[nodiscard]] std::string url() const { return server_.url() + "metrics"; }
+
+private:
+  web::http_server server_;
+  std::thread thread_;
+};
+
+} // namespace soma::node_cli
