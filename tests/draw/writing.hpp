@@ -23,9 +23,10 @@ struct written {
 };
 
 /// Writes `forwards`, numbered from `first` (0: a new run; the run's next
-/// number: appending to it), and the run's metadata, in one transaction.
+/// number: appending to it), and the run's metadata, in one transaction;
+/// `summarising` names the facts its records summarise, as a recorder's do.
 inline void write_forwards(soma::store& s, const std::string& run, std::vector<written> forwards,
-                           std::uint64_t first = 0) {
+                           std::uint64_t first = 0, std::vector<std::string> summarising = {}) {
   s.env().write([&](MDB_txn* txn, auto& dbi) {
     for (std::uint64_t i = 0; i < forwards.size(); ++i) {
       auto& r = forwards[i].r;
@@ -39,6 +40,7 @@ inline void write_forwards(soma::store& s, const std::string& run, std::vector<w
     // so that one damage hides reads as damaged, not as missing.
     soma::detail::run_meta meta;
     meta.next = first + forwards.size();
+    meta.summarising = summarising;
     auto key = soma::detail::meta_key(run);
     s.env().put(txn, dbi(soma::detail::db::meta), key, soma::detail::encode_run_meta(meta, key));
   });

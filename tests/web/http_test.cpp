@@ -307,6 +307,18 @@ BOOST_AUTO_TEST_CASE(beyond_loopback_it_needs_tls_and_says_so) {
   BOOST_CHECK_THROW(http_server{o}, http_error);
 }
 
+BOOST_AUTO_TEST_CASE(a_port_another_server_holds_is_refused) {
+  served x;
+  http_options o;
+  o.listen = "127.0.0.1:" + std::to_string(x.server->port());
+  try {
+    http_server second{o};
+    BOOST_FAIL("a second server bound the port the first serves");
+  } catch (const http_error& e) {
+    BOOST_TEST(std::string{e.what()}.find("cannot listen on " + o.listen) == 0u);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(the_soma_command_refuses_beyond_loopback_without_tls_at_once) {
   soma_test::scratch dir;
   {

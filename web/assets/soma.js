@@ -211,11 +211,15 @@ async function runView(run) {
     if (state.to !== null) p.set("to", state.to);
     if (state.with) p.set("with", state.with);
     try {
-      const [svg, pts] = await Promise.all([get(`${base}/curve.svg?${p}`, "text"),
-        get(`${base}/curve?${new URLSearchParams({ fact: state.fact, points: 2000, ...(state.from !== null ? { from: state.from } : {}), ...(state.to !== null ? { to: state.to } : {}) })}`)]);
+      const svg = await get(`${base}/curve.svg?${p}`, "text");
       if (mine !== drawing) return;
       figure.innerHTML = svg;
-      state.points = pts.points;
+      // The points to hover over come on the figure (data-points); a
+      // comparison has none of its own: hover reads this run's curve.
+      const drawn = figure.querySelector("svg");
+      state.points = drawn && drawn.dataset.points
+        ? drawn.dataset.points.split(";").filter(Boolean).map((x) => { const [f, v] = x.split(" "); return { forward: Number(f), value: Number(v) }; })
+        : (await get(`${base}/curve?${new URLSearchParams({ fact: state.fact, points: 2000, ...(state.from !== null ? { from: state.from } : {}), ...(state.to !== null ? { to: state.to } : {}) })}`)).points;
     } catch (e) { if (mine === drawing) failed(figure, e); }
     document.getElementById("unzoom").hidden = state.from === null && state.to === null;
   };

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -104,6 +105,12 @@ public:
     has_area_ = true;
   }
 
+  /// Adds `data-<name>="<value>"` to the SVG's root, for a page's script
+  /// (the points a pointer hovers over, say); the value is escaped.
+  void set_data(std::string name, std::string value) {
+    data_.emplace_back(std::move(name), std::move(value));
+  }
+
   /// The chart's area, when it has one.
   [[nodiscard]] const plot_area* area() const noexcept { return has_area_ ? &area_ : nullptr; }
 
@@ -134,6 +141,7 @@ private:
   std::vector<mark> marks_;
   bool has_area_ = false;
   plot_area area_;
+  std::vector<std::pair<std::string, std::string>> data_;
 };
 
 } // namespace soma::draw

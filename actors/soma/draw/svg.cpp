@@ -160,6 +160,11 @@ std::string figure::svg() const {
            + "\" data-x=\"" + n(a->x_lo) + ' ' + n(a->x_hi) + "\" data-y=\"" + n(a->y_lo) + ' '
            + n(a->y_hi) + '"';
   }
+  for (auto& [name, value] : data_) {
+    out += " data-" + name + "=\"";
+    escaped(out, value);
+    out += '"';
+  }
   out += ">\n<title>";
   escaped(out, title_);
   out += "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";

@@ -100,6 +100,27 @@ void count(run_row& row, const record& r) {
   row.last = std::max(row.last, r.when);
 }
 
+// Calls f(record) for every record of `run`, in forward order, in one read
+// transaction; throws for an unknown run or a run whose numbers skip.
+template <class F>
+void each_record(const store& s, std::string_view run, F&& f) {
+  check_run(s, run);
+  std::uint64_t seen = 0;
+  auto held = s.reading();
+  auto& env = *held;
+  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
+    std::uint64_t last_plus_one = 0;
+    seen = scan_run(env, txn, dbi(db::records), run,
+                    [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+                      f(detail::decode_record(key, bytes, where(env, run, n, "the record")));
+                      last_plus_one = n + 1;
+                    });
+    check_numbering(env, txn, dbi, run, seen, last_plus_one);
+  });
+  if (seen == 0)
+    no_run(s, run);
+}
+
 } // namespace
 
 std::vector<run_row> runs(const store& s) {
@@ -136,22 +157,8 @@ std::vector<run_row> runs(const store& s) {
 }
 
 std::vector<record> forwards(const store& s, std::string_view run) {
-  check_run(s, run);
   std::vector<record> out;
-  auto held = s.reading();
-  auto& env = *held;
-  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
-    std::uint64_t last_plus_one = 0;
-    auto seen = scan_run(env, txn, dbi(db::records), run,
-                         [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
-                           out.push_back(detail::decode_record(key, bytes,
-                                                               where(env, run, n, "the record")));
-                           last_plus_one = n + 1;
-                         });
-    check_numbering(env, txn, dbi, run, seen, last_plus_one);
-  });
-  if (out.empty())
-    no_run(s, run);
+  each_record(s, run, [&](record r) { out.push_back(std::move(r)); });
   return out;
 }
 
@@ -207,10 +214,12 @@ forward_page forwards(const store& s, std::string_view run, std::uint64_t from,
 }
 
 run_row run_summary(const store& s, std::string_view run) {
-  auto records = forwards(s, run);
-  run_row row{std::string{run}, 0, 0, 0, records.front().when, records.front().when};
-  for (auto& r : records)
+  run_row row{std::string{run}, 0, 0, 0, 0, 0};
+  each_record(s, run, [&](const record& r) {
+    if (row.forwards == 0)
+      row.first = row.last = r.when;
     count(row, r);
+  });
   return row;
 }
 

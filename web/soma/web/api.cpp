@@ -221,8 +221,22 @@ std::string curve_svg(const store& s, std::string_view run, const params& p) {
   return answering([&] {
     auto fact = fact_param(p);
     auto* with = param(p, "with");
-    if (!with)
-      return drawn([&] { return draw::progress(ranged_curve(s, run, p), run, fact); });
+    if (!with) {
+      // The points a pointer hovers over ride on the figure: one read of the
+      // curve serves both.
+      auto values = ranged_curve(s, run, p);
+      return drawn([&] {
+        auto f = draw::progress(values, run, fact);
+        std::string points;
+        for (auto& [n, v] : thinned(values, 2000)) {
+          char buf[64];
+          auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+          points += std::to_string(n) + ' ' + std::string(buf, ec == std::errc{} ? end : buf) + ';';
+        }
+        f.set_data("points", std::move(points));
+        return f;
+      });
+    }
     std::vector<draw::compared> runs{{std::string{run}, ranged_curve(s, run, p)}};
     std::string_view rest = *with;
     while (!rest.empty()) {

@@ -76,8 +76,9 @@ private:
 
 /// The progress figure of `fact` over the run (soma::draw::progress, as
 /// `soma plot progress` draws it) as SVG, only forwards `from` to `to` when
-/// given; with `with=R2,R3` the runs compared on one chart
-/// (soma::draw::compare).
+/// given, the points a pointer hovers over (curve_page's with points=2000)
+/// on its root as data-points="forward value;..."; with `with=R2,R3` the runs
+/// compared on one chart (soma::draw::compare).
 [[nodiscard]] std::string curve_svg(const store& s, std::string_view run, const params& p);
 
 /// `soma plot spent` and `soma plot machines` of the run, as SVG.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include "soma/remote/address.hpp"
 
@@ -123,8 +124,16 @@ http_server::http_server(const http_options& o) : live_cap_(o.live_cap) {
   server_->set_payload_max_length(64 * 1024);
   server_->set_read_timeout(5, 0);
   server_->set_write_timeout(5, 0);
-  server_->set_keep_alive_timeout(5);
+  server_->set_keep_alive_max_count(100);
+  server_->set_keep_alive_timeout(2); // an idle keep-alive connection holds stop() this long
   server_->set_tcp_nodelay(true);
+  // httplib's default also sets SO_REUSEPORT, with which a second server
+  // binds a port one already serves and takes half its connections. Only
+  // SO_REUSEADDR: a port in TIME_WAIT is taken again, one in use is refused.
+  server_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   server_->set_exception_handler([](const httplib::Request&, httplib::Response& res,
                                     std::exception_ptr ep) {
     std::string what = "unknown";

@@ -8,7 +8,8 @@
 /// - port 0 takes a free port, and url() says which;
 /// - bounded: a fixed pool of threads, at most `queued` connections waiting
 ///   for one, request lines and headers of at most 8 KiB, no request body
-///   over 64 KiB, a read or write that stalls 5 s ends the connection;
+///   over 64 KiB, a read or write that stalls 5 s ends the connection, an
+///   idle keep-alive connection is closed after 2 s;
 /// - live streams (server-sent events) hold a thread each, so at most
 ///   `live_cap` of them at once: live_slot() says when one more would be
 ///   one too many;

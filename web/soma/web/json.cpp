@@ -1,5 +1,6 @@
 #include "soma/web/json.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <optional>
 #include <variant>
@@ -22,6 +23,56 @@ json json_of(const record& x) {
     out[f.key] = f.value;
   out["when"] = x.when;
   return out;
+}
+
+namespace {
+
+void quoted(std::string& out, std::string_view text) {
+  out += '"';
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      static constexpr char hex[] = "0123456789abcdef";
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c); // UTF-8 as it is: a fact's text was checked when told
+    }
+  }
+  out += '"';
+}
+
+void number(std::string& out, std::int64_t x) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
+  out.append(buf, end);
+}
+
+} // namespace
+
+void append_json(std::string& out, const record& x, std::uint64_t total) {
+  out += "{\"forward\":";
+  number(out, static_cast<std::int64_t>(x.forward));
+  out += ",\"state\":";
+  quoted(out, to_string(x.state));
+  out += ",\"nodes\":";
+  number(out, x.nodes);
+  out += ",\"took_us\":";
+  number(out, x.took_us);
+  for (auto& f : x.summary) {
+    out += ',';
+    quoted(out, f.key);
+    out += ':';
+    quoted(out, f.value);
+  }
+  out += ",\"when\":";
+  number(out, x.when);
+  out += ",\"total\":";
+  number(out, static_cast<std::int64_t>(total));
+  out += '}';
 }
 
 json json_of(const std::pair<std::uint64_t, double>& point) {

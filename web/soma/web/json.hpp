@@ -35,6 +35,11 @@ using json = nlohmann::ordered_json;
 /// the seed's order.
 [[nodiscard]] json json_of(const record& x);
 
+/// json_of(x) with `"total": total` last, written straight as text: what a
+/// live stream sends for each forward, at a fraction of building the object
+/// (the same JSON as json_of(x) with the key added, parsed back).
+void append_json(std::string& out, const record& x, std::uint64_t total);
+
 /// {"forward", "value"}, both numbers.
 [[nodiscard]] json json_of(const std::pair<std::uint64_t, double>& point);
 

@@ -1,5 +1,6 @@
 #include "soma/web/site.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <thread>
 
@@ -73,14 +74,29 @@ bool send_forwards(const store& s, stream& st, httplib::DataSink& sink) {
       st.after = static_cast<std::int64_t>(page.total) - 1;
       return write(sink, st, sse("hello", json{{"total", page.total}}.dump()));
     }
+    // One write for the page's events: a fast writer's forwards go out in
+    // hundreds a write, not one.
+    std::string events;
+    std::string data;
     for (auto& r : page.records) {
-      auto one = json_of(r);
-      one["total"] = page.total;
-      if (!write(sink, st, sse("forward", one.dump(-1, ' ', false, json::error_handler_t::replace),
-                               std::to_string(r.forward))))
-        return false;
-      st.after = static_cast<std::int64_t>(r.forward);
+      data.clear();
+      bool ascii = std::all_of(r.summary.begin(), r.summary.end(), [](const field& f) {
+        return std::all_of(f.value.begin(), f.value.end(), [](unsigned char c) { return c < 0x80; })
+               && std::all_of(f.key.begin(), f.key.end(), [](unsigned char c) { return c < 0x80; });
+      });
+      if (ascii) {
+        append_json(data, r, page.total);
+      } else { // text that may not be UTF-8: the JSON library replaces what is not
+        auto one = json_of(r);
+        one["total"] = page.total;
+        data = one.dump(-1, ' ', false, json::error_handler_t::replace);
+      }
+      events += sse("forward", data, std::to_string(r.forward));
     }
+    if (!events.empty() && !write(sink, st, events))
+      return false;
+    if (!page.records.empty())
+      st.after = static_cast<std::int64_t>(page.records.back().forward);
     if (page.records.size() < 1000)
       return true;
   }
