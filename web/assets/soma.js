@@ -365,6 +365,8 @@ async function forwardView(run, n) {
   let f;
   try { f = await get(`/api/run/${encodeURIComponent(run)}/forward/${n}`); } catch (e) { failed(main, e); return; }
   const r = f.record;
+  liveMark.textContent = "a forward, as recorded";
+  liveMark.className = "live";
   main.innerHTML = `<h1>Forward ${r.forward} of ${runLink(run)}</h1>
     <p>${esc(r.state)}, ${r.nodes} nodes, took ${dur(r.took_us)}, at ${when(r.when)} ·
       <a href="/run/${encodeURIComponent(run)}/forward/${n > 0 ? n - 1 : 0}">previous</a> ·
