@@ -13,8 +13,9 @@ namespace soma::cli {
 
 /// Serves `s` as inv.listen asks until SIGINT, SIGTERM or SIGHUP: prints
 /// the URL as stdout's first line, says what it serves on `err`, and stops
-/// within 6 s of the signal (a live stream within 1 s, a stalled client's
-/// write within its 5 s timeout). Throws usage_error when it cannot listen.
+/// after the signal once its connections end: a live stream within 1 s, an
+/// idle keep-alive connection within 2 s, a client that stopped reading at
+/// its 5 s write timeout. Throws usage_error when it cannot listen.
 void serve(const store& s, const invocation& inv, std::ostream& out, std::ostream& err);
 
 /// Writes the trace inv asks for to inv.output and says what it wrote (and

@@ -5,6 +5,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <regex>
 #include <set>
 #include <thread>
@@ -470,6 +472,42 @@ BOOST_AUTO_TEST_CASE(the_trace_is_draws_and_names_its_cut) {
   BOOST_TEST(cut->status == 200);
   BOOST_TEST(cut->body.size() <= 20000u);
   BOOST_TEST(!cut->get_header_value("X-Soma-Trace-Cut").empty());
+}
+
+BOOST_AUTO_TEST_CASE(soma_trace_writes_the_file_and_says_when_its_cap_cut) {
+  soma_test::scratch dir;
+  soma::store s{dir / "store"};
+  soma_test::make_store(s);
+  auto read = [](const std::string& path) {
+    std::ifstream in{path, std::ios::binary};
+    return std::string{std::istreambuf_iterator<char>{in}, {}};
+  };
+  soma_test::child whole{{SOMA_CLI, "trace", "sweep-a", "--last", "5", "-o", dir / "t.json", "--store",
+                          dir / "store"}};
+  auto said = whole.line(10s);
+  BOOST_REQUIRE(said);
+  BOOST_TEST(said->find("wrote 5 forwards of run 'sweep-a' (") == 0u, *said);
+  BOOST_TEST(WEXITSTATUS(whole.wait()) == 0);
+  BOOST_TEST(read(dir / "t.json") == soma::draw::trace_of(s, "sweep-a", {.last = 5}).json);
+
+  // Cut: fewer forwards, a file under the cap; the child's stderr is this
+  // test's, so the cut is read from the trace itself.
+  soma_test::child cut{{SOMA_CLI, "trace", "sweep-a", "--last", "200", "--max-bytes", "20000", "-o",
+                        dir / "cut.json", "--store", dir / "store"}};
+  said = cut.line(10s);
+  BOOST_REQUIRE(said);
+  BOOST_TEST(WEXITSTATUS(cut.wait()) == 0);
+  auto text = read(dir / "cut.json");
+  BOOST_TEST(text.size() <= 20000u);
+  auto t = json::parse(text);
+  BOOST_TEST(t["otherData"].contains("cut"));
+  BOOST_TEST(said->find("wrote 200 forwards") == std::string::npos, *said);
+
+  soma_test::child both{{SOMA_CLI, "trace", "sweep-a", "--last", "2", "--forward", "1", "-o",
+                         dir / "x.json", "--store", dir / "store"}};
+  BOOST_TEST(WEXITSTATUS(both.wait()) == 2);
+  soma_test::child unknown{{SOMA_CLI, "trace", "nope", "-o", dir / "x.json", "--store", dir / "store"}};
+  BOOST_TEST(WEXITSTATUS(unknown.wait()) == 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
