@@ -474,6 +474,38 @@ BOOST_AUTO_TEST_CASE(the_trace_is_draws_and_names_its_cut) {
   BOOST_TEST(!cut->get_header_value("X-Soma-Trace-Cut").empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_store_another_host_serves_is_served_and_followed_live) {
+  soma_test::scratch dir;
+  soma::store s{dir / "served"};
+  soma_test::make_store(s);
+  soma_test::child node{{SOMA_NODE_PROGRAM, "--serve-store", dir / "served"}};
+  auto node_port = node.line(15s);
+  BOOST_REQUIRE_MESSAGE(node_port, "the soma-node printed no port within 15 s");
+  soma_test::child serve{{SOMA_CLI, "serve", "--store", "soma://127.0.0.1:" + *node_port, "--listen",
+                          "127.0.0.1:0"}};
+  auto url = serve.line(15s);
+  BOOST_REQUIRE_MESSAGE(url && url->starts_with("http://127.0.0.1:"), "soma serve printed no URL");
+  auto port = std::stoi(url->substr(url->rfind(':') + 1));
+  httplib::Client c{"127.0.0.1", port};
+  c.set_read_timeout(10);
+  auto res = c.Get("/api/runs");
+  BOOST_REQUIRE(res);
+  BOOST_TEST(res->status == 200, res->body);
+  BOOST_TEST(json::parse(res->body) == runs_page(s, {}));
+  // Written on the serving host, it reaches the page through the served
+  // store's copies (looked at every 250 ms).
+  stream_client live{port, "/events?run=sweep-b&after=29"};
+  BOOST_REQUIRE_EQUAL(live.status(), 200);
+  soma_test::append(s, "sweep-b", 30, 3);
+  for (std::uint64_t n = 30; n < 33; ++n) {
+    auto e = live.next(10s);
+    BOOST_REQUIRE_MESSAGE(e, "forward " << n << " did not arrive within 10 s");
+    BOOST_TEST(e->id == std::to_string(n));
+  }
+  serve.kill(SIGTERM);
+  BOOST_TEST(WIFEXITED(serve.wait()));
+}
+
 BOOST_AUTO_TEST_CASE(soma_trace_writes_the_file_and_says_when_its_cap_cut) {
   soma_test::scratch dir;
   soma::store s{dir / "store"};
