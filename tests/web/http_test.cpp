@@ -436,6 +436,26 @@ BOOST_AUTO_TEST_CASE(it_stops_within_two_seconds_with_streams_open) {
   BOOST_TEST((clock_type::now() - began < 2s));
 }
 
+BOOST_AUTO_TEST_CASE(a_client_that_stopped_reading_holds_a_stop_no_longer_than_the_write_timeout) {
+  served x;
+  // A page that stopped reading (a frozen tab, a SIGSTOPped browser): the
+  // server writes until the socket's buffers are full and its write blocks.
+  stream_client frozen{x.server->port(), "/events?run=sweep-a&after=-1"};
+  BOOST_REQUIRE_EQUAL(frozen.status(), 200);
+  soma_test::append(x.s, "sweep-a", 250, 60'000); // ~10 MB of events, more than loopback buffers
+  // Wait until the stream's write is blocked: the first events are out and
+  // the server has stopped taking more (its live stream still counts).
+  auto deadline = clock_type::now() + 10s;
+  while (x.server->live_open() != 1 && clock_type::now() < deadline)
+    std::this_thread::sleep_for(10ms); // polling a counter; bounded by the deadline
+  BOOST_REQUIRE_EQUAL(x.server->live_open(), 1u);
+  auto began = clock_type::now();
+  x.stop();
+  auto took = clock_type::now() - began;
+  BOOST_TEST((took < 7s), "stop took " << std::chrono::duration<double>(took).count() << " s");
+  BOOST_TEST_MESSAGE("stopped in " << std::chrono::duration<double>(took).count() << " s with a client that stopped reading");
+}
+
 BOOST_AUTO_TEST_CASE(metrics_parse_as_prometheus_text_and_count_what_the_readers_count) {
   served x;
   auto res = x.client().Get("/metrics");
