@@ -360,6 +360,8 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     plot_graph(inv, out);
     return exit_ok;
   }
+  if (inv.what == command::live && !wait_for_store(inv, err))
+    return exit_ok; // stopped while waiting for the store
   // Read-only: a reader must never create a store where a typo pointed it,
   // nor change one it reads.
   opened_store opened{inv.store, store_options{.read_only = true}};

@@ -55,4 +55,12 @@ struct view {
 /// it found it. Reads only.
 void watch(const store& s, const invocation& inv, std::ostream& out);
 
+/// For `soma live` on a directory that holds no store yet: says so on `err`
+/// and waits, looking every inv.interval_ms, until a recorder has made one
+/// there (as `tensorboard --logdir` waits for its logs), never creating
+/// anything itself. Returns false when a signal (Ctrl-C, SIGTERM, SIGHUP)
+/// ended the wait first. Returns at once for a store that exists, a served
+/// one (soma://) and `--once`.
+[[nodiscard]] bool wait_for_store(const invocation& inv, std::ostream& err);
+
 } // namespace soma::cli

@@ -1,8 +1,10 @@
 // soma live's loop: the terminal in raw mode, a frame redrawn in place on
 // every interval, q or Ctrl-C to quit, and the terminal as it was after.
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -111,6 +113,31 @@ private:
 };
 
 } // namespace
+
+bool wait_for_store(const invocation& inv, std::ostream& err) {
+  namespace fs = std::filesystem;
+  if (inv.once || inv.store.starts_with("soma://"))
+    return true;
+  // A store is there once its data file holds LMDB's two meta pages: a
+  // recorder making it has then committed its first transaction.
+  auto made = [&] {
+    std::error_code ec;
+    auto size = fs::file_size(fs::path{inv.store} / "data.mdb", ec);
+    return !ec && size >= 8192;
+  };
+  if (made())
+    return true;
+  err << "soma live: no store at '" << inv.store << "' yet; waiting for a recorder to make it "
+      << "(Ctrl-C stops)" << std::endl;
+  signal_guard signals;
+  stop_signal = 0;
+  while (stop_signal == 0) {
+    if (made())
+      return true;
+    ::poll(nullptr, 0, static_cast<int>(std::max<std::uint64_t>(inv.interval_ms, 50)));
+  }
+  return false;
+}
 
 void watch(const store& s, const invocation& inv, std::ostream& out) {
   viewer view{s, inv};

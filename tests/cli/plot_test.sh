@@ -179,6 +179,30 @@ case $case_ in
     if grep -q $'\x1b' "$T/piped"; then fail "live wrote terminal escapes into a pipe"; fi
     [ "$(grep -c '^soma live: run tuesday' "$T/piped")" -ge 2 ] || fail "live drew one frame only into a pipe"
     ;;
+  live_waits_for_store)
+    # A store that does not exist yet is waited for, as tensorboard --logdir
+    # waits: said once on stderr, nothing created, and the run shown once a
+    # recorder made it. Every wait here has a deadline.
+    store="$T/later"
+    timeout 30 "$SOMA" live --run waited --store "$store" --interval 50 >"$T/piped" 2>"$T/err" &
+    VIEWER=$!
+    for _ in $(seq 100); do grep -q "waiting for a recorder" "$T/err" && break; sleep 0.1; done
+    grep -qF "soma live: no store at '$store' yet; waiting for a recorder to make it (Ctrl-C stops)" "$T/err" \
+      || fail "live did not say it waits for the store: $(cat "$T/err")"
+    [ ! -e "$store" ] || fail "live created the store it waits for"
+    "$RECORD_CHILD" "$store" waited 20 10 >/dev/null || fail "record_child failed"
+    for _ in $(seq 150); do grep -q "^forwards 20 " "$T/piped" && break; sleep 0.1; done
+    grep -q "^forwards 20 " "$T/piped" || fail "live never showed the 20 forwards recorded: $(tail -5 "$T/piped")"
+    kill -TERM $VIEWER
+    wait $VIEWER || fail "live did not end cleanly on SIGTERM (exit $?)"
+    # Stopped while it waits: exit 0, still nothing created.
+    timeout 30 "$SOMA" live --run waited --store "$T/never" --interval 50 >/dev/null 2>"$T/err2" &
+    VIEWER=$!
+    for _ in $(seq 100); do grep -q "waiting for a recorder" "$T/err2" && break; sleep 0.1; done
+    kill -INT $VIEWER
+    wait $VIEWER || fail "live waiting for a store did not end cleanly on SIGINT (exit $?)"
+    [ ! -e "$T/never" ] || fail "live created a store while waiting"
+    ;;
   live_tmux_q) live_in_tmux q ;;
   live_tmux_ctrl_c) live_in_tmux C-c ;;
   *) fail "unknown case" ;;
