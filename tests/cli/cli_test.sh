@@ -72,6 +72,34 @@ def losses(n=12):
 '
 
 case "$case_" in
+completion)
+  # bash completion, as installed: subcommands, options, and the store's
+  # runs where RUN goes (read with `soma runs --json`).
+  script="$(dirname "$0")/../../apps/soma/completion/soma.bash"
+  got=$(PATH="$(dirname "$SOMA"):$PATH" bash -c '
+    source "$1"
+    ask() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _soma; echo "${COMPREPLY[*]}"; }
+    ask soma se
+    ask soma forwards --store "$2" ""
+    ask soma plot ""
+    ask soma serve --li
+    ask soma curve --store "$2" tuesday ""
+    ask soma live --store "$2" --run t
+    ask soma --store "$2" trace ""
+    complete -p soma' _ "$script" "$STORE") || fail "the completion script failed"
+  expected="serve
+plain tuesday
+progress spent machines study graph
+--listen --live-cap
+
+tuesday
+plain tuesday
+complete -F _soma soma"
+  [ "$got" = "$expected" ] || fail "completion gave:
+$got
+expected:
+$expected"
+  ;;
 setup)
   rm -rf "$WORK" && mkdir -p "$WORK" || fail "cannot make $WORK"
   "$MAKE_STORE" "$STORE" || fail "make_store $STORE failed"
