@@ -59,6 +59,19 @@ wait_for() {
   fail "the pane never showed '$1'"
 }
 
+# await FILE PATTERN SECONDS: until a line of FILE matches PATTERN (grep's
+# regex), woken by the file's writes (tail -F follows it by inotify), for
+# SECONDS at most; false when it never did.
+await() {
+  local fd found=1
+  exec {fd}< <(timeout "$3" tail -n +1 -F "$1" 2>/dev/null)
+  local follower=$!
+  grep -q -m1 -- "$2" <&"$fd" && found=0
+  kill "$follower" 2>/dev/null # timeout passes it on to tail
+  exec {fd}<&-
+  return $found
+}
+
 # live_in_tmux KEY: soma live in a tmux pane while record_child records;
 # the count must rise, KEY must end it with exit code 0, and the terminal
 # must be as it was (echo and line mode back, the normal screen shown).
@@ -186,19 +199,18 @@ case $case_ in
     store="$T/later"
     timeout 30 "$SOMA" live --run waited --store "$store" --interval 50 >"$T/piped" 2>"$T/err" &
     VIEWER=$!
-    for _ in $(seq 100); do grep -q "waiting for a recorder" "$T/err" && break; sleep 0.1; done
+    await "$T/err" "waiting for a recorder" 10
     grep -qF "soma live: no store at '$store' yet; waiting for a recorder to make it (Ctrl-C stops)" "$T/err" \
       || fail "live did not say it waits for the store: $(cat "$T/err")"
     [ ! -e "$store" ] || fail "live created the store it waits for"
     "$RECORD_CHILD" "$store" waited 20 10 >/dev/null || fail "record_child failed"
-    for _ in $(seq 150); do grep -q "^forwards 20 " "$T/piped" && break; sleep 0.1; done
-    grep -q "^forwards 20 " "$T/piped" || fail "live never showed the 20 forwards recorded: $(tail -5 "$T/piped")"
+    await "$T/piped" "^forwards 20 " 15 || fail "live never showed the 20 forwards recorded: $(tail -5 "$T/piped")"
     kill -TERM $VIEWER
     wait $VIEWER || fail "live did not end cleanly on SIGTERM (exit $?)"
     # Stopped while it waits: exit 0, still nothing created.
     timeout 30 "$SOMA" live --run waited --store "$T/never" --interval 50 >/dev/null 2>"$T/err2" &
     VIEWER=$!
-    for _ in $(seq 100); do grep -q "waiting for a recorder" "$T/err2" && break; sleep 0.1; done
+    await "$T/err2" "waiting for a recorder" 10 || fail "live did not say it waits: $(cat "$T/err2")"
     kill -INT $VIEWER
     wait $VIEWER || fail "live waiting for a store did not end cleanly on SIGINT (exit $?)"
     [ ! -e "$T/never" ] || fail "live created a store while waiting"

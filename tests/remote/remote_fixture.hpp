@@ -7,6 +7,8 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <sys/syscall.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -66,15 +68,18 @@ bool eventually(F done) {
   return true;
 }
 
-/// Waits up to `within` for `pid` to exit; its wait status, or -1.
+/// Waits up to `within` for `pid` to exit; its wait status, or -1. Woken by
+/// the exit itself (a pidfd turns readable when its process ends).
 inline int reaped_within(pid_t pid, std::chrono::milliseconds within) {
-  auto until = std::chrono::steady_clock::now() + within;
+  int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0)
+    return -1;
+  pollfd p{fd, POLLIN, 0};
+  int ready = ::poll(&p, 1, static_cast<int>(within.count()));
+  ::close(fd);
   int status = -1;
-  while (std::chrono::steady_clock::now() < until) {
-    if (waitpid(pid, &status, WNOHANG) == pid)
-      return status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  if (ready == 1 && waitpid(pid, &status, 0) == pid)
+    return status;
   return -1;
 }
 

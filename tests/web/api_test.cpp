@@ -83,6 +83,15 @@ BOOST_FIXTURE_TEST_CASE(forwards_come_a_page_at_a_time_from_either_end, fixture)
   for (std::size_t i = 0; i < 50; ++i)
     BOOST_TEST(page["forwards"][i] == json_of(all[100 + i]));
 
+  // What a live stream writes for a forward is json_of's object with its total.
+  for (auto& r : {all[0], all[9], all[249]}) {
+    std::string text;
+    append_json(text, r, 250);
+    auto expected = json_of(r);
+    expected["total"] = 250;
+    BOOST_TEST(json::parse(text) == expected, text);
+  }
+
   auto last = forwards_page(s, "sweep-a", {{"offset", "-10"}});
   BOOST_TEST(last["offset"] == 240);
   BOOST_REQUIRE_EQUAL(last["forwards"].size(), 10u);

@@ -23,19 +23,20 @@ void store_watch::watch() {
   std::unique_lock lock{mutex_};
   while (!stopped_) {
     lock.unlock();
-    std::string why;
+    // A store that cannot be read now is looked at again next time; the
+    // streams find out what is wrong when they read.
+    bool read = true;
     const void* env = nullptr;
     std::uint64_t txn = 0;
     try {
       auto held = store_.reading();
       env = held.get();
       txn = held->last_txn();
-    } catch (const std::exception& e) {
-      why = e.what();
+    } catch (const std::exception&) {
+      read = false;
     }
     lock.lock();
-    trouble_ = why;
-    if (why.empty() && (env != seen_env || txn != seen_txn)) {
+    if (read && (env != seen_env || txn != seen_txn)) {
       seen_env = env;
       seen_txn = txn;
       ++moves_;
@@ -62,11 +63,6 @@ void store_watch::stop() {
     stopped_ = true;
   }
   moved_.notify_all();
-}
-
-std::string store_watch::trouble() const {
-  std::lock_guard lock{mutex_};
-  return trouble_;
 }
 
 std::string sse(std::string_view type, std::string_view data, std::string_view id) {

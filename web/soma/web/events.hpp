@@ -45,10 +45,6 @@ public:
   /// Wakes every waiter for good.
   void stop();
 
-  /// The last error reading the store's position said (empty when none):
-  /// what a stream sends its page when the store cannot be read.
-  [[nodiscard]] std::string trouble() const;
-
 private:
   void watch();
 
@@ -58,7 +54,6 @@ private:
   std::condition_variable moved_;
   std::uint64_t moves_ = 0;
   bool stopped_ = false;
-  std::string trouble_;
   std::thread thread_;
 };
 
