@@ -14,63 +14,37 @@
 #include "soma/draw/trace.hpp"
 #include "soma/web/http.hpp"
 #include "soma/web/site.hpp"
+#include "stop_signals.hpp"
 #include "usage_error.hpp"
 
 namespace soma::cli {
 
 namespace {
 
-// A signal's handler can only write a byte; a thread of ours reads it and
-// stops the server, whatever thread the signal landed on.
-int signal_pipe[2] = {-1, -1};
-
-extern "C" void on_stop_signal(int sig) {
-  auto saved = errno;
-  unsigned char byte = static_cast<unsigned char>(sig);
-  (void)!::write(signal_pipe[1], &byte, 1);
-  errno = saved;
-}
-
+// A thread of ours waits for a stop signal and stops the server, whatever
+// thread the signal landed on.
 class stop_on_signals {
 public:
   explicit stop_on_signals(web::http_server& server) {
-    if (::pipe(signal_pipe) != 0)
-      throw usage_error(std::string{"cannot make a pipe for the stop signals: "} + std::strerror(errno));
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    for (std::size_t i = 0; i < 3; ++i)
-      ::sigaction(signals_[i], &sa, &old_[i]);
+    catch_stop_signals();
     thread_ = std::thread{[this, &server] {
-      pollfd p{signal_pipe[0], POLLIN, 0};
-      while (!done_) {
+      pollfd p{stop_fd(), POLLIN, 0};
+      while (!done_)
         if (::poll(&p, 1, 200) == 1) {
-          unsigned char sig = 0;
-          if (::read(signal_pipe[0], &sig, 1) == 1)
-            signal_ = sig;
           server.stop();
           return;
         }
-      }
     }};
   }
   ~stop_on_signals() {
     done_ = true;
     thread_.join();
-    for (std::size_t i = 0; i < 3; ++i)
-      ::sigaction(signals_[i], &old_[i], nullptr);
-    ::close(signal_pipe[0]);
-    ::close(signal_pipe[1]);
   }
   stop_on_signals(const stop_on_signals&) = delete;
   stop_on_signals& operator=(const stop_on_signals&) = delete;
 
-  [[nodiscard]] int signal() const noexcept { return signal_; }
-
 private:
-  int signals_[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction old_[3] {};
   std::atomic<bool> done_{false};
-  std::atomic<int> signal_{0};
   std::thread thread_;
 };
 
@@ -97,7 +71,7 @@ void serve(const store& s, const invocation& inv, std::ostream& out, std::ostrea
   if (!server->run())
     throw usage_error("cannot serve at " + server->url() + ": " + std::strerror(errno));
   site.stop();
-  err << "soma serve: stopped" << (stops.signal() ? " (" + std::string{strsignal(stops.signal())} + ")" : "")
+  err << "soma serve: stopped" << (stop_signal() ? " (" + std::string{strsignal(stop_signal())} + ")" : "")
       << std::endl;
 }
 

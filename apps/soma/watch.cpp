@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <filesystem>
 #include <optional>
 #include <ostream>
@@ -15,16 +14,11 @@
 #include <unistd.h>
 
 #include "live_view.hpp"
+#include "stop_signals.hpp"
 
 namespace soma::cli {
 
 namespace {
-
-volatile std::sig_atomic_t stop_signal = 0;
-
-extern "C" void on_signal(int sig) {
-  stop_signal = sig;
-}
 
 // The terminal in raw mode (no echo, keys one at a time, Ctrl-C a key) on
 // the alternate screen with the cursor hidden, for as long as it lives;
@@ -51,28 +45,6 @@ public:
 private:
   termios saved_{};
   bool active_ = false;
-};
-
-// Signals that end the view end it through the loop, so the terminal is
-// restored; the old handlers come back afterwards.
-class signal_guard {
-public:
-  signal_guard() {
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    for (std::size_t i = 0; i < 3; ++i)
-      ::sigaction(signals_[i], &sa, &old_[i]);
-  }
-  ~signal_guard() {
-    for (std::size_t i = 0; i < 3; ++i)
-      ::sigaction(signals_[i], &old_[i], nullptr);
-  }
-  signal_guard(const signal_guard&) = delete;
-  signal_guard& operator=(const signal_guard&) = delete;
-
-private:
-  int signals_[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction old_[3] {};
 };
 
 std::size_t terminal_width() {
@@ -127,14 +99,14 @@ bool wait_for_store(const invocation& inv, std::ostream& err) {
   };
   if (made())
     return true;
+  catch_stop_signals(); // before the line that says Ctrl-C stops
   err << "soma live: no store at '" << inv.store << "' yet; waiting for a recorder to make it "
       << "(Ctrl-C stops)" << std::endl;
-  signal_guard signals;
-  stop_signal = 0;
-  while (stop_signal == 0) {
+  pollfd stop{stop_fd(), POLLIN, 0};
+  while (stop_signal() == 0) {
     if (made())
       return true;
-    ::poll(nullptr, 0, static_cast<int>(std::max<std::uint64_t>(inv.interval_ms, 50)));
+    ::poll(&stop, 1, static_cast<int>(std::max<std::uint64_t>(inv.interval_ms, 50)));
   }
   return false;
 }
@@ -146,19 +118,19 @@ void watch(const store& s, const invocation& inv, std::ostream& out) {
       out << line << '\n';
     return;
   }
-  signal_guard signals;
+  catch_stop_signals();
   if (!::isatty(STDOUT_FILENO)) {
     // Into a pipe or a file: no screen to redraw in place, so each frame
     // follows the last, plain, a blank line between (as `top -b` does),
     // until a signal, or until the reader goes (a failed write).
-    stop_signal = 0;
-    while (stop_signal == 0) {
+    pollfd stop{stop_fd(), POLLIN, 0};
+    while (stop_signal() == 0) {
       for (auto& line : view.frame(80))
         out << line << '\n';
       out << '\n' << std::flush;
       if (!out)
         return;
-      ::poll(nullptr, 0, static_cast<int>(inv.interval_ms));
+      ::poll(&stop, 1, static_cast<int>(inv.interval_ms));
     }
     return;
   }
@@ -169,18 +141,19 @@ void watch(const store& s, const invocation& inv, std::ostream& out) {
     std::ostream& out;
     ~restore() { out << "\x1b[?25h\x1b[?1049l" << std::flush; }
   } restoring{out};
-  stop_signal = 0;
   bool stdin_open = true;
-  while (stop_signal == 0) {
+  while (stop_signal() == 0) {
     auto width = terminal_width();
     std::string frame = "\x1b[H";
     for (auto& line : view.frame(width))
       frame += line + "\x1b[K\r\n";
     frame += "\x1b[J";
     out << frame << std::flush;
-    pollfd key{STDIN_FILENO, POLLIN, 0};
-    int ready = ::poll(&key, stdin_open ? 1 : 0, static_cast<int>(inv.interval_ms));
-    if (ready > 0 && (key.revents & (POLLIN | POLLHUP))) {
+    // A key, a stop signal, or the next frame's time, whichever is first.
+    pollfd waits[2] = {{stop_fd(), POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
+    auto& key = waits[1];
+    int ready = ::poll(waits, stdin_open ? 2 : 1, static_cast<int>(inv.interval_ms));
+    if (ready > 0 && stdin_open && (key.revents & (POLLIN | POLLHUP))) {
       char buf[64];
       auto n = ::read(STDIN_FILENO, buf, sizeof buf);
       if (n == 0)

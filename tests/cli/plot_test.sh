@@ -211,6 +211,8 @@ case $case_ in
     timeout 30 "$SOMA" live --run waited --store "$T/never" --interval 50 >/dev/null 2>"$T/err2" &
     VIEWER=$!
     await "$T/err2" "waiting for a recorder" 10 || fail "live did not say it waits: $(cat "$T/err2")"
+    # timeout(1) passes the signal on twice (to its command, then to its
+    # process group): the second must not meet a default handler.
     kill -INT $VIEWER
     wait $VIEWER || fail "live waiting for a store did not end cleanly on SIGINT (exit $?)"
     [ ! -e "$T/never" ] || fail "live created a store while waiting"
