@@ -66,12 +66,12 @@ void show_runs(const store& s, const invocation& inv, std::ostream& out) {
   table t{{{"run"},
            {"forwards", align::right},
            {"broke", align::right},
-           {"took_us", align::right},
-           {"first", align::right},
-           {"last", align::right}}};
+           {"took", align::right},
+           {"first"},
+           {"last"}}};
   for (auto& r : rows)
-    t.add({r.run, std::to_string(r.forwards), std::to_string(r.broke), std::to_string(r.took_us),
-           std::to_string(r.first), std::to_string(r.last)});
+    t.add({r.run, std::to_string(r.forwards), std::to_string(r.broke),
+           duration(static_cast<double>(r.took_us)), utc_seconds(r.first), utc_seconds(r.last)});
   t.print(out);
 }
 
@@ -93,22 +93,22 @@ void show_forwards(const store& s, const invocation& inv, std::ostream& out) {
       numeric[at] = numeric[at] && looks_numeric(f.value);
     }
   std::vector<column> columns{
-    {"forward", align::right}, {"state"}, {"nodes", align::right}, {"took_us", align::right}};
+    {"forward", align::right}, {"state"}, {"nodes", align::right}, {"took", align::right}};
   for (std::size_t i = 0; i < keys.size(); ++i)
     columns.push_back({keys[i], numeric[i] ? align::right : align::left});
-  columns.push_back({"when", align::right});
+  columns.push_back({"when"});
   table t{std::move(columns)};
   for (auto& r : rows) {
     std::vector<std::string> cells{std::to_string(r.forward), std::string{to_string(r.state)},
-                                   std::to_string(r.nodes), std::to_string(r.took_us)};
+                                   std::to_string(r.nodes), duration(static_cast<double>(r.took_us))};
     for (auto& key : keys) {
       std::string value = "-";
       for (auto& f : r.summary)
         if (f.key == key)
-          value = f.value;
+          value = readable(f.value);
       cells.push_back(value);
     }
-    cells.push_back(std::to_string(r.when));
+    cells.push_back(utc_seconds(r.when));
     t.add(std::move(cells));
   }
   t.print(out);
@@ -127,7 +127,7 @@ void show_curve(const store& s, const invocation& inv, std::ostream& out, std::o
       << '\n';
   table t{{{"forward", align::right}, {"value", align::right}}};
   for (auto& [n, value] : points)
-    t.add({std::to_string(n), text(value)});
+    t.add({std::to_string(n), readable(text(value))});
   t.print(out);
 }
 
@@ -149,13 +149,14 @@ void show_nodes(const store& s, const invocation& inv, std::ostream& out) {
            {"ran", align::right},
            {"recalled", align::right},
            {"failed", align::right},
-           {"took_us", align::right},
+           {"took", align::right},
            {"hosts"},
            {"devices"},
-           {"mean_us", align::right}}};
+           {"mean", align::right}}};
   for (auto& r : rows)
     t.add({r.node, std::to_string(r.ran), std::to_string(r.recalled), std::to_string(r.failed),
-           std::to_string(r.took_us), list(r.hosts), list(r.devices), decimal(r.mean_us)});
+           duration(static_cast<double>(r.took_us)), list(r.hosts), list(r.devices),
+           duration(r.mean_us)});
   t.print(out);
 }
 
@@ -163,9 +164,9 @@ void show_cache(const store& s, const invocation& inv, std::ostream& out) {
   auto rows = cache_entries(s, inv.node);
   if (inv.json)
     return print_json(out, rows);
-  table t{{{"node"}, {"type"}, {"version"}, {"bytes", align::right}, {"kept_at", align::right}}};
+  table t{{{"node"}, {"type"}, {"version"}, {"bytes", align::right}, {"kept_at"}}};
   for (auto& r : rows)
-    t.add({r.node, r.type, r.version, std::to_string(r.bytes), std::to_string(r.kept_at)});
+    t.add({r.node, r.type, r.version, std::to_string(r.bytes), utc_seconds(r.kept_at)});
   t.print(out);
 }
 
@@ -179,17 +180,17 @@ void show_standing(const store& s, const invocation& inv, std::ostream& out, std
            {"busy", align::right},
            {"memory", align::right},
            {"cores", align::right},
-           {"up_s", align::right},
+           {"up", align::right},
            {"served", align::right},
            {"claims"},
            {"trials", align::right},
            {"when"},
-           {"quiet_s", align::right}}};
+           {"quiet", align::right}}};
   for (auto& [id, r] : latest)
     t.add({id, decimal(r.busy, 2), decimal(r.memory, 2), std::to_string(r.cores),
-           decimal(static_cast<double>(r.up_us) / 1e6), std::to_string(r.served),
+           duration(static_cast<double>(r.up_us)), std::to_string(r.served),
            r.claims.empty() ? "-" : r.claims, r.claims.empty() ? "-" : std::to_string(r.trials),
-           utc(r.when_us), decimal(quiet_s(r))});
+           utc(r.when_us), duration(quiet_s(r) * 1e6)});
   t.print(out, true);
   // Said beside the table, not in it: stdout stays the table a script reads.
   if (t.empty())
@@ -205,21 +206,21 @@ void show_fleet(const store& s, const invocation& inv, std::ostream& out) {
   table t{{{"host"},
            {"machine"},
            {"slices", align::right},
-           {"took_us", align::right},
-           {"waiting_us", align::right},
+           {"took", align::right},
+           {"waiting", align::right},
            {"busy", align::right},
            {"served", align::right},
            {"claims"},
            {"trials", align::right},
-           {"quiet_s", align::right}}};
+           {"quiet", align::right}}};
   for (auto& r : rows)
     t.add({r.host, r.machine.empty() ? "-" : r.machine, std::to_string(r.slices),
-           std::to_string(r.took_us), std::to_string(r.waiting_us),
+           duration(static_cast<double>(r.took_us)), duration(static_cast<double>(r.waiting_us)),
            or_dash(r.busy, [](double x) { return decimal(x, 2); }),
            or_dash(r.served, [](std::uint64_t x) { return std::to_string(x); }),
            r.claims.empty() ? "-" : r.claims,
            r.claims.empty() ? "-" : or_dash(r.trials, [](std::uint64_t x) { return std::to_string(x); }),
-           or_dash(r.quiet_s, [](double x) { return decimal(x); })});
+           or_dash(r.quiet_s, [](double x) { return duration(x * 1e6); })});
   t.print(out);
 }
 
@@ -259,7 +260,7 @@ void show_trials(const store& s, const invocation& inv, std::ostream& out) {
            {"attempt", align::right},
            {"state"},
            {"claimant"},
-           {"quiet_s", align::right},
+           {"quiet", align::right},
            {"run"},
            {"result"},
            {"params"},
@@ -274,7 +275,7 @@ void show_trials(const store& s, const invocation& inv, std::ostream& out) {
     // those made so far; its abandoned rows show each).
     t.add({std::to_string(r.number), r.state != trial_state::waiting ? std::to_string(r.attempt) : "-",
            to_string(r.state), r.claimant.empty() ? "-" : r.claimant,
-           r.state != trial_state::claimed ? "-" : q ? decimal(*q) : "no reading",
+           r.state != trial_state::claimed ? "-" : q ? duration(*q * 1e6) : "no reading",
            r.run.empty() ? "-" : r.run, r.result.empty() ? "-" : r.result.text(), params,
            r.error.empty() ? "-" : r.error});
   }

@@ -82,4 +82,56 @@ std::string utc(std::int64_t us) {
   return out;
 }
 
+std::string utc_seconds(std::int64_t seconds) {
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm parts{};
+  char out[32] = "?";
+  if (gmtime_r(&t, &parts))
+    std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return out;
+}
+
+std::string duration(double us) {
+  if (!(us == us)) // NaN
+    return "-";
+  if (us < 0)
+    return "-" + duration(-us);
+  char out[32];
+  // Three significant digits in a unit; rounding that reaches 1000 of it
+  // moves to the next unit (999.7µs is 1.00ms, not 1000µs).
+  auto in = [&](double v, const char* unit) {
+    const char* format = v >= 99.95 ? "%.0f%s" : v >= 9.995 ? "%.1f%s" : "%.2f%s";
+    std::snprintf(out, sizeof out, format, v, unit);
+    return std::string{out};
+  };
+  if (us < 999.5)
+    return us == 0 ? "0s" : in(us, "µs");
+  if (us < 999.5e3)
+    return in(us / 1e3, "ms");
+  if (us < 59.995e6)
+    return in(us / 1e6, "s");
+  // Past a minute, whole units: two of them, as a clock shows them.
+  auto whole = static_cast<std::uint64_t>(us / 1e6 + 0.5); // seconds
+  if (whole < 3600)
+    std::snprintf(out, sizeof out, "%um%02us", static_cast<unsigned>(whole / 60),
+                  static_cast<unsigned>(whole % 60));
+  else if (whole < 86400)
+    std::snprintf(out, sizeof out, "%uh%02um", static_cast<unsigned>(whole / 3600),
+                  static_cast<unsigned>(whole / 60 % 60));
+  else
+    std::snprintf(out, sizeof out, "%llud%02uh", static_cast<unsigned long long>(whole / 86400),
+                  static_cast<unsigned>(whole / 3600 % 24));
+  return out;
+}
+
+std::string readable(std::string_view told) {
+  double x = 0;
+  auto [end, ec] = std::from_chars(told.data(), told.data() + told.size(), x);
+  if (told.empty() || ec != std::errc{} || end != told.data() + told.size())
+    return std::string{told};
+  char out[32];
+  std::snprintf(out, sizeof out, "%.6g", x);
+  return out;
+}
+
 } // namespace soma::cli

@@ -48,6 +48,19 @@ private:
 /// terminal's time zone.
 [[nodiscard]] std::string utc(std::int64_t us);
 
+/// Unix seconds as UTC to the second, ISO 8601: 2026-12-02T01:23:45Z.
+[[nodiscard]] std::string utc_seconds(std::int64_t seconds);
+
+/// A duration in microseconds for a person, in the unit that fits it, three
+/// significant digits below a minute: 850µs, 12.3ms, 1.25s, 2m05s, 3h12m,
+/// 2d03h. Tables show these; `--json` keeps the raw microseconds.
+[[nodiscard]] std::string duration(double us);
+
+/// A number a fact told, for a person: at most six significant digits
+/// (1.9600000000000002 is 1.96, 3e12 is 3e+12); text that is not a number
+/// is returned as it is. `--json` keeps the value as told.
+[[nodiscard]] std::string readable(std::string_view told);
+
 /// Whether `text` is a number as a fact carries one ("2.1", "-3", "1e-05"),
 /// so a column of them can be right-aligned.
 [[nodiscard]] bool looks_numeric(std::string_view text) noexcept;

@@ -3,11 +3,17 @@
 TABLE is the printed table (header row first). ALIGNS has one letter per
 column, L or R: a left-aligned cell starts where its header starts, a
 right-aligned one ends where its header ends. EXPECTED has the header's names, then
-one line per row, cells separated by tabs; a cell `#` stands for any whole number (a time), `#.#`
-for a number with one decimal (a mean). Exits 1 naming the first difference.
+one line per row, cells separated by tabs; a cell `#` stands for any whole number, `~` for
+any duration as tables show one (850µs, 12.3ms, 1.25s, 2m05s, 3h12m, 2d03h), `@` for a UTC
+time to the second (2026-12-02T01:23:45Z). Exits 1 naming the first difference.
 """
 import re
 import sys
+
+
+# Three significant digits below a minute, then two whole units.
+DURATION = (r"0s|[0-9]{1,3}(\.[0-9]{1,2})?(µs|ms|s)"
+            r"|[0-9]+m[0-5][0-9]s|[0-9]+h[0-5][0-9]m|[0-9]+d[0-2][0-9]h")
 
 
 def fail(msg):
@@ -43,7 +49,9 @@ def main():
             if side == "R" and end != hend:
                 fail(f"row {n}: {name} {text!r} ends at {end}, its header at {hend}")
             ok = {"#": re.fullmatch(r"[0-9]+", text),
-                  "#.#": re.fullmatch(r"[0-9]+\.[0-9]", text)}.get(w, text == w)
+                  "~": re.fullmatch(DURATION, text),
+                  "@": re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", text)
+                  }.get(w, text == w)
             if not ok:
                 fail(f"row {n}: {name} is {text!r}, expected {w!r}")
 
