@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
 
   soma::store store{argc > 1 ? argv[1] : soma::store::default_path()};
   {
+    //! [recorded]
     soma::recorder recorder{system, store, {.run = "tuesday", .summarising = {"loss"}}};
     for (int step = 0; step < 40; ++step) {
       g.forward("the quick brown fox jumps", {.watching = recorder});
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
       // the record.
       recorder.tell(soma::fact{"loss", {{"value", 2.0 * std::pow(0.93, step) + 0.1}}});
     }
+    //! [recorded]
     recorder.flush();
     std::printf("%s -> %zu records\n\n", recorder.run().c_str(), store.bound().size());
   }

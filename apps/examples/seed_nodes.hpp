@@ -10,6 +10,7 @@
 
 #include "soma/node.hpp"
 
+//! [tokenize]
 struct Tokenize : soma::node<Tokenize, std::string, std::vector<double>> {
   Out forward(const In& text, soma::context&) override {
     Out counts;
@@ -19,6 +20,7 @@ struct Tokenize : soma::node<Tokenize, std::string, std::vector<double>> {
     return counts;
   }
 };
+//! [tokenize]
 
 struct Embed : soma::node<Embed, std::vector<double>, std::vector<double>> {
   Out forward(const In& counts, soma::context&) override {

@@ -10,6 +10,7 @@
 #include "soma/soma.hpp"
 
 int main() {
+  //! [watched]
   soma::system_config cfg;
   caf::actor_system system{cfg};
 
@@ -17,5 +18,6 @@ int main() {
                                            >> Score{}.named("score"));
 
   double value = g.forward("the quick brown fox", {.watching = soma::print});
+  //! [watched]
   std::printf("%g\n", value);
 }
