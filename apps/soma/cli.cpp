@@ -277,6 +277,11 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
                                     "how often to read the store, in ms (default 200)")
                      ->option_text("MS");
   live->add_flag("--once", inv.once, "print one frame and exit");
+  std::string quiet_after_text;
+  auto* quiet_after = live->add_option("--quiet-after", quiet_after_text,
+                                       "say so once no forward came for S seconds, or 3 times the "
+                                       "recent mean gap when longer (default 5)")
+                        ->option_text("S");
   given_stores.push_back(common_options(*live, inv));
 
   auto* check = app.add_subcommand(
@@ -435,6 +440,9 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
                         "NAME` as often as it needs");
     if (interval->count() > 0)
       inv.interval_ms = parse_count(interval_text, "MS of `soma live --interval MS`");
+    if (quiet_after->count() > 0)
+      inv.quiet_after_s = parse_count(quiet_after_text,
+                                      "S of `soma live --quiet-after S` (whole seconds)");
   } else if (facts->parsed()) {
     inv.what = command::facts;
     inv.forward = parse_count(forward_text, "N of `soma facts RUN N` (a forward number)");

@@ -50,6 +50,8 @@ struct invocation {
   std::string tls_cert, tls_key;   ///< --tls-cert FILE --tls-key FILE, for `serve`
   std::size_t live_cap = 16;       ///< --live-cap N, for `serve`
   std::optional<std::uint64_t> max_bytes; ///< --max-bytes N, for `trace`
+  // `soma live`'s options (issue 17).
+  std::uint64_t quiet_after_s = 5; ///< --quiet-after S: seconds without a forward before `live` says so
 };
 
 } // namespace soma::cli

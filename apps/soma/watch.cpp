@@ -1,13 +1,19 @@
 // soma live's loop: the terminal in raw mode, a frame redrawn in place on
-// every interval, q or Ctrl-C to quit, and the terminal as it was after.
+// every interval and on a resize, at the terminal's size, q or Ctrl-C to
+// quit, and the terminal as it was after.
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <ctime>
+#include <limits>
 #include <filesystem>
 #include <optional>
 #include <ostream>
 #include <string>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <termios.h>
@@ -47,11 +53,53 @@ private:
   bool active_ = false;
 };
 
-std::size_t terminal_width() {
+// The terminal's columns and rows; 80 and no limit when it says none.
+struct terminal_size {
+  std::size_t width = 80;
+  std::size_t height = std::numeric_limits<std::size_t>::max();
+};
+
+terminal_size terminal_size_now() {
+  terminal_size size;
   winsize ws{};
-  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-    return ws.ws_col;
-  return 80;
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
+    if (ws.ws_col > 0)
+      size.width = ws.ws_col;
+    if (ws.ws_row > 0)
+      size.height = ws.ws_row;
+  }
+  return size;
+}
+
+// SIGWINCH (the terminal was resized) as a descriptor that becomes readable,
+// caught once for the rest of the process, as the stop signals are (a
+// resize's default is to be ignored, so nothing needs putting back).
+int resize_pipe[2] = {-1, -1};
+
+extern "C" void on_resize(int) {
+  auto saved = errno;
+  unsigned char byte = 0;
+  (void)!::write(resize_pipe[1], &byte, 1); // non-blocking: a full pipe drops it
+  errno = saved;
+}
+
+// The descriptor to poll for resizes, or -1 when no pipe could be made (the
+// view then sees a new size at its next frame).
+int catch_resize() {
+  if (resize_pipe[0] < 0 && ::pipe2(resize_pipe, O_CLOEXEC | O_NONBLOCK) == 0) {
+    struct sigaction sa {};
+    sa.sa_handler = on_resize;
+    ::sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGWINCH, &sa, nullptr);
+  }
+  return resize_pipe[0];
+}
+
+// Reads what resizes wrote, so that the next poll waits again.
+void drain(int fd) {
+  char buf[64];
+  while (::read(fd, buf, sizeof buf) > 0) {
+  }
 }
 
 // Whether a key asks to quit: q, Q, Ctrl-C (raw mode makes it a key), Ctrl-D.
@@ -59,27 +107,30 @@ bool quit_key(char c) {
   return c == 'q' || c == 'Q' || c == 3 || c == 4;
 }
 
-// The frames of one view: the run read on every frame, its opinions judged
-// at most once a second (a judgement reads every run's tail, about 35 ms on
-// a store of 100 long runs; a frame comes every 200 ms).
+// The frames of one view: the run followed from frame to frame (only what
+// is new is read), its opinions judged at most once a second (a judgement
+// reads every run's tail, about 35 ms on a store of 100 long runs; a frame
+// comes every 200 ms).
 class viewer {
 public:
-  viewer(const store& s, const invocation& inv) : s_(s), inv_(inv) {}
+  viewer(const store& s, const invocation& inv)
+    : s_(s), inv_(inv), follower_(inv.run, inv.fact, static_cast<std::int64_t>(inv.quiet_after_s)) {}
 
-  std::vector<std::string> frame(std::size_t width) {
-    auto v = read_view(s_, inv_.run, inv_.fact, width);
+  std::vector<std::string> frame(terminal_size size) {
+    auto v = follower_.read(s_, static_cast<std::int64_t>(std::time(nullptr)));
     auto now = std::chrono::steady_clock::now();
     if (v.found && (!judged_ || now - *judged_ >= std::chrono::seconds(1))) {
       opinions_ = opinion_lines(s_, inv_.run);
       judged_ = now;
     }
     v.opinions = opinions_;
-    return render(v, width);
+    return render(v, size.width, size.height);
   }
 
 private:
   const store& s_;
   const invocation& inv_;
+  run_follower follower_;
   std::vector<std::string> opinions_;
   std::optional<std::chrono::steady_clock::time_point> judged_;
 };
@@ -114,7 +165,7 @@ bool wait_for_store(const invocation& inv, std::ostream& err) {
 void watch(const store& s, const invocation& inv, std::ostream& out) {
   viewer view{s, inv};
   if (inv.once) {
-    for (auto& line : view.frame(terminal_width()))
+    for (auto& line : view.frame(terminal_size_now()))
       out << line << '\n';
     return;
   }
@@ -125,7 +176,7 @@ void watch(const store& s, const invocation& inv, std::ostream& out) {
     // until a signal, or until the reader goes (a failed write).
     pollfd stop{stop_fd(), POLLIN, 0};
     while (stop_signal() == 0) {
-      for (auto& line : view.frame(80))
+      for (auto& line : view.frame({}))
         out << line << '\n';
       out << '\n' << std::flush;
       if (!out)
@@ -142,17 +193,31 @@ void watch(const store& s, const invocation& inv, std::ostream& out) {
     ~restore() { out << "\x1b[?25h\x1b[?1049l" << std::flush; }
   } restoring{out};
   bool stdin_open = true;
+  int resized = catch_resize();
   while (stop_signal() == 0) {
-    auto width = terminal_width();
+    // Every line ends cleared, but for one that fills the row (clearing
+    // there would take its last character); nothing is written past the
+    // last row, which would scroll the screen.
+    auto size = terminal_size_now();
+    auto lines = view.frame(size);
     std::string frame = "\x1b[H";
-    for (auto& line : view.frame(width))
-      frame += line + "\x1b[K\r\n";
-    frame += "\x1b[J";
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      frame += lines[i];
+      if (text_columns(lines[i]) < size.width)
+        frame += "\x1b[K";
+      if (i + 1 < lines.size())
+        frame += "\r\n";
+    }
+    if (lines.size() < size.height)
+      frame += "\r\n\x1b[J";
     out << frame << std::flush;
-    // A key, a stop signal, or the next frame's time, whichever is first.
-    pollfd waits[2] = {{stop_fd(), POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
-    auto& key = waits[1];
-    int ready = ::poll(waits, stdin_open ? 2 : 1, static_cast<int>(inv.interval_ms));
+    // A key, a resize, a stop signal, or the next frame's time, whichever
+    // is first; a resize redraws at once, at the new size.
+    pollfd waits[3] = {{stop_fd(), POLLIN, 0}, {resized, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
+    auto& key = waits[2];
+    int ready = ::poll(waits, stdin_open ? 3 : 2, static_cast<int>(inv.interval_ms));
+    if (ready > 0 && (waits[1].revents & POLLIN))
+      drain(resized);
     if (ready > 0 && stdin_open && (key.revents & (POLLIN | POLLHUP))) {
       char buf[64];
       auto n = ::read(STDIN_FILENO, buf, sizeof buf);
