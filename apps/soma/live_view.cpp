@@ -169,6 +169,8 @@ void run_follower::settle(std::uint64_t n, outcome state, std::optional<double> 
 }
 
 void run_follower::take(const store& s, const record& r, std::uint64_t total) {
+  if (r.forward < next_ && pending_.count(r.forward) == 0)
+    return; // settled when read before, and counted then
   if (r.forward >= next_) { // new: when it began counts once
     next_ = r.forward + 1;
     if (r.forward == 0)
@@ -394,7 +396,14 @@ std::vector<std::string> render(const view& v, std::size_t width, std::size_t he
       told.push_back(buf);
       parts.push_back({2, {fitting(told, width)}});
       // Two values a character: the whole run, each column its range.
-      auto cols = v.values.fitted(2 * (width > 2 ? width - 2 : width), v.forwards);
+      auto room = 2 * (width > 2 ? width - 2 : width);
+      auto cols = v.values.fitted(room, v.forwards);
+      if (!cols.empty() && 2 * cols.size() <= room) { // a short run: each forward as wide as fits
+        std::vector<value_columns::column> wide;
+        for (auto& c : cols)
+          wide.insert(wide.end(), room / cols.size(), c);
+        cols = std::move(wide);
+      }
       parts.push_back({3, braille(cols, lo, hi, 2), 1, braille(cols, lo, hi, 1)});
     }
     parts.push_back({9, {""}});
@@ -449,6 +458,8 @@ std::vector<std::string> render(const view& v, std::size_t width, std::size_t he
     for (auto& l : p.lines) {
       lines.push_back(l);
       cut(lines.back(), width);
+      while (!lines.back().empty() && lines.back().back() == ' ') // a sparkline's blank end
+        lines.back().pop_back();
     }
   return lines;
 }

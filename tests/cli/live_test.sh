@@ -26,7 +26,7 @@ trap cleanup EXIT
 . "$HERE/helpers.sh"
 
 # pane: what the tmux pane shows now, in $T/pane (-J: a wrapped line as one).
-pane() { tmux -L "$SOCKET" capture-pane -p -J -t live >"$T/pane"; }
+pane() { tmux -L "$SOCKET" capture-pane -p -J -t live | sed 's/ *$//' >"$T/pane"; }
 
 # forwards_shown: the N of "forwards N" on the pane, or nothing.
 forwards_shown() { pane; sed -n 's/^forwards \([0-9]*\) .*/\1/p' "$T/pane" | head -1; }
