@@ -204,6 +204,8 @@ case $case_ in
     grep -q "^forwards [0-9]" "$T/pane" || fail "no counts line at 40 x 10"
     pane_until 30 count_is 300 || fail "the count never reached 300 (it showed $(forwards_shown))"
     fits 40 10
+    # The whole run's range, not the last values': losses 0 to 299 were told.
+    pane_until 5 shows_line "^loss  last 299  (300 told: 0 to 299)$" || fail "the fact line is not the whole run's"
     wait "$CHILD" || fail "record_child failed"
     CHILD=
     pane_until 10 shows_line "^no forward for [0-9]* s (last [0-9:]*)$" \
