@@ -6,6 +6,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -13,6 +14,7 @@
 
 #include "count.hpp"
 #include "health.hpp"
+#include "plot.hpp"
 #include "soma/store/store.hpp"
 #include "soma/version.hpp"
 #include "usage_error.hpp"
@@ -235,9 +237,17 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   plot->require_subcommand(1);
   std::string window_text, interval_text;
   auto* plot_progress = plot->add_subcommand(
-    "progress", "NAME over RUN, raw and thin, with a bold centred rolling mean");
-  plot_progress->add_option("--fact", inv.fact, "the series: a fact (its \"value\") or fact.field")
-    ->option_text("NAME");
+    "progress", "NAME over RUN, raw and thin, with a bold centred rolling mean; several runs "
+                "or facts overlaid with a legend");
+  plot_progress->add_option("RUN", inv.runs, "the run, or several to overlay")->required();
+  plot_progress
+    ->add_option("--fact", inv.facts,
+                 "the series: a fact (its \"value\") or fact.field; again for another series")
+    ->option_text("NAME")
+    ->allow_extra_args(false);
+  plot_progress->add_flag("--log-y", inv.log_y,
+                          "a log y axis (powers of ten); values of 0 or less are left out, "
+                          "and the figure says how many");
   auto* window = plot_progress->add_option("--window", window_text,
                                            "the rolling mean's window, an odd number of values")
                    ->option_text("N");
@@ -246,7 +256,7 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
                       ->option_text("N");
   auto* plot_machines =
     plot->add_subcommand("machines", "per host, time working there against time waiting");
-  for (auto* sub : {plot_progress, plot_spent, plot_machines})
+  for (auto* sub : {plot_spent, plot_machines})
     sub->add_option("RUN", inv.run, "the run")->required();
   auto* plot_study = plot->add_subcommand(
     "study", "the result of each trial of STUDY, and every trial's curve overlaid");
@@ -262,10 +272,18 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
                          "a program that calls soma::draw::draw_if_asked(g.declaration()), "
                          "and its arguments (after -- when they start with -)")
     ->required();
+  std::string size_text;
+  std::vector<CLI::Option*> sizes;
   for (auto* sub : {plot_progress, plot_spent, plot_machines, plot_study, plot_graph}) {
     sub->add_option("-o,--output", inv.output, "the file: .svg or .png")
       ->option_text("FILE")
       ->required();
+    if (sub != plot_graph) {
+      sizes.push_back(sub->add_option("--size", size_text, "the figure's size in pixels, such as 1280x720")
+                        ->option_text("WxH"));
+      sub->add_option("--title", inv.title, "the figure's title instead of its own")
+        ->option_text("TEXT");
+    }
     given_stores.push_back(common_options(*sub, inv));
   }
 
@@ -407,6 +425,19 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
                         "`soma --json nodes RUN`, `soma --json fleet RUN` and `soma --json trials STUDY`");
     if (window->count() > 0)
       inv.window = parse_count(window_text, "N of `soma plot progress --window N`");
+    if (std::any_of(sizes.begin(), sizes.end(), [](auto* o) { return o->count() > 0; }))
+      std::tie(inv.width, inv.height) = parse_size(size_text);
+    if (plot_progress->parsed()) {
+      if (inv.facts.empty())
+        inv.facts.push_back(inv.fact);
+      if (inv.runs.size() * inv.facts.size() > most_overlaid)
+        throw usage_error("`soma plot progress` overlays at most " + std::to_string(most_overlaid)
+                          + " series (runs times facts) on one figure, not "
+                          + std::to_string(inv.runs.size() * inv.facts.size())
+                          + "; draw them in several figures");
+      inv.run = inv.runs.front();
+      inv.fact = inv.facts.front();
+    }
     if (plot_last->count() > 0)
       inv.last = parse_count(last_text, "N of `soma plot spent --last N`");
   } else if (check->parsed()) {

@@ -50,6 +50,13 @@ struct invocation {
   std::string tls_cert, tls_key;   ///< --tls-cert FILE --tls-key FILE, for `serve`
   std::size_t live_cap = 16;       ///< --live-cap N, for `serve`
   std::optional<std::uint64_t> max_bytes; ///< --max-bytes N, for `trace`
+  // `soma plot`'s figure options (issue 17): several runs and facts overlaid,
+  // a log axis, a size and a title.
+  std::vector<std::string> runs;   ///< RUN..., for `plot progress` (run is the first)
+  std::vector<std::string> facts;  ///< --fact NAME, repeatable, for `plot progress` (fact is the first)
+  bool log_y = false;              ///< --log-y, for `plot progress`
+  int width = 0, height = 0;       ///< --size WxH, for `plot` but graph (0: the figure's own)
+  std::string title;               ///< --title TEXT, for `plot` but graph (empty: its own)
   // `soma live`'s options (issue 17).
   std::uint64_t quiet_after_s = 5; ///< --quiet-after S: seconds without a forward before `live` says so
 };

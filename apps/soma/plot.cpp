@@ -1,6 +1,7 @@
 #include "plot.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <ostream>
@@ -15,19 +16,63 @@
 #include "soma/draw/machines.hpp"
 #include "soma/draw/progress.hpp"
 #include "soma/draw/spent.hpp"
+#include "soma/store/readers.hpp"
 #include "soma/draw/study.hpp"
 #include "usage_error.hpp"
 
 namespace soma::cli {
 
+std::pair<int, int> parse_size(std::string_view text) {
+  auto bounds = std::to_string(draw::least_width) + "x" + std::to_string(draw::least_height)
+                + " to " + std::to_string(draw::most_width) + "x"
+                + std::to_string(draw::most_height);
+  auto x = text.find_first_of("xX");
+  auto number = [](std::string_view digits) {
+    int v = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    return ec == std::errc{} && end == digits.data() + digits.size() && !digits.empty() ? v : -1;
+  };
+  int w = x == std::string_view::npos ? -1 : number(text.substr(0, x));
+  int h = x == std::string_view::npos ? -1 : number(text.substr(x + 1));
+  if (w < 0 || h < 0)
+    throw usage_error("--size WxH is pixels across and down, such as 1280x720, not '"
+                      + std::string{text} + "'; sizes run from " + bounds);
+  if (w < draw::least_width || w > draw::most_width || h < draw::least_height
+      || h > draw::most_height)
+    throw usage_error("--size " + std::string{text} + " is out of bounds: a figure is from "
+                      + bounds + " pixels (width x height)");
+  return {w, h};
+}
+
+namespace {
+
+// One figure of every run of inv.runs and fact of inv.facts. A run that is
+// not there is an error naming it; a series nobody told is named on the
+// figure, as the web page's comparison does.
+draw::figure overlaid(const store& s, const invocation& inv, const draw::framing& frame) {
+  std::vector<draw::compared> series;
+  for (auto& run : inv.runs)
+    for (auto& fact : inv.facts)
+      series.push_back({run, curve(s, run, fact), fact}); // empty: named on the figure
+  return draw::compare(series, inv.facts.front(), {.window = inv.window, .log_y = inv.log_y, .frame = frame});
+}
+
+} // namespace
+
 void plot(const store& s, const invocation& inv, std::ostream& out) {
+  draw::framing frame{inv.width, inv.height, inv.title};
   auto figure = [&] {
     try {
       switch (inv.what) {
-        case command::plot_spent: return draw::spent(s, inv.run, inv.last);
-        case command::plot_machines: return draw::machines(s, inv.run);
-        case command::plot_study: return draw::study(s, inv.study, inv.fact, inv.result);
-        default: return draw::progress(s, inv.run, inv.fact, {.window = inv.window});
+        case command::plot_spent: return draw::spent(s, inv.run, inv.last, frame);
+        case command::plot_machines: return draw::machines(s, inv.run, frame);
+        case command::plot_study:
+          return draw::study(s, inv.study, inv.fact, inv.result, frame);
+        default:
+          if (inv.runs.size() > 1 || inv.facts.size() > 1)
+            return overlaid(s, inv, frame);
+          return draw::progress(s, inv.run, inv.fact,
+                                {.window = inv.window, .log_y = inv.log_y, .frame = frame});
       }
     } catch (const std::invalid_argument& e) { // an even window, a value not finite
       throw usage_error(e.what());

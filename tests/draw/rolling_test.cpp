@@ -11,35 +11,35 @@ BOOST_AUTO_TEST_SUITE(rolling)
 
 BOOST_AUTO_TEST_CASE(window_three_equals_hand_computed_centred_means) {
   std::vector<double> ys{1, 2, 3, 10, 5};
-  // i0: edge, window shrinks to 1 -> 1; i1: (1+2+3)/3; i2: (2+3+10)/3;
-  // i3: (3+10+5)/3; i4: edge -> 5.
-  std::vector<double> want{1, 2, 5, 6, 5};
+  // Full windows only: (1+2+3)/3 on i1, (2+3+10)/3 on i2, (3+10+5)/3 on i3;
+  // none on the ends, where a window of 3 has no room.
+  std::vector<double> want{2, 5, 6};
   auto got = soma::draw::rolling_mean(ys, 3);
   BOOST_REQUIRE_EQUAL(got.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i)
     BOOST_TEST(got[i] == want[i], boost::test_tools::tolerance(1e-12));
 }
 
-BOOST_AUTO_TEST_CASE(window_five_shrinks_symmetrically_at_both_edges) {
+BOOST_AUTO_TEST_CASE(window_five_draws_nothing_where_the_window_is_not_full) {
   std::vector<double> ys{4, 8, 6, 2, 10, 0, 7};
-  // h = min(2, i, n-1-i): i0 h0 -> 4; i1 h1 -> (4+8+6)/3 = 6;
-  // i2 h2 -> (4+8+6+2+10)/5 = 6; i3 -> (8+6+2+10+0)/5 = 5.2;
-  // i4 -> (6+2+10+0+7)/5 = 5; i5 h1 -> (10+0+7)/3; i6 h0 -> 7.
-  std::vector<double> want{4, 6, 6, 5.2, 5, 17.0 / 3, 7};
+  // i2 -> (4+8+6+2+10)/5 = 6; i3 -> (8+6+2+10+0)/5 = 5.2; i4 -> (6+2+10+0+7)/5.
+  std::vector<double> want{6, 5.2, 5};
   auto got = soma::draw::rolling_mean(ys, 5);
   BOOST_REQUIRE_EQUAL(got.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i)
     BOOST_TEST(got[i] == want[i], boost::test_tools::tolerance(1e-12));
 }
 
-BOOST_AUTO_TEST_CASE(a_window_wider_than_the_series_still_centres_each_point) {
+BOOST_AUTO_TEST_CASE(a_window_wider_than_the_series_has_no_mean_and_fits_when_narrowed) {
   std::vector<double> ys{3, 1, 2};
-  std::vector<double> want{3, 2, 2};
-  auto got = soma::draw::rolling_mean(ys, 99);
-  for (std::size_t i = 0; i < want.size(); ++i)
-    BOOST_TEST(got[i] == want[i], boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(soma::draw::rolling_mean(ys, 99).empty());
+  BOOST_TEST(soma::draw::fitting_window(99, 3) == 3u);
+  BOOST_TEST(soma::draw::fitting_window(99, 4) == 3u);
+  BOOST_TEST(soma::draw::fitting_window(5, 40) == 5u);
+  BOOST_TEST(soma::draw::fitting_window(5, 0) == 1u);
+  BOOST_TEST(soma::draw::rolling_mean(ys, 3) == std::vector<double>{2});
   BOOST_TEST(soma::draw::rolling_mean(std::vector<double>{}, 3).empty());
-  BOOST_TEST(soma::draw::rolling_mean(std::vector<double>{7}, 5) == std::vector<double>{7});
+  BOOST_TEST(soma::draw::rolling_mean(std::vector<double>{7}, 1) == std::vector<double>{7});
 }
 
 BOOST_AUTO_TEST_CASE(window_one_is_the_series_itself) {

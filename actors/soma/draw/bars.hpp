@@ -9,7 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/draw/chart.hpp"
 #include "soma/draw/figure.hpp"
+#include "soma/draw/framing.hpp"
 
 namespace soma::draw {
 
@@ -28,14 +30,27 @@ struct bar_row {
   std::string note;
 };
 
+/// The narrowest a part of a bar is drawn when it is not zero, in pixels:
+/// a 2 µs wait beside 800 ms of work is still seen (its note says its true
+/// value).
+inline constexpr double least_part_width = 3;
+
 /// A figure of horizontal stacked bars in a unit fit for the longest
 /// (µs, ms or s, stated on the x axis), with a legend when there are several
-/// parts. Throws std::invalid_argument when there is no row.
+/// parts (its entries side by side). `frame` sets its size (the rows share
+/// the height) and title. Throws std::invalid_argument when there is no row
+/// or the size is out of bounds.
 [[nodiscard]] figure time_bars(std::string_view title, std::string_view subtitle,
                                const std::vector<bar_part>& parts,
-                               const std::vector<bar_row>& rows, std::string_view x_label);
+                               const std::vector<bar_row>& rows, std::string_view x_label,
+                               const framing& frame = {});
 
-/// A duration as text in the unit fit for it ("850 µs", "1.27 s").
+/// A duration as text in the unit fit for it ("850 µs", "1.3 s").
 [[nodiscard]] std::string duration(double us);
+
+/// A duration as text in `unit`, so the durations of one label share one
+/// ("working 800 ms, waiting 2.3 ms"): whole above 100, one decimal above
+/// 1, two significant digits below ("0.052 ms").
+[[nodiscard]] std::string duration(double us, const time_unit& unit);
 
 } // namespace soma::draw

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "soma/draw/figure.hpp"
+#include "soma/draw/number.hpp"
 
 namespace soma::draw {
 
@@ -25,8 +26,9 @@ inline constexpr colour here{0.86, 0.91, 0.97};  ///< a node that runs here
 inline constexpr colour away{0.99, 0.89, 0.76};  ///< a node sent to a worker
 } // namespace palette
 
-/// A time unit fit for values up to `max_us` microseconds: µs below 10 ms,
-/// ms below 10 s, else s. `per_us` divides microseconds into the unit.
+/// A time unit fit for values up to `max_us` microseconds: µs below 1 ms,
+/// ms below 1 s, else s, so a value in it reads under a thousand (never
+/// "2289 µs"). `per_us` divides microseconds into the unit.
 struct time_unit {
   std::string name;
   double per_us = 1;
@@ -35,12 +37,18 @@ struct time_unit {
 /// The unit to show values up to `max_us` in.
 [[nodiscard]] time_unit unit_for(double max_us);
 
-/// `v` as a short text: whole numbers without decimals, others with at most
-/// three significant decimals ("0.25", "1500", "2.5e-05" for the tiny).
-[[nodiscard]] std::string short_number(double v);
-
 /// Draws the title (bold) and a one-line subtitle at the top of `f`.
 void title_block(figure& f, std::string_view title, std::string_view subtitle);
+
+/// How a chart's axes count.
+struct axes {
+  /// x counts whole things (forwards, trials): ticks only on whole numbers,
+  /// and a single x is shown half a step either side, its one tick under it.
+  bool whole_x = false;
+  /// A log y axis: y_lo and y_hi must be positive; ticks at powers of ten
+  /// (the range is widened to whole decades).
+  bool log_y = false;
+};
 
 /// A plot area of a figure: maps data (x to the right, y upwards) to pixels
 /// and draws labelled axes with round ticks.
@@ -48,9 +56,11 @@ class chart {
 public:
   /// The area inside `f` from (left, top) to (right, bottom) pixels, showing
   /// x in [x_lo, x_hi] and y in [y_lo, y_hi]; an empty range is widened so
-  /// a single value still has a place.
+  /// a single value still has a place. `left` grows when the widest y tick
+  /// label and the y axis' label would not fit between it and the figure's
+  /// edge (left() says where the area begins).
   chart(figure& f, double left, double top, double right, double bottom, double x_lo,
-        double x_hi, double y_lo, double y_hi);
+        double x_hi, double y_lo, double y_hi, axes how = {});
 
   /// The pixel where data (x, y) goes.
   [[nodiscard]] point at(double x, double y) const noexcept;
@@ -72,12 +82,24 @@ public:
   [[nodiscard]] double bottom() const noexcept { return bottom_; }
 
 private:
+  [[nodiscard]] double y_of(double v) const noexcept;
+
   figure& f_;
   double left_, top_, right_, bottom_;
   double x_lo_, x_hi_, y_lo_, y_hi_;
+  axes how_;
+  std::vector<double> y_ticks_;
+  std::vector<std::string> y_labels_;
+  double widest_y_label_ = 0;
 };
 
-/// Round tick values covering [lo, hi], about `target` of them.
-[[nodiscard]] std::vector<double> ticks(double lo, double hi, int target = 6);
+/// Round tick values covering [lo, hi], about `target` of them, at least
+/// `least_step` apart (1 for whole numbers; 0: any step).
+[[nodiscard]] std::vector<double> ticks(double lo, double hi, int target = 6,
+                                        double least_step = 0);
+
+/// Powers of ten covering [lo, hi] (both positive), about `target` of them
+/// (every second or fifth decade when there are many).
+[[nodiscard]] std::vector<double> log_ticks(double lo, double hi, int target = 6);
 
 } // namespace soma::draw

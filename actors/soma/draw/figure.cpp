@@ -1,4 +1,5 @@
 #include "soma/draw/figure.hpp"
+#include "soma/draw/framing.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -12,6 +13,19 @@ figure::figure(int width, int height, std::string title)
   if (width <= 0 || height <= 0)
     throw std::invalid_argument("a figure needs a positive size; asked for "
                                 + std::to_string(width) + "x" + std::to_string(height));
+}
+
+void figure::add(mark m) { marks_.push_back(std::move(m)); }
+
+void check_size(const framing& frame) {
+  auto in = [](int v, int lo, int hi) { return v == 0 || (v >= lo && v <= hi); };
+  if (!in(frame.width, least_width, most_width) || !in(frame.height, least_height, most_height))
+    throw std::invalid_argument("a figure of " + std::to_string(frame.width) + "x"
+                                + std::to_string(frame.height) + " pixels cannot be drawn: the "
+                                "width must be " + std::to_string(least_width) + " to "
+                                + std::to_string(most_width) + " and the height "
+                                + std::to_string(least_height) + " to "
+                                + std::to_string(most_height));
 }
 
 void figure::save(const std::string& path) const {

@@ -94,8 +94,10 @@ public:
   /// the SVG's <title>; draw it with a text mark to show it).
   figure(int width, int height, std::string title);
 
-  /// Adds a mark on top of those already there.
-  void add(mark m) { marks_.push_back(std::move(m)); }
+  /// Adds a mark on top of those already there. (Out of line: GCC 12 inlines
+  /// the variant's move into each caller and warns -Wmaybe-uninitialized
+  /// about alternatives it cannot see are not there.)
+  void add(mark m);
 
   /// Records where its chart maps data (soma::draw::chart does, for the
   /// first chart of a figure).

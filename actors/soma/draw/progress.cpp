@@ -13,14 +13,21 @@ namespace soma::draw {
 
 namespace {
 
-constexpr int width = 960, height = 540;
-constexpr double left = 96, top = 78, right = 930, bottom = 470;
+constexpr int default_width = 960, default_height = 540;
+constexpr double top = 78;
+
+// Where the area may go in a figure of `width` x `height` (the chart moves
+// its left edge further right when its labels need the room).
+struct layout {
+  double left = 96, right, bottom;
+  layout(int width, int height) : right(width - 30), bottom(height - 70) {}
+};
 
 // More points than pixels across: keep, per pixel column, the first, lowest,
 // highest and last point, in order. Every kept point is a real one, and the
 // line through them covers the same pixels as the line through all of them.
-std::vector<point> thin(std::vector<point> ps) {
-  if (ps.size() <= 4 * static_cast<std::size_t>(right - left))
+std::vector<point> thin(std::vector<point> ps, double columns) {
+  if (ps.size() <= 4 * static_cast<std::size_t>(columns))
     return ps;
   std::vector<point> out;
   std::size_t i = 0;
@@ -50,131 +57,228 @@ std::string ordinal(std::size_t n) {
   return std::to_string(n) + suffix;
 }
 
-} // namespace
-
-figure progress(const series& values, std::string_view run, std::string_view fact,
-                const progress_options& options) {
-  if (values.empty())
-    throw std::invalid_argument("nothing to draw: no forward of run '" + std::string{run}
-                                + "' told '" + std::string{fact}
-                                + "'; tell it (recorder.tell or live.tell) or name another fact");
-  std::vector<double> ys;
-  ys.reserve(values.size());
-  for (auto& [n, v] : values) {
+void check_finite(const series& values, std::string_view run, std::string_view fact) {
+  for (auto& [n, v] : values)
     if (!std::isfinite(v))
       throw std::invalid_argument("forward " + std::to_string(n) + " of run '" + std::string{run}
                                   + "' told " + std::string{fact} + " = " + std::to_string(v)
                                   + ", which cannot be drawn; a figure needs finite numbers");
-    ys.push_back(v);
+}
+
+// The values a log axis can show (above 0); `skipped` counts the others.
+series drawable(const series& values, bool log_y, std::size_t& skipped) {
+  if (!log_y)
+    return values;
+  series out;
+  for (auto& p : values)
+    if (p.second > 0)
+      out.push_back(p);
+    else
+      ++skipped;
+  return out;
+}
+
+std::string skipped_note(std::size_t skipped) {
+  if (skipped == 0)
+    return {};
+  return "; " + std::to_string(skipped) + (skipped == 1 ? " value" : " values")
+         + " of 0 or less not drawn on the log axis";
+}
+
+// The x and y ranges of the series, the y padded by 5 % on a linear axis.
+struct ranges {
+  double x_lo = 0, x_hi = 0, y_lo = 0, y_hi = 0;
+  bool any = false;
+  void take(const series& values) {
+    for (auto& [n, v] : values) {
+      auto x = static_cast<double>(n);
+      if (!any) {
+        x_lo = x_hi = x;
+        y_lo = y_hi = v;
+        any = true;
+      }
+      x_lo = std::min(x_lo, x);
+      x_hi = std::max(x_hi, x);
+      y_lo = std::min(y_lo, v);
+      y_hi = std::max(y_hi, v);
+    }
   }
-  auto window = options.window.value_or(default_window(ys.size()));
+  chart place(figure& f, const layout& at, bool log_y) const {
+    double pad = log_y ? 0 : (y_hi - y_lo) * 0.05;
+    return chart{f, at.left, top, at.right, at.bottom, x_lo, x_hi, y_lo - pad, y_hi + pad,
+                 {.whole_x = true, .log_y = log_y}};
+  }
+};
+
+// How one series is drawn: its colours, widths and SVG names.
+struct look {
+  colour raw, mean;
+  double raw_opacity, mean_width;
+  std::string raw_name, mean_name, point_name;
+};
+
+// Draws `values` on `c`: every value thin, the rolling mean over `window`
+// bold where its window is full (rolling.hpp says why), and a dot for a
+// series of one point, which a line alone would not show.
+void draw_series(figure& f, const chart& c, const series& values, std::size_t window,
+                 const look& how) {
+  std::vector<double> ys;
+  ys.reserve(values.size());
+  for (auto& p : values)
+    ys.push_back(p.second);
   auto means = rolling_mean(ys, window);
-  auto [lo, hi] = std::minmax_element(ys.begin(), ys.end());
-  double pad = (*hi - *lo) * 0.05;
-
-  std::string title = std::string{fact} + " over run " + std::string{run};
-  figure f{width, height, title};
-  std::string every = options.every > 1 ? ", every " + ordinal(options.every) + " kept" : "";
-  title_block(f, title,
-              std::to_string(values.size()) + " values told" + every
-                + "; bold: centred rolling mean over " + std::to_string(window)
-                + (window == 1 ? " value" : " values")
-                + " (narrowing at the ends), thin: every value as told");
-  chart c{f, left, top, right, bottom, static_cast<double>(values.front().first),
-          static_cast<double>(values.back().first), *lo - pad, *hi + pad};
-  c.x_axis("forward");
-  c.y_axis(fact);
-
   std::vector<point> raw, mean;
   raw.reserve(values.size());
-  mean.reserve(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    auto x = static_cast<double>(values[i].first);
-    raw.push_back(c.at(x, ys[i]));
-    mean.push_back(c.at(x, means[i]));
+  mean.reserve(means.size());
+  for (std::size_t i = 0; i < values.size(); ++i)
+    raw.push_back(c.at(static_cast<double>(values[i].first), ys[i]));
+  for (std::size_t j = 0; j < means.size(); ++j)
+    mean.push_back(c.at(static_cast<double>(values[j + window / 2].first), means[j]));
+  auto columns = c.right() - c.left();
+  f.add(line{thin(std::move(raw), columns), how.raw, 1, how.raw_opacity, how.raw_name});
+  f.add(line{thin(std::move(mean), columns), how.mean, how.mean_width, 1, how.mean_name});
+  if (values.size() == 1) {
+    auto p = c.at(static_cast<double>(values[0].first), ys[0]);
+    f.add(box{p.x - 4, p.y - 4, 8, 8, how.mean, std::nullopt, 4, how.point_name});
   }
-  f.add(line{thin(std::move(raw)), palette::raw, 1, 0.9, "raw"});
-  f.add(line{thin(std::move(mean)), palette::mean, 3, 1, "mean"});
-  c.frame();
+}
 
-  // The legend, top right inside the area.
-  double lx = right - 250, ly = top + 16;
-  f.add(line{{{lx, ly}, {lx + 24, ly}}, palette::raw, 1, 0.9});
-  f.add(text{{lx + 30, ly + 4}, "every value told", 11.5, align::start, palette::ink});
-  f.add(line{{{lx, ly + 18}, {lx + 24, ly + 18}}, palette::mean, 3});
-  f.add(text{{lx + 30, ly + 22}, "rolling mean, window " + std::to_string(window), 11.5,
-             align::start, palette::ink});
+// A legend at the top right inside the area: a swatch and a text per entry.
+struct legend_entry {
+  colour hue;
+  double width, opacity;
+  std::string text;
+};
+
+void legend(figure& f, const chart& c, const std::vector<legend_entry>& entries) {
+  double widest = 0;
+  for (auto& e : entries)
+    widest = std::max(widest, text_width(e.text, 11.5));
+  double lx = std::max(c.left() + 8, c.right() - 30 - widest - 16), ly = c.top() + 16;
+  for (auto& e : entries) {
+    f.add(line{{{lx, ly}, {lx + 24, ly}}, e.hue, e.width, e.opacity});
+    f.add(text{{lx + 30, ly + 4}, e.text, 11.5, align::start, palette::ink});
+    ly += 18;
+  }
+}
+
+std::string values_word(std::size_t n) { return n == 1 ? " value" : " values"; }
+
+} // namespace
+
+figure progress(const series& told, std::string_view run, std::string_view fact,
+                const progress_options& options) {
+  if (told.empty())
+    throw std::invalid_argument("nothing to draw: no forward of run '" + std::string{run}
+                                + "' told '" + std::string{fact}
+                                + "'; tell it (recorder.tell or live.tell) or name another fact");
+  check_finite(told, run, fact);
+  check_size(options.frame);
+  std::size_t skipped = 0;
+  auto values = drawable(told, options.log_y, skipped);
+  if (values.empty())
+    throw std::invalid_argument("nothing to draw on a log axis: every value of '" + std::string{fact}
+                                + "' in run '" + std::string{run}
+                                + "' is 0 or less; draw it without --log-y (log_y)");
+  auto asked = options.window.value_or(default_window(values.size()));
+  check_window(asked);
+  auto window = fitting_window(asked, values.size());
+
+  auto title = title_of(options.frame, std::string{fact} + " over run " + std::string{run});
+  figure f{width_of(options.frame, default_width), height_of(options.frame, default_height), title};
+  std::string every = options.every > 1 ? ", every " + ordinal(options.every) + " kept" : "";
+  std::string narrowed = window < asked ? " (" + std::to_string(asked) + " asked: wider than the run)"
+                                        : "";
+  title_block(f, title,
+              std::to_string(told.size()) + " values told" + every
+                + "; bold: centred rolling mean over " + std::to_string(window)
+                + values_word(window) + narrowed
+                + ", where its window is full; thin: every value as told"
+                + skipped_note(skipped));
+  ranges r;
+  r.take(values);
+  auto c = r.place(f, layout{f.width(), f.height()}, options.log_y);
+  c.x_axis("forward");
+  c.y_axis(fact);
+  draw_series(f, c, values, window,
+              {palette::raw, palette::mean, 0.9, 3, "raw", "mean", "point"});
+  c.frame();
+  legend(f, c,
+         {{palette::raw, 1, 0.9, "every value told"},
+          {palette::mean, 3, 1, "rolling mean, window " + std::to_string(window)}});
   return f;
 }
 
-figure compare(const std::vector<compared>& runs, std::string_view fact) {
-  // Colours far enough apart to tell six runs apart; more cycle.
+figure compare(const std::vector<compared>& runs, std::string_view fact,
+               const compare_options& options) {
+  // Colours far enough apart to tell six series apart; more cycle.
   static constexpr colour hues[] = {{0.05, 0.25, 0.6}, {0.85, 0.35, 0.1}, {0.1, 0.55, 0.25},
                                     {0.55, 0.2, 0.6},  {0.6, 0.45, 0.05}, {0.1, 0.55, 0.65}};
-  double lo = 0, hi = 0, first = 0, last = 0;
-  bool any = false;
+  check_size(options.frame);
+  if (options.window)
+    check_window(*options.window);
+  auto fact_of = [&](const compared& c) { return c.fact.empty() ? std::string{fact} : c.fact; };
+  std::vector<std::string> facts, names;
+  for (auto& r : runs) {
+    auto of = fact_of(r);
+    if (std::find(facts.begin(), facts.end(), of) == facts.end())
+      facts.push_back(of);
+    if (std::find(names.begin(), names.end(), r.run) == names.end())
+      names.push_back(r.run);
+  }
+  auto joined = [](const std::vector<std::string>& xs) {
+    std::string out;
+    for (auto& x : xs)
+      out += (out.empty() ? "" : ", ") + x;
+    return out;
+  };
+  bool by_fact = facts.size() > 1;
+  auto name_of = [&](const compared& r) { return by_fact ? r.run + "/" + fact_of(r) : r.run; };
+
+  std::size_t skipped = 0;
+  std::vector<series> shown;
+  ranges range;
   std::string silent;
   for (auto& r : runs) {
-    if (r.values.empty()) {
-      silent += (silent.empty() ? "" : ", ") + r.run;
-      continue;
-    }
-    for (auto& [n, v] : r.values) {
-      if (!std::isfinite(v))
-        throw std::invalid_argument("forward " + std::to_string(n) + " of run '" + r.run
-                                    + "' told " + std::string{fact} + " = " + std::to_string(v)
-                                    + ", which cannot be drawn; a figure needs finite numbers");
-      auto x = static_cast<double>(n);
-      if (!any) {
-        lo = hi = v;
-        first = last = x;
-        any = true;
-      }
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-      first = std::min(first, x);
-      last = std::max(last, x);
-    }
+    check_finite(r.values, r.run, fact_of(r));
+    shown.push_back(drawable(r.values, options.log_y, skipped));
+    if (shown.back().empty())
+      silent += (silent.empty() ? "" : ", ") + name_of(r);
+    range.take(shown.back());
   }
-  if (!any)
-    throw std::invalid_argument("nothing to draw: none of the runs compared told '"
-                                + std::string{fact} + "'");
-  std::string title = std::string{fact} + " over " + std::to_string(runs.size()) + " runs";
-  figure f{width, height, title};
+  if (!range.any)
+    throw std::invalid_argument(
+      options.log_y && skipped > 0
+        ? "nothing to draw on a log axis: every value compared is 0 or less; draw it without "
+          "--log-y (log_y)"
+        : "nothing to draw: none of the runs compared told '" + joined(facts) + "'");
+  std::string title = title_of(
+    options.frame, joined(facts) + " over "
+                     + (names.size() == 1 ? "run " + names[0]
+                                          : std::to_string(names.size()) + " runs"));
+  figure f{width_of(options.frame, default_width), height_of(options.frame, default_height), title};
   title_block(f, title,
-              "bold: each run's centred rolling mean, thin: every value as told"
+              "bold: each series' centred rolling mean where its window is full, thin: every "
+              "value as told"
+                + skipped_note(skipped)
                 + (silent.empty() ? std::string{} : "; told nothing: " + silent));
-  double pad = (hi - lo) * 0.05;
-  chart c{f, left, top, right, bottom, first, last, lo - pad, hi + pad};
+  auto c = range.place(f, layout{f.width(), f.height()}, options.log_y);
   c.x_axis("forward");
-  c.y_axis(fact);
+  c.y_axis(by_fact ? joined(facts) : std::string{fact_of(runs.front())});
+  std::vector<legend_entry> entries;
   std::size_t k = 0;
-  double ly = top + 16;
-  for (auto& r : runs) {
-    if (r.values.empty())
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (shown[i].empty())
       continue;
     auto hue = hues[k++ % std::size(hues)];
-    std::vector<double> ys;
-    ys.reserve(r.values.size());
-    for (auto& [n, v] : r.values)
-      ys.push_back(v);
-    auto window = default_window(ys.size());
-    auto means = rolling_mean(ys, window);
-    std::vector<point> raw, mean;
-    for (std::size_t i = 0; i < ys.size(); ++i) {
-      auto x = static_cast<double>(r.values[i].first);
-      raw.push_back(c.at(x, ys[i]));
-      mean.push_back(c.at(x, means[i]));
-    }
-    f.add(line{thin(std::move(raw)), hue, 1, 0.35, "raw-" + std::to_string(k)});
-    f.add(line{thin(std::move(mean)), hue, 2.5, 1, "mean-" + std::to_string(k)});
-    double lx = right - 250;
-    f.add(line{{{lx, ly}, {lx + 24, ly}}, hue, 2.5});
-    f.add(text{{lx + 30, ly + 4}, r.run + " (window " + std::to_string(window) + ")", 11.5,
-               align::start, palette::ink});
-    ly += 18;
+    auto window = fitting_window(options.window.value_or(default_window(shown[i].size())),
+                                 shown[i].size());
+    auto n = std::to_string(k);
+    draw_series(f, c, shown[i], window, {hue, hue, 0.35, 2.5, "raw-" + n, "mean-" + n, "point-" + n});
+    entries.push_back({hue, 2.5, 1, name_of(runs[i]) + " (window " + std::to_string(window) + ")"});
   }
   c.frame();
+  legend(f, c, entries);
   return f;
 }
 

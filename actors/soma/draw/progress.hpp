@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "soma/draw/figure.hpp"
+#include "soma/draw/framing.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma::draw {
@@ -28,16 +29,25 @@ struct progress_options {
   /// The series holds every `every`-th value told (soma::live's bound); the
   /// figure says so when it is more than 1.
   std::size_t every = 1;
+  /// A log y axis (ticks at powers of ten): values of 0 or less are not
+  /// drawn, and the subtitle says how many were left out.
+  bool log_y = false;
+  /// Its size and title (check_size's bounds); soma's 960 x 540 otherwise.
+  framing frame;
 };
 
 /// The figure of `values` of fact `fact` over run `run`: the raw series as a
-/// thin line through every point, the centred rolling mean (rolling_mean,
-/// the window stated on the figure) bold over it, forward along x and the
-/// value along y. Straight segments between actual points only. When there
-/// are more points than pixels across, each pixel column keeps its first,
-/// lowest, highest and last point (still actual points, and the same
-/// picture). Throws std::invalid_argument for an empty series, a value that
-/// is not finite, or an even window.
+/// thin line through every point, the centred rolling mean (rolling_mean:
+/// drawn where its window is full, the window stated on the figure) bold
+/// over it, forward along x (ticks on whole forwards) and the value along y.
+/// Straight segments between actual points only; a series of one point is
+/// drawn as a dot (`series-point`). When there are more points than pixels
+/// across, each pixel column keeps its first, lowest, highest and last point
+/// (still actual points, and the same picture). A window wider than the
+/// series is narrowed to fit (fitting_window), and the figure says so.
+/// Throws std::invalid_argument for an empty series, a value that is not
+/// finite, an even window, a size out of bounds, or, on a log axis, no
+/// value above 0.
 [[nodiscard]] figure progress(const series& values, std::string_view run,
                               std::string_view fact = "loss", const progress_options& options = {});
 
@@ -48,17 +58,34 @@ struct progress_options {
 [[nodiscard]] figure progress(const store& s, std::string_view run, std::string_view fact = "loss",
                               const progress_options& options = {});
 
-/// One run's series in a comparison.
+/// One series in a comparison: a run's values of a fact.
 struct compared {
   std::string run;
   series values;
+  /// The fact these values are of; empty: the fact compare is given.
+  std::string fact;
 };
 
-/// Several runs' series of `fact` on one chart, for comparing: each run's
-/// values thin and its centred rolling mean (its default_window) bold, in a
-/// colour of its own, named in a legend. Runs that told nothing are named
-/// in the subtitle, not drawn. Throws std::invalid_argument when no run told
-/// `fact` or a value is not finite.
-[[nodiscard]] figure compare(const std::vector<compared>& runs, std::string_view fact = "loss");
+/// How compare draws.
+struct compare_options {
+  /// Every series' rolling mean window (odd); each one's default_window
+  /// when not given. Narrowed to fit a shorter series (fitting_window).
+  std::optional<std::size_t> window;
+  /// A log y axis, as progress_options::log_y.
+  bool log_y = false;
+  /// Its size and title; soma's 960 x 540 otherwise.
+  framing frame;
+};
+
+/// Several series on one chart, for comparing (several runs of a fact, or
+/// several facts of runs): each one's values thin and its centred rolling
+/// mean (where its window is full) bold, in a colour of its own, and
+/// named in a legend: by its run when all are of one fact, else by
+/// run/fact. A series of one point is a dot. Series that told nothing are
+/// named in the subtitle, not drawn. Throws std::invalid_argument when no
+/// series has a value to draw, a value is not finite or the size is out of
+/// bounds.
+[[nodiscard]] figure compare(const std::vector<compared>& runs, std::string_view fact = "loss",
+                             const compare_options& options = {});
 
 } // namespace soma::draw

@@ -13,26 +13,39 @@ std::size_t default_window(std::size_t n) noexcept {
   return std::clamp<std::size_t>(w, 1, 1001);
 }
 
-std::vector<double> rolling_mean(std::span<const double> ys, std::size_t window) {
+std::size_t fitting_window(std::size_t window, std::size_t n) noexcept {
+  if (window <= n)
+    return window;
+  return n == 0 ? 1 : n % 2 ? n : n - 1;
+}
+
+void check_window(std::size_t window) {
   if (window == 0 || window % 2 == 0)
     throw std::invalid_argument("the rolling mean's window must be odd, so that each mean is "
                                 "centred on a value; " + std::to_string(window) + " is not");
+}
+
+std::vector<double> rolling_mean(std::span<const double> ys, std::size_t window) {
+  check_window(window);
   auto n = ys.size();
-  // Prefix sums in long double: a run of a million values loses nothing a
+  if (window > n)
+    return {};
+  // A running sum in long double: a run of a million values loses nothing a
   // figure could show.
-  std::vector<long double> sum(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    sum[i + 1] = sum[i] + ys[i];
-  std::vector<double> out(n);
-  if (n == 0)
-    return out;
+  long double sum = 0;
+  for (std::size_t i = 0; i < window; ++i)
+    sum += ys[i];
   // Rounding in the sums must not carry a mean past the series' range.
   auto [lo, hi] = std::minmax_element(ys.begin(), ys.end());
-  auto half = window / 2;
-  for (std::size_t i = 0; i < n; ++i) {
-    auto h = std::min({half, i, n - 1 - i});
-    auto mean = (sum[i + h + 1] - sum[i - h]) / static_cast<long double>(2 * h + 1);
-    out[i] = h == 0 ? ys[i] : std::clamp(static_cast<double>(mean), *lo, *hi);
+  std::vector<double> out;
+  out.reserve(n - window + 1);
+  for (std::size_t j = 0;; ++j) {
+    out.push_back(window == 1 ? ys[j]
+                              : std::clamp(static_cast<double>(sum / static_cast<long double>(window)),
+                                           *lo, *hi));
+    if (j + window == n)
+      break;
+    sum += static_cast<long double>(ys[j + window]) - static_cast<long double>(ys[j]);
   }
   return out;
 }

@@ -14,19 +14,32 @@ namespace soma::draw {
 /// made odd so it has a centre, at least 1 and at most 1001.
 [[nodiscard]] std::size_t default_window(std::size_t n) noexcept;
 
+/// Throws std::invalid_argument, saying why, when `window` is even or zero:
+/// a centred window needs a middle value.
+void check_window(std::size_t window);
+
+/// The window `window` is drawn with over `n` values: itself, or the widest
+/// odd window there is room for when it is wider than the series (1 for an
+/// empty one).
+[[nodiscard]] std::size_t fitting_window(std::size_t window, std::size_t n) noexcept;
+
 /// The centred rolling mean of `ys` over `window` values (odd, so each mean
-/// sits on the value at its centre, neither early nor late).
+/// sits on the value at its centre, neither early nor late), **where the
+/// window is full only**: element j is the mean of ys[j .. j+window-1] and
+/// belongs to ys[j + window/2]. There are n - window + 1 of them (none when
+/// the window is wider than the series).
 ///
-/// At the edges the window **shrinks symmetrically**: value i averages
-/// ys[i-h .. i+h] with h = min(window/2, i, n-1-i), so the first and last
-/// means are the first and last values themselves and every mean is still
-/// centred on its own point. (Truncating the window instead would pull the
-/// ends towards the inside: a mean drawn at forward 0 made only of later
-/// values.) Each mean lies between the smallest and largest of the values it
-/// averages, so none lies outside the series' range (means are clamped to
-/// it, so rounding cannot carry one out either).
+/// Why only full windows: a window narrowing towards the ends averages ever
+/// fewer values, down to the last value alone, so a noisy series' mean leaps
+/// to its last raw value in the last pixels (the artefact seen at 100,000
+/// forwards). A trailing window would reach the end but lag by half a
+/// window everywhere. Leaving the mean off the first and last window/2
+/// values (the thin raw line still shows them) invents nothing and keeps
+/// every mean centred and equally smooth.
 ///
-/// O(n). Throws std::invalid_argument for an even or zero window.
+/// Each mean lies between the smallest and largest of the values it
+/// averages (clamped to the series' range, so rounding cannot carry one
+/// out). O(n). Throws std::invalid_argument for an even or zero window.
 [[nodiscard]] std::vector<double> rolling_mean(std::span<const double> ys, std::size_t window);
 
 } // namespace soma::draw

@@ -15,8 +15,8 @@ namespace soma::draw {
 
 namespace {
 
-constexpr int width = 960, height = 760;
-constexpr double left = 96, right = 930;
+constexpr int default_width = 960, default_height = 760;
+constexpr double left = 96;
 
 // The trial's result `name` as a number, when it has one.
 std::optional<double> number_of(const trial_row& t, const std::string& name) {
@@ -32,7 +32,9 @@ std::optional<double> number_of(const trial_row& t, const std::string& name) {
 
 } // namespace
 
-figure study(const store& s, std::string_view name, std::string_view fact, std::string result) {
+figure study(const store& s, std::string_view name, std::string_view fact, std::string result,
+             const framing& frame) {
+  check_size(frame);
   auto rows = trials(s, name);
   if (result.empty())
     for (auto& t : rows)
@@ -62,9 +64,15 @@ figure study(const store& s, std::string_view name, std::string_view fact, std::
       + (result.empty() ? std::string{} : " '" + result + "'")
       + "; `soma trials " + std::string{name} + "` shows what each trial gave");
 
-  std::string title = std::string{name} + ": " + result + " per trial, " + std::string{fact}
-                      + " over each trial's run";
+  auto title = title_of(frame, std::string{name} + ": " + result + " per trial, "
+                                 + std::string{fact} + " over each trial's run");
+  int width = width_of(frame, default_width), height = height_of(frame, default_height);
   figure f{width, height, title};
+  // The two charts share the height below the title block: the results
+  // above, the curves below, each with its axis labels under it.
+  double right = width - 30, plotted = std::max(40.0, height - 238.0);
+  double upper_bottom = 78 + plotted * 0.48, lower_top = upper_bottom + 90;
+  double lower_bottom = lower_top + plotted * 0.52;
   std::string left_out;
   auto say = [&](std::size_t n, const char* why) {
     if (n)
@@ -82,7 +90,8 @@ figure study(const store& s, std::string_view name, std::string_view fact, std::
                                       [](const drawn& a, const drawn& b) { return a.value < b.value; });
   double pad = (hi->value - lo->value) * 0.08;
   auto first = static_cast<double>(rows.front().number), last = static_cast<double>(rows.back().number);
-  chart top{f, left, 78, right, 330, first, last, lo->value - pad, hi->value + pad};
+  chart top{f, left, 78, right, upper_bottom, first, last, lo->value - pad, hi->value + pad,
+            {.whole_x = true}};
   top.x_axis("trial");
   top.y_axis(result);
   for (auto& r : results) {
@@ -115,7 +124,8 @@ figure study(const store& s, std::string_view name, std::string_view fact, std::
   }
   if (!curves.empty()) {
     double cpad = (yhi - ylo) * 0.05;
-    chart below{f, left, 420, right, 690, 0, xhi, ylo - cpad, yhi + cpad};
+    chart below{f, left, lower_top, right, lower_bottom, 0, xhi, ylo - cpad, yhi + cpad,
+                {.whole_x = true}};
     below.x_axis("forward");
     below.y_axis(fact);
     std::optional<line> best;
@@ -133,7 +143,7 @@ figure study(const store& s, std::string_view name, std::string_view fact, std::
       f.add(std::move(*best));
     below.frame();
   } else {
-    f.add(text{{width / 2.0, 560}, "no trial's run told '" + std::string{fact} + "'", 13,
+    f.add(text{{width / 2.0, (lower_top + lower_bottom) / 2}, "no trial's run told '" + std::string{fact} + "'", 13,
                align::middle, palette::faint});
   }
   return f;

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "soma/draw/figure.hpp"
+#include "soma/draw/framing.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma::draw {
@@ -18,9 +19,10 @@ namespace soma::draw {
 /// per trial that recorded it, the trial with the lowest result bold. The
 /// subtitle says how many trials are drawn and why the others are not
 /// (waiting, claimed, broke, or no such result). Costs soma::trials plus a
-/// curve per trial. Throws no_study_error, and std::invalid_argument when no
-/// trial has a finite result `result` to draw.
+/// curve per trial. `frame` sets the size and title. Throws no_study_error,
+/// and std::invalid_argument when no trial has a finite result `result` to
+/// draw or the size is out of bounds.
 [[nodiscard]] figure study(const store& s, std::string_view name, std::string_view fact = "loss",
-                           std::string result = {});
+                           std::string result = {}, const framing& frame = {});
 
 } // namespace soma::draw
