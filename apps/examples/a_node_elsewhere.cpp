@@ -19,7 +19,8 @@
 
 int main(int argc, char** argv) {
   bool network = argc > 1 && std::strcmp(argv[1], "network") == 0;
-  soma::system_config cfg;
+  //! [client]
+  soma::system_config cfg; // loads the middleman
   caf::actor_system sys{cfg};
 
   // mode::project: the worker is given the library; mode::network: the
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
 
   std::cout << remote.forward("the quick brown fox", {.watching = soma::print, .broker = broker})
             << "\n";
+  //! [client]
   for (int again = 0; again < 3; ++again)
     remote.forward("with the worker already up",
                    {.watching = [](const soma::fact& f) {

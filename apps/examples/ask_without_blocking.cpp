@@ -20,6 +20,7 @@ int main() {
   auto g = soma::graph::somatize(system, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
                                            >> Score{}.named("score"));
 
+  //! [asked]
   // A graph's actors stop when its last copy is gone. The handlers keep a
   // copy each, so the graph outlives main's `g` until every answer came.
   system.spawn([g](caf::event_based_actor* self) {
@@ -32,5 +33,6 @@ int main() {
               });
     }
   });
+  //! [asked]
   // The actor system waits for every actor to finish before main returns.
 }

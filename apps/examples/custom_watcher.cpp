@@ -17,6 +17,7 @@
 #include "seed_nodes.hpp"
 #include "soma/soma.hpp"
 
+//! [tally]
 using tally_atom = caf::atom_constant<caf::atom("tally")>;
 
 // The watcher's interface: it takes facts and answers a tally as text.
@@ -53,6 +54,7 @@ tally_actor::behavior_type tally(tally_actor::stateful_pointer<tally_state> self
     },
   };
 }
+//! [tally]
 
 int main() {
   soma::system_config cfg;
@@ -60,6 +62,7 @@ int main() {
   auto g = soma::graph::somatize(system, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
                                            >> Score{}.named("score"));
 
+  //! [subscribed]
   auto watcher = system.spawn(tally);
   for (int step = 0; step < 100; ++step)
     g.forward("the quick brown fox jumps", {.watching = watcher});
@@ -69,4 +72,5 @@ int main() {
   self->request(watcher, caf::infinite, tally_atom::value)
     .receive([](const std::string& table) { std::fputs(table.c_str(), stdout); },
              [&](caf::error& e) { std::fprintf(stderr, "%s\n", system.render(e).c_str()); });
+  //! [subscribed]
 }

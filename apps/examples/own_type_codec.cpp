@@ -12,6 +12,7 @@
 
 #include "soma/codec.hpp"
 
+//! [token]
 struct Token {
   std::string text;
   std::int32_t position = 0;
@@ -47,3 +48,4 @@ int main() {
     std::printf("error: %s\n", e.what());
   }
 }
+//! [token]

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   auto g = soma::graph::somatize(system, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
                                            >> Score{}.named("score"));
 
+  // Opens, or creates, an LMDB environment.
   soma::store store{argc > 1 ? argv[1] : soma::store::default_path()};
   {
     //! [recorded]

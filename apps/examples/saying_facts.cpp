@@ -8,6 +8,7 @@
 
 #include "soma/soma.hpp"
 
+//! [walk]
 struct Walk : soma::node<Walk, std::vector<int>, int> {
   Out forward(const In& xs, soma::context& ctx) override {
     int sum = 0;
@@ -15,10 +16,11 @@ struct Walk : soma::node<Walk, std::vector<int>, int> {
       sum += xs[i];
       ctx.items(i + 1, xs.size());
     }
-    ctx.tell(soma::fact{"sum", {{"value", sum}}});
+    ctx.tell(soma::fact{"sum", {{"value", sum}}}); // numbers are written as shortest text
     return sum;
   }
 };
+//! [walk]
 
 int main() {
   soma::system_config cfg;

@@ -5,11 +5,13 @@
 
 #include <numeric>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "soma/node.hpp"
 
+/// Each word's length.
 //! [tokenize]
 struct Tokenize : soma::node<Tokenize, std::string, std::vector<double>> {
   Out forward(const In& text, soma::context&) override {
@@ -22,6 +24,8 @@ struct Tokenize : soma::node<Tokenize, std::string, std::vector<double>> {
 };
 //! [tokenize]
 
+//! [embed_score]
+/// Each length halved.
 struct Embed : soma::node<Embed, std::vector<double>, std::vector<double>> {
   Out forward(const In& counts, soma::context&) override {
     Out out;
@@ -32,6 +36,7 @@ struct Embed : soma::node<Embed, std::vector<double>, std::vector<double>> {
   }
 };
 
+/// Their mean; a text with no words has none, and the forward fails here.
 struct Score : soma::node<Score, std::vector<double>, double> {
   Out forward(const In& values, soma::context&) override {
     if (values.empty())
@@ -39,3 +44,4 @@ struct Score : soma::node<Score, std::vector<double>, double> {
     return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
   }
 };
+//! [embed_score]

@@ -17,6 +17,7 @@
 
 namespace {
 
+//! [lr_sweep]
 soma::values lr_sweep(soma::trial& t) {
   auto lr = t.param<double>("lr");
   auto g = soma::graph::somatize(t.system(), Tokenize{}.named("tokenize") >> Embed{}.named("embed")
@@ -35,6 +36,7 @@ soma::values lr_sweep(soma::trial& t) {
   rec.flush();
   return {{"loss", loss}, {"steps", std::int64_t{30}}};
 }
+//! [lr_sweep]
 
 } // namespace
 

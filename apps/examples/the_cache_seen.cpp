@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     char tmpl[] = "/tmp/soma-kept-XXXXXX";
     dir = ::mkdtemp(tmpl);
   }
+  //! [cached]
   soma::store kept{dir};
 
   // .cached() needs .frozen(): what is kept has to be settled, or the key
@@ -41,4 +42,5 @@ int main(int argc, char** argv) {
                     .store = kept});
     std::printf("--\n");
   }
+  //! [cached]
 }

@@ -20,13 +20,16 @@ struct OldShape {
   std::vector<Point> corners;
 };
 
-// A type that is not just its fields: an enum, written by hand.
-enum class Colour : std::uint8_t { red, green, blue };
-
 // Bytes that claim to be a Colour but hold 7.
 struct NotAColour {};
 
 } // namespace
+
+// Outside the anonymous namespace only so that docs/codec.md can show the
+// enum and its codec as one piece; nothing else in this binary is a Colour.
+//! [colour]
+// A type that is not just its fields: an enum, written by hand.
+enum class Colour : std::uint8_t { red, green, blue };
 
 template <>
 struct soma::codec<Colour> {
@@ -41,6 +44,7 @@ struct soma::codec<Colour> {
     return static_cast<Colour>(x);
   }
 };
+//! [colour]
 
 template <>
 struct soma::codec<NotAColour> {

@@ -57,6 +57,7 @@ struct Says : soma::node<Says, int, int> {
   }
 };
 
+//! [scale]
 /// Multiplies by its factor: a node with a setting, given through its codec
 /// so that it travels (`Scale{3}.at("w1")` multiplies by 3 over there).
 struct Scale : soma::node<Scale, int, int> {
@@ -71,6 +72,7 @@ struct soma::codec<Scale> : soma::fields_codec<Scale> {
   static std::string name() { return "Scale"; }
   static auto fields(Scale& s) { return std::tie(s.factor); }
 };
+//! [scale]
 
 /// Adds its offset: a node with a setting and no codec, which cannot travel.
 struct Offset : soma::node<Offset, int, int> {
