@@ -190,7 +190,7 @@ figure progress(const series& told, std::string_view run, std::string_view fact,
   std::string narrowed = window < asked ? " (" + std::to_string(asked) + " asked: wider than the run)"
                                         : "";
   title_block(f, title,
-              std::to_string(told.size()) + " values told" + every
+              std::to_string(told.size()) + values_word(told.size()) + " told" + every
                 + "; bold: centred rolling mean over " + std::to_string(window)
                 + values_word(window) + narrowed
                 + ", where its window is full; thin: every value as told"
