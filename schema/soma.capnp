@@ -62,6 +62,9 @@ struct Reading {
   trials @7 :UInt64;   # trials a claimant finished so far (done or broke); 0 for a worker
   claims @8 :Text;     # the study a claimant claims trials from; empty for a worker
   everyUs @9 :Int64;   # the writer's reporting interval, microseconds; 0: it did not say
+  listens @10 :Text;   # host:port a worker listens at; empty: it listens nowhere, or did not say
+  serves @11 :List(Text);  # the node types a worker serves, as its libraries declare them
+  servesStore @12 :Text;   # the directory of the store a worker serves (--serve-store); empty: none
 }
 
 # One named value of a trial: a parameter, or a part of its result.

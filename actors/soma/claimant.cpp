@@ -22,8 +22,14 @@ claimant::claimant(caf::actor_system& sys, store s, std::string study, claimant_
     throw store_error(*bad);
   if (!options_.log)
     options_.log = [](const std::string& line) { std::fprintf(stderr, "soma: claimant: %s\n", line.c_str()); };
-  auto counts = [served = options_.served, counted = counted_, study = study_] {
-    return reported{served ? served() : 0, counted->load(), study};
+  auto counts = [served = options_.served, counted = counted_, study = study_,
+                 fixed = reported{.listens = options_.listens, .serves = options_.serves,
+                                  .serves_store = options_.serves_store}] {
+    auto said = fixed;
+    said.served = served ? served() : 0;
+    said.trials = counted->load();
+    said.claims = study;
+    return said;
   };
   // The first reading is written before any claim, here, so that the
   // claimant is in the fleet (and reclaim can measure it) from its first
@@ -32,6 +38,9 @@ claimant::claimant(caf::actor_system& sys, store s, std::string study, claimant_
   auto said = counts();
   first.served = said.served;
   first.claims = said.claims;
+  first.listens = said.listens;
+  first.serves = said.serves;
+  first.serves_store = said.serves_store;
   first.every_us = std::chrono::duration_cast<std::chrono::microseconds>(options_.reporting).count();
   try {
     put_reading(store_, first);
@@ -66,6 +75,9 @@ claimant::~claimant() {
     auto r = sampler_->read(options_.served ? options_.served() : 0);
     r.trials = *counted_;
     r.claims = study_;
+    r.listens = options_.listens;
+    r.serves = options_.serves;
+    r.serves_store = options_.serves_store;
     r.every_us = std::chrono::duration_cast<std::chrono::microseconds>(options_.reporting).count();
     put_reading(store_, r);
     if (options_.wrote)

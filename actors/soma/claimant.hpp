@@ -32,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -90,6 +91,12 @@ struct claimant_options {
   /// Told of every reading it writes, whether it was written (soma-node
   /// --claim counts them for --metrics); from its reporter's thread too.
   std::function<void(bool written)> wrote;
+  /// Where the worker it runs in listens (host:port), the node types it
+  /// serves and the store it serves, said in each reading (soma-node
+  /// --claim); empty: nothing.
+  std::string listens;
+  std::vector<std::string> serves;
+  std::string serves_store;
 };
 
 struct claim_options {

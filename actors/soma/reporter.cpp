@@ -27,6 +27,9 @@ caf::actor spawn_reporter(caf::actor_system& sys, store into, std::chrono::micro
         r.trials = said.trials;
         r.claims = said.claims;
         r.every_us = every.count();
+        r.listens = said.listens;
+        r.serves = said.serves;
+        r.serves_store = said.serves_store;
         put_reading(into, r);
         if (wrote)
           wrote(true);

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -26,6 +27,9 @@ struct reported {
   std::uint64_t served = 0; ///< slices served (a worker)
   std::uint64_t trials = 0; ///< trials finished (a claimant)
   std::string claims;       ///< the study claimed from (a claimant)
+  std::string listens;      ///< host:port it listens at (a worker)
+  std::vector<std::string> serves; ///< the node types it serves (a worker)
+  std::string serves_store; ///< the store directory it serves (a worker with --serve-store)
 };
 
 /// Spawns a reporter: it writes a reading into `into` now (unless `first_now`

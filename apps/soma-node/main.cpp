@@ -304,30 +304,33 @@ int serve(const options& opt) {
     } close_served{readings_store};
     auto front = soma::serve::spawn_front(sys, worker, say);
     caf::actor reporter;
-    // A claimant reports for itself (with its trials), and for the slices
-    // this worker serves.
-    if (readings_store && !trial_function) {
-      auto every = std::chrono::microseconds(
-        static_cast<std::int64_t>(opt.reporting.value_or(0.5) * 1e6));
-      reporter = soma::serve::spawn_reporter(sys, worker, *readings_store, every, say);
-    }
     auto port = tls ? caf::openssl::publish(front, where.port, where.host.c_str(), true)
                     : sys.middleman().publish(front, where.port, where.host.c_str(), true);
     if (!port) {
       std::fprintf(stderr, "soma-node: cannot listen on %s: %s\n", opt.listen.c_str(),
                    sys.render(port.error()).c_str());
       caf::anon_send_exit(front, caf::exit_reason::user_shutdown);
-      if (reporter)
-        caf::anon_send_exit(reporter, caf::exit_reason::user_shutdown);
       status = 1;
     } else {
       std::printf("%u\n", static_cast<unsigned>(*port));
       std::fflush(stdout);
+      // Where a client reaches it, as its readings say it (and standing shows).
+      auto listens = where.host + ":" + std::to_string(*port);
+      // A claimant reports for itself (with its trials), and for the slices
+      // this worker serves; its first reading comes once it listens.
+      if (readings_store && !trial_function) {
+        auto every = std::chrono::microseconds(
+          static_cast<std::int64_t>(opt.reporting.value_or(0.5) * 1e6));
+        reporter = soma::serve::spawn_reporter(sys, worker, *readings_store, every, listens, say);
+      }
       std::string served;
+      std::vector<std::string> serving;
       for (auto& lib : worker.libraries())
-        for (auto& e : *lib->entries)
+        for (auto& e : *lib->entries) {
           served += " " + e.type;
-      say("listening on " + where.host + ":" + std::to_string(*port) + (tls ? " (mutual TLS)" : "")
+          serving.push_back(e.type);
+        }
+      say("listening on " + listens + (tls ? " (mutual TLS)" : "")
           + (opt.accept_code ? ", accepting shipped code" : "")
           + (served.empty() ? "" : ", serving" + served)
           + (served_store ? ", serving the store " + served_store->path() : "")
@@ -353,7 +356,10 @@ int serve(const options& opt) {
               soma::claimant_options{.reporting = every,
                                      .served = [&worker] { return worker.served(); },
                                      .log = say,
-                                     .wrote = [&worker](bool w) { worker.counts.reading(w); }});
+                                     .wrote = [&worker](bool w) { worker.counts.reading(w); },
+                                     .listens = listens,
+                                     .serves = serving,
+                                     .serves_store = served_store ? served_store->path() : ""});
             {
               std::lock_guard hold{claiming_lock};
               claiming = c;

@@ -185,12 +185,20 @@ void show_standing(const store& s, const invocation& inv, std::ostream& out, std
            {"claims"},
            {"trials", align::right},
            {"when"},
-           {"quiet", align::right}}};
-  for (auto& [id, r] : latest)
+           {"quiet", align::right},
+           {"listens"},
+           {"serves"}}};
+  for (auto& [id, r] : latest) {
+    // What it serves: its node types, and the store it serves, if any.
+    auto serves = list(r.serves);
+    if (!r.serves_store.empty())
+      serves = (r.serves.empty() ? "" : serves + ",") + "store:" + r.serves_store;
     t.add({id, decimal(r.busy, 2), decimal(r.memory, 2), std::to_string(r.cores),
            duration(static_cast<double>(r.up_us)), std::to_string(r.served),
            r.claims.empty() ? "-" : r.claims, r.claims.empty() ? "-" : std::to_string(r.trials),
-           utc(r.when_us), duration(quiet_s(r) * 1e6)});
+           utc(r.when_us), duration(quiet_s(r) * 1e6), r.listens.empty() ? "-" : r.listens,
+           serves});
+  }
   t.print(out, true);
   // Said beside the table, not in it: stdout stays the table a script reads.
   if (t.empty())

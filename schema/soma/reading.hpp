@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace soma {
 
@@ -20,6 +21,11 @@ struct reading {
   std::uint64_t trials = 0; ///< trials a claimant finished so far (done or broke); 0 for a worker
   std::string claims;       ///< the study a claimant claims from; empty for a worker
   std::int64_t every_us = 0; ///< the writer's reporting interval; 0: it did not say (older writers)
+  /// host:port a worker listens at (what `soma::worker::connect` is given);
+  /// empty for a writer that listens nowhere, or an older one.
+  std::string listens;
+  std::vector<std::string> serves; ///< the node types a worker serves, in its libraries' order
+  std::string serves_store;        ///< the store directory a worker serves (--serve-store), or empty
 };
 
 } // namespace soma

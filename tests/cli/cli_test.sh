@@ -86,6 +86,7 @@ completion)
     ask soma curve --store "$2" tuesday ""
     ask soma live --store "$2" --run t
     ask soma --store "$2" trace ""
+    ask soma plot progress tuesday --s
     complete -p soma' _ "$script" "$STORE") || fail "the completion script failed"
   expected="serve
 plain tuesday
@@ -94,6 +95,7 @@ progress spent machines study graph
 
 tuesday
 plain tuesday
+--store --size
 complete -F _soma soma"
   [ "$got" = "$expected" ] || fail "completion gave:
 $got
@@ -536,11 +538,12 @@ standing)
   # alpha-101's latest reading, not its first; quiet_s is behind the newest
   # writer (alpha-101 at 10 s), not behind this test's clock.
   # delta-404 is a claimant of study lr: it shows beside the workers.
-  table LRRRRRLRLR <<EOF
-id	busy	memory	cores	up	served	claims	trials	when	quiet
-alpha-101	0.25	0.50	8	12.0s	4	-	-	2027-01-15T08:00:10.000Z	0s
-beta-202	0.40	0.30	4	7.50s	0	-	-	2027-01-15T08:00:07.500Z	2.50s
-delta-404	0.90	0.20	2	8.00s	0	lr	1	2027-01-15T08:00:08.000Z	2.00s
+  # listens and serves: what each worker's reading says of itself.
+  table LRRRRRLRLRLL <<EOF
+id	busy	memory	cores	up	served	claims	trials	when	quiet	listens	serves
+alpha-101	0.25	0.50	8	12.0s	4	-	-	2027-01-15T08:00:10.000Z	0s	10.0.0.1:4242	Embed,Score
+beta-202	0.40	0.30	4	7.50s	0	-	-	2027-01-15T08:00:07.500Z	2.50s	10.0.0.2:4242	store:/srv/soma
+delta-404	0.90	0.20	2	8.00s	0	lr	1	2027-01-15T08:00:08.000Z	2.00s	-	-
 EOF
   SOMA_STORE=$FLEET soma 0 --json standing
   json "assert [r['id'] for r in rows] == ['alpha-101', 'beta-202', 'delta-404']"
@@ -550,15 +553,21 @@ standing_json)
   soma 0 standing --store "$FLEET" --json
   no_err
   json "
-keys = ['id', 'busy', 'memory', 'cores', 'up_us', 'served', 'when_us', 'claims', 'trials', 'quiet_s']
+keys = ['id', 'busy', 'memory', 'cores', 'up_us', 'served', 'when_us', 'claims', 'trials', 'listens',
+        'serves', 'serves_store', 'quiet_s']
 assert [list(r) for r in rows] == [keys] * 3, rows
 t0 = 1800000000 * 10**6
 assert rows[0] == {'id': 'alpha-101', 'busy': 0.25, 'memory': 0.5, 'cores': 8, 'up_us': 12000000,
-                   'served': 4, 'when_us': t0 + 10**7, 'claims': None, 'trials': 0, 'quiet_s': 0.0}, rows[0]
+                   'served': 4, 'when_us': t0 + 10**7, 'claims': None, 'trials': 0,
+                   'listens': '10.0.0.1:4242', 'serves': ['Embed', 'Score'], 'serves_store': None,
+                   'quiet_s': 0.0}, rows[0]
 assert rows[1] == {'id': 'beta-202', 'busy': 0.4, 'memory': 0.3, 'cores': 4, 'up_us': 7500000,
-                   'served': 0, 'when_us': t0 + 7500000, 'claims': None, 'trials': 0, 'quiet_s': 2.5}, rows[1]
+                   'served': 0, 'when_us': t0 + 7500000, 'claims': None, 'trials': 0,
+                   'listens': '10.0.0.2:4242', 'serves': [], 'serves_store': '/srv/soma',
+                   'quiet_s': 2.5}, rows[1]
 assert rows[2] == {'id': 'delta-404', 'busy': 0.9, 'memory': 0.2, 'cores': 2, 'up_us': 8000000,
-                   'served': 0, 'when_us': t0 + 8000000, 'claims': 'lr', 'trials': 1, 'quiet_s': 2.0}, rows[2]
+                   'served': 0, 'when_us': t0 + 8000000, 'claims': 'lr', 'trials': 1,
+                   'listens': None, 'serves': [], 'serves_store': None, 'quiet_s': 2.0}, rows[2]
 assert all(type(r[k]) is int for r in rows for k in ('cores', 'up_us', 'served', 'when_us'))"
   ;;
 
@@ -566,7 +575,7 @@ standing_empty)
   # No machine wrote here: the header on stdout, a line that says so on
   # stderr (stdout stays the table), exit 0.
   soma 0 standing --store "$STORE"
-  expect_out "id  busy  memory  cores  up  served  claims  trials  when  quiet"
+  expect_out "id  busy  memory  cores  up  served  claims  trials  when  quiet  listens  serves"
   expect_err "soma: no machine has written readings into the store '$STORE'; a worker started with \`soma-node --store DIR --reporting SECONDS\` writes one on that clock"
   soma 0 standing --store "$STORE" --json
   no_err

@@ -91,16 +91,24 @@ void record_damaged(caf::actor_system& sys, soma::store& s, const Graph& g) {
 //
 // Readings, at T0 = 1800000000 s (2027-01-15T08:00:00Z):
 //   alpha-101  T0 + 9 s (served 3), then T0 + 10 s: busy 0.25, memory 0.5,
-//              8 cores, up 12 s, served 4
-//   beta-202   T0 + 7.5 s: busy 0.4, memory 0.3, 4 cores, up 7.5 s, served 0
+//              8 cores, up 12 s, served 4; listens at 10.0.0.1:4242,
+//              serves Embed and Score
+//   beta-202   T0 + 7.5 s: busy 0.4, memory 0.3, 4 cores, up 7.5 s, served 0;
+//              listens at 10.0.0.2:4242, serves the store /srv/soma
 // Run "remote", 4 forwards; each runs `a` here (5 us), then
 //   forwards 0-2: `b` on w1, 100 us, a round trip of 1000 us
 //   forward 3:    `c` on w2, 50 us, a round trip of 400 us
 void write_fleet(soma::store& s) {
   constexpr std::int64_t t0 = 1800000000LL * 1000000;
   soma::put_reading(s, {"alpha-101", 0.5, 0.5, 8, 11000000, 3, t0 + 9000000});
-  soma::put_reading(s, {"alpha-101", 0.25, 0.5, 8, 12000000, 4, t0 + 10000000});
-  soma::put_reading(s, {"beta-202", 0.4, 0.3, 4, 7500000, 0, t0 + 7500000});
+  soma::reading alpha{"alpha-101", 0.25, 0.5, 8, 12000000, 4, t0 + 10000000};
+  alpha.listens = "10.0.0.1:4242";
+  alpha.serves = {"Embed", "Score"};
+  soma::put_reading(s, alpha);
+  soma::reading beta{"beta-202", 0.4, 0.3, 4, 7500000, 0, t0 + 7500000};
+  beta.listens = "10.0.0.2:4242";
+  beta.serves_store = "/srv/soma";
+  soma::put_reading(s, beta);
   // A claimant of study "lr", 2 s behind alpha-101, and its study: trial 0
   // done, 1 claimed by it after ghost-9 (no readings) was handed back, 2
   // waiting, 3 broke.

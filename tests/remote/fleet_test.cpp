@@ -5,6 +5,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -57,6 +58,12 @@ BOOST_AUTO_TEST_CASE(three_workers_one_unused_a_cheap_run_a_costly_run_and_a_qui
     BOOST_TEST(r.cores >= 1u);
     BOOST_TEST((r.memory > 0.0 && r.memory < 1.0));
     BOOST_TEST((r.busy >= 0.0 && r.busy <= 1.0));
+    // It says where it listens and what it serves: the address a client
+    // connects to, and the types of the test node library.
+    BOOST_TEST(r.listens == w->address());
+    BOOST_TEST(!r.serves.empty());
+    BOOST_TEST((std::find(r.serves.begin(), r.serves.end(), "Inc") != r.serves.end()));
+    BOOST_TEST(r.serves_store.empty());
   }
 
   // A cheap node sent away: the wire dominates.

@@ -450,6 +450,8 @@ const machineColumns = [
   ["cores", (r) => num(r.cores), "num"], ["up", (r) => dur(r.up_us), "num"], ["served", (r) => num(r.served), "num"],
   ["claims", (r) => esc(r.claims || "–")], ["trials", (r) => r.claims ? num(r.trials) : "–", "num"],
   ["reading", (r) => when(r.when_us / 1e6)], ["quiet_s", (r) => num(r.quiet_s, 1), "num quiet"],
+  ["listens", (r) => esc(r.listens || "–")],
+  ["serves", (r) => esc([...(r.serves || []), ...(r.serves_store ? ["store:" + r.serves_store] : [])].join(", ") || "–")],
 ];
 
 async function fleetView() {

@@ -6,9 +6,21 @@
 namespace soma::serve {
 
 caf::actor spawn_reporter(caf::actor_system& sys, worker_state& worker, store into,
-                          std::chrono::microseconds every, log_line log) {
+                          std::chrono::microseconds every, std::string listens, log_line log) {
+  // What it serves does not change while it runs: said once, in every reading.
+  reported fixed{.listens = std::move(listens)};
+  for (auto& library : worker.libraries())
+    for (auto& entry : *library->entries)
+      fixed.serves.push_back(entry.type);
+  if (worker.served_store)
+    fixed.serves_store = worker.served_store->path();
   return soma::spawn_reporter(sys, std::move(into), every, std::make_shared<machine_sampler>(),
-                              [&worker] { return reported{worker.served(), 0, {}}; }, log, true,
+                              [&worker, fixed] {
+                                auto said = fixed;
+                                said.served = worker.served();
+                                return said;
+                              },
+                              log, true,
                               [&worker](bool written) { worker.counts.reading(written); });
 }
 

@@ -16,10 +16,12 @@
 namespace soma::serve {
 
 /// Spawns the reporter: it writes a reading into `into` now and then every
-/// `every`. busy is measured over each interval. A write that fails is
+/// `every`, saying it listens at `listens` (host:port) and serves the node
+/// types of its libraries and its served store. busy is measured over each
+/// interval. A write that fails is
 /// logged (once until one succeeds again) and the next tick tries again.
 /// Every write is counted into `worker.counts`, written or failed.
 caf::actor spawn_reporter(caf::actor_system& sys, worker_state& worker, store into,
-                          std::chrono::microseconds every, log_line log);
+                          std::chrono::microseconds every, std::string listens, log_line log);
 
 } // namespace soma::serve

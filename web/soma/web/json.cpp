@@ -107,7 +107,10 @@ json json_of(const reading& x) {
               {"cores", x.cores}, {"up_us", x.up_us},   {"served", x.served},
               {"when_us", x.when_us},
               {"claims", x.claims.empty() ? json(nullptr) : json(x.claims)},
-              {"trials", x.trials}};
+              {"trials", x.trials},
+              {"listens", x.listens.empty() ? json(nullptr) : json(x.listens)},
+              {"serves", x.serves},
+              {"serves_store", x.serves_store.empty() ? json(nullptr) : json(x.serves_store)}};
 }
 
 namespace {
