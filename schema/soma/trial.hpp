@@ -120,7 +120,7 @@ struct study_row {
   std::string function;     ///< the trial function `soma-node --claim` runs when told no other
 };
 
-/// The run an attempt records into: `<study>.<number>`, then `.<attempt>`
+/// The run an attempt records into: `STUDY.NUMBER`, then `.ATTEMPT`
 /// from the second attempt on, so a handed-back attempt's forwards stay
 /// readable beside the next one's.
 [[nodiscard]] std::string trial_run(std::string_view study, std::uint64_t number,

@@ -62,7 +62,8 @@ def region(path, name):
     if len(marks) != 2:
         raise SystemExit(f"docs_check: {path} has {len(marks)} lines '//! [{name}]'; "
                          "a region needs exactly two (its start and its end)")
-    body = lines[marks[0] + 1:marks[1]]
+    # A region inside this one shows without its markers.
+    body = [l for l in lines[marks[0] + 1:marks[1]] if not re.fullmatch(r"\s*//! \[[\w-]+\]", l)]
     indent = min((len(l) - len(l.lstrip()) for l in body if l.strip()), default=0)
     return [l[indent:] for l in body]
 

@@ -91,7 +91,7 @@ struct plot_area {
 class figure {
 public:
   /// An empty figure `width` by `height` pixels titled `title` (the title is
-  /// the SVG's <title>; draw it with a text mark to show it).
+  /// the SVG's title element; draw it with a text mark to show it).
   figure(int width, int height, std::string title);
 
   /// Adds a mark on top of those already there. (Out of line: GCC 12 inlines

@@ -15,7 +15,7 @@ namespace soma {
 /// One damaged entry, or a part of the store that could not be walked.
 struct damage {
   std::string database; ///< records, facts, meta, readings, cache, cache_age, or the file
-  std::string key;      ///< the entry's key, printable (run/<id>/<n> for a run's); empty for a database
+  std::string key;      ///< the entry's key, printable (`run/ID/N` for a run's); empty for a database
   std::string what;     ///< what is wrong with it
 };
 

@@ -34,7 +34,7 @@
 
 namespace soma {
 
-/// The longest study name, in bytes: a trial's run is `<study>.<n>.<a>` and
+/// The longest study name, in bytes: a trial's run is `STUDY.N.ATTEMPT` and
 /// must name a run (max_run_id).
 inline constexpr std::size_t max_study_name = 200;
 
