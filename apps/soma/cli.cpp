@@ -51,7 +51,8 @@ constexpr const char* price_list = R"(What each command costs:
   plot       what the reader it draws costs: progress as curve, spent as
              nodes, machines a fetch per forward, study trials STUDY and a
              curve per trial; graph runs PROGRAM
-  live       forwards, curve and nodes --last 100, every --interval ms
+  live       the first redraw one scan of the run; then, every --interval ms,
+             only what is new and a fetch per new forward of the last 100
   check      one scan of the whole store
   serve      per page what its reader costs (docs/web.md lists them); a live
              page looks whether the store moved every 25 ms (no transaction)

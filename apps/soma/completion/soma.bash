@@ -53,11 +53,12 @@ _soma() {
       cachels|cacheclear) opts+=" --node" ;;
       reclaim) opts+=" --quiet-over" ;;
       health) opts+=" --rules --at --fail-on --list" ;;
-      plotprogress) opts+=" -o --fact --window" ;;
-      plotspent) opts+=" -o --last" ;;
-      plotmachines|plotgraph) opts+=" -o" ;;
-      plotstudy) opts+=" -o --fact --result" ;;
-      live) opts+=" --run --fact --interval --once" ;;
+      plotprogress) opts+=" -o --fact --window --log-y --size --title" ;;
+      plotspent) opts+=" -o --last --size --title" ;;
+      plotmachines) opts+=" -o --size --title" ;;
+      plotgraph) opts+=" -o" ;;
+      plotstudy) opts+=" -o --fact --result --size --title" ;;
+      live) opts+=" --run --fact --interval --once --quiet-after" ;;
       serve) opts+=" --listen --tls-cert --tls-key --live-cap" ;;
       trace) opts+=" -o --forward --last --max-bytes" ;;
     esac
