@@ -48,12 +48,19 @@ case $case_ in
     svg_holds "$T/acc.svg" '>acc</text>' '3 values told'
     ;;
   plot_spent_machines)
+    # tuesday's times are real, often under 1 µs a node (a part is drawn
+    # only when it took time); the fleet's run "remote" has times written
+    # (a: 5 µs here, b: 100 µs on w1, c: 50 µs on w2), so its bars are sure.
     soma 0 plot spent tuesday -o "$T/s.svg" --store "$STORE" --last 5
-    svg_holds "$T/s.svg" '>tokenize</text>' '>embed</text>' '>score</text>' 'class="series-spent"' 'ran 5'
+    svg_holds "$T/s.svg" '>tokenize</text>' '>embed</text>' '>score</text>' 'ran 5'
+    soma 0 plot spent remote -o "$T/s2.svg" --store "$FLEET"
+    svg_holds "$T/s2.svg" '>a</text>' '>b</text>' 'class="series-spent"'
     soma 0 plot machines tuesday -o "$T/m.png" --store "$STORE"
     png_is "$T/m.png" 960 200
     soma 0 plot machines tuesday -o "$T/m.svg" --store "$STORE"
-    svg_holds "$T/m.svg" '>here</text>' 'class="series-working"'
+    svg_holds "$T/m.svg" '>here</text>'
+    soma 0 plot machines remote -o "$T/m2.svg" --store "$FLEET"
+    svg_holds "$T/m2.svg" '>w1</text>' 'class="series-working"' 'class="series-waiting"'
     ;;
   plot_study)
     # Study lr: one done trial (loss 0.25); its run recorded nothing.
