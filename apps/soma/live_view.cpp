@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "health.hpp"
+#include "table.hpp"
 
 #include "soma/store/keys.hpp"
 
@@ -27,19 +28,9 @@ std::optional<double> number(std::string_view t) {
   return x;
 }
 
-std::string micros(double us) {
-  char buf[32];
-  if (us < 10'000)
-    std::snprintf(buf, sizeof buf, "%.1f µs", us);
-  else if (us < 10'000'000)
-    std::snprintf(buf, sizeof buf, "%.1f ms", us / 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f s", us / 1e6);
-  return buf;
-}
-
-// A duration for a person: 42 s, 4m 12s, 2h 05m, 3d 04h.
-std::string duration(std::int64_t s) {
+// Whole seconds read off records' clocks, for a person: 42 s, 4m 12s, 2h
+// 05m, 3d 04h (a time's duration is table.hpp's duration).
+std::string seconds(std::int64_t s) {
   char buf[32];
   s = std::max<std::int64_t>(s, 0);
   if (s < 60)
@@ -361,10 +352,10 @@ std::vector<std::string> render(const view& v, std::size_t width, std::size_t he
     std::vector<std::string> timing{"rate " + rate_text(v.rate) + "/s (last "
                                     + std::to_string(rate_seconds) + " s)"};
     if (v.elapsed_s)
-      timing.push_back("elapsed " + duration(*v.elapsed_s));
+      timing.push_back("elapsed " + seconds(*v.elapsed_s));
     parts.push_back({1, {spaced(timing, width)}});
     if (v.quiet_s) {
-      auto quiet = "no forward for " + duration(*v.quiet_s);
+      auto quiet = "no forward for " + seconds(*v.quiet_s);
       auto at = clock_time(v.last_when, v.now);
       parts.push_back({1, {fitting({quiet + " (the last at " + at + ")", quiet + " (last " + at + ")",
                                     quiet}, width)}});
@@ -412,12 +403,16 @@ std::vector<std::string> render(const view& v, std::size_t width, std::size_t he
     auto name_width = static_cast<int>(std::max<std::size_t>(8, width - (narrow ? 12 : 29)));
     auto row = [&](const std::string& name, const std::string& mean, const std::string& ran,
                    const std::string& failed) {
+      // The mean right-aligned in 9 columns by hand: printf pads bytes, and
+      // a duration's "µ" is two of them.
+      auto columns = text_columns(mean);
+      auto padded = std::string(columns < 9 ? 9 - columns : 0, ' ') + mean;
       if (narrow)
-        std::snprintf(buf, sizeof buf, "  %-*.*s %9s", name_width, name_width, name.c_str(),
-                      mean.c_str());
+        std::snprintf(buf, sizeof buf, "  %-*.*s %s", name_width, name_width, name.c_str(),
+                      padded.c_str());
       else
-        std::snprintf(buf, sizeof buf, "  %-*.*s %9s %7s %7s", name_width, name_width,
-                      name.c_str(), mean.c_str(), ran.c_str(), failed.c_str());
+        std::snprintf(buf, sizeof buf, "  %-*.*s %s %7s %7s", name_width, name_width,
+                      name.c_str(), padded.c_str(), ran.c_str(), failed.c_str());
       return std::string{buf};
     };
     part nodes{5, {}, 2};
@@ -429,7 +424,7 @@ std::vector<std::string> render(const view& v, std::size_t width, std::size_t he
              : title;
     nodes.lines.push_back(head);
     for (auto& n : v.slowest)
-      nodes.lines.push_back(row(n.node, micros(n.mean_us), std::to_string(n.ran),
+      nodes.lines.push_back(row(n.node, cli::duration(n.mean_us), std::to_string(n.ran),
                                 std::to_string(n.failed)));
     if (!v.slowest.empty())
       parts.push_back(std::move(nodes));

@@ -33,7 +33,10 @@ forwards_shown() { pane; sed -n 's/^forwards \([0-9]*\) .*/\1/p' "$T/pane" | hea
 
 # pane_until SECONDS TEST...: until the command TEST (run on a fresh capture
 # in $T/pane) succeeds, looking every 0.05 s, for SECONDS at most; false when
-# it never did.
+# it never did. A look, not a sleep before an assertion: tmux has no event
+# for "the pane now shows X", so the pane is read again until it does. (The
+# panes' commands end in `sleep 30` only to keep the pane, and what it said
+# last, on the screen; nothing waits for that sleep: cleanup kills the server.)
 pane_until() {
   local deadline=$((SECONDS + $1))
   shift
