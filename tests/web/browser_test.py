@@ -11,7 +11,6 @@ Every wait has a deadline; screenshots are left in OUT_DIR."""
 import json
 import os
 import re
-import select
 import shutil
 import signal
 import struct
@@ -23,43 +22,15 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
 import webdriver  # noqa: E402
+from harness import check, line_of, report, stop  # noqa: E402
 
 SOMA, RECORD_CHILD, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(OUT, exist_ok=True)
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
 
 
 def soma(*args):
     return json.loads(subprocess.run([SOMA, *args, "--json"], check=True, capture_output=True,
                                      text=True, timeout=60).stdout)
-
-
-def line_of(proc, prefix, within):
-    """The first line of proc's stdout starting with `prefix`, within `within` s."""
-    deadline = time.monotonic() + within
-    fd = proc.stdout.fileno()
-    buf = getattr(proc, "soma_buffer", b"")
-    while True:
-        *lines, rest = buf.split(b"\n")
-        for i, line in enumerate(lines):
-            if line.decode().startswith(prefix):
-                proc.soma_buffer = b"\n".join(lines[i + 1:] + [rest])
-                return line.decode()
-        buf = rest
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            break
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        buf += chunk
-    raise RuntimeError(f"no line starting {prefix!r} within {within} s; got {buf!r}")
 
 
 def serve(store, listen="127.0.0.1:0"):
@@ -213,17 +184,9 @@ def main():
         if recorder:
             recorder.kill()
             recorder.wait(10)
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            failures.append("soma serve did not stop within 10 s of SIGTERM")
+        stop(server)
         shutil.rmtree(work, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} failed", flush=True)
-        sys.exit(1)
-    print("browser: every check passed")
+    report("browser")
 
 
 main()

@@ -27,12 +27,16 @@ def free_port():
 class Browser:
     """Headless chromium driven through chromedriver, for `with`."""
 
-    def __init__(self, width=1280, height=1400, start_within=30):
+    def __init__(self, width=1280, height=1400, start_within=30, home=None):
+        """`home`: the HOME chromium runs with; its .pki/nssdb holds the
+        certificate authorities it trusts beyond the system's."""
         self.port = free_port()
         self.profile = tempfile.mkdtemp(prefix="soma-chromium-")
         self.log = open(os.path.join(self.profile, "chromedriver.log"), "w")
+        env = dict(os.environ, HOME=home) if home else None
         self.driver = subprocess.Popen(
-            ["chromedriver", f"--port={self.port}"], stdout=self.log, stderr=subprocess.STDOUT)
+            ["chromedriver", f"--port={self.port}"], stdout=self.log, stderr=subprocess.STDOUT,
+            env=env)
         self.base = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + start_within
         while True:

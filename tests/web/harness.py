@@ -1,0 +1,59 @@
+"""What the page tests share: checks that are gathered rather than fatal, and
+reading a line from a process within a deadline."""
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+failures = []
+
+
+def check(ok, what):
+    """Counts `what` as failed unless `ok`; the test goes on to its end."""
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def line_of(proc, prefix, within):
+    """The first line of proc's stdout starting with `prefix`, within `within` s."""
+    deadline = time.monotonic() + within
+    fd = proc.stdout.fileno()
+    buf = getattr(proc, "soma_buffer", b"")
+    while True:
+        *lines, rest = buf.split(b"\n")
+        for i, line in enumerate(lines):
+            if line.decode().startswith(prefix):
+                proc.soma_buffer = b"\n".join(lines[i + 1:] + [rest])
+                return line.decode()
+        buf = rest
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        buf += chunk
+    raise RuntimeError(f"no line starting {prefix!r} within {within} s; got {buf!r}")
+
+
+def stop(server):
+    """Stops a `soma serve` with SIGTERM; one still there 10 s later is a failure."""
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait(5)
+        failures.append("soma serve did not stop within 10 s of SIGTERM")
+
+
+def report(name):
+    """Ends the test: exit 1 naming how many checks failed, else 0."""
+    if failures:
+        print(f"{len(failures)} failed", flush=True)
+        sys.exit(1)
+    print(f"{name}: every check passed")
