@@ -324,10 +324,9 @@ std::vector<std::string> opinion_lines(const store& s, const std::string& run) {
       out.push_back(op.rule + " " + op.subject + ": " + op.measure + " "
                     + health::number(op.value) + " over " + health::number(op.threshold));
   } catch (const store_error& e) {
-    std::string why = e.what();
-    out.push_back(why.find("damaged") != std::string::npos
+    out.push_back(e.trouble() == store_trouble::damaged
                     ? "cannot be judged: the store is damaged (`soma check` lists where)"
-                    : "cannot be judged: " + why);
+                    : std::string{"cannot be judged: "} + e.what());
   }
   return out;
 }

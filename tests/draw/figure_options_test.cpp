@@ -159,6 +159,40 @@ BOOST_AUTO_TEST_CASE(overlays_name_each_series_in_a_legend) {
   readable(runs);
 }
 
+// The legend sits in the corner its series cross least: a rising curve's
+// at the top left, a falling one's at the top right, a curve along the top
+// edge's at the bottom; and never on a point.
+BOOST_AUTO_TEST_CASE(the_legend_sits_where_the_series_leaves_room) {
+  auto legend_at = [](const draw::figure& f) {
+    for (auto& t : texts(f))
+      if (t.content == "every value told")
+        return t.at;
+    BOOST_FAIL("no legend");
+    return draw::point{};
+  };
+  draw::series rising, falling, high;
+  for (std::size_t i = 0; i < 200; ++i) {
+    rising.emplace_back(i, static_cast<double>(i));
+    falling.emplace_back(i, 200.0 - static_cast<double>(i));
+    high.emplace_back(i, i % 50 == 0 ? 0.0 : 10.0); // along the top, four dips
+  }
+  auto up = draw::progress(rising, "r", "loss");
+  auto down = draw::progress(falling, "r", "loss");
+  auto top = draw::progress(high, "r", "loss");
+  auto mid = [](const draw::figure& f) { return (f.area()->left + f.area()->right) / 2; };
+  auto middle = [](const draw::figure& f) { return (f.area()->top + f.area()->bottom) / 2; };
+  BOOST_TEST(legend_at(up).x < mid(up));
+  BOOST_TEST(legend_at(up).y < middle(up));
+  BOOST_TEST(legend_at(down).x > mid(down));
+  BOOST_TEST(legend_at(down).y < middle(down));
+  BOOST_TEST(legend_at(top).y > middle(top));
+  // Overlays: two rising runs leave the top left too.
+  auto both = draw::compare({{"a", rising, ""}, {"b", rising, ""}}, "loss");
+  for (auto& t : texts(both))
+    if (t.content.starts_with("a (window"))
+      BOOST_TEST(t.at.x < mid(both));
+}
+
 BOOST_AUTO_TEST_CASE(a_size_and_a_title_are_kept_and_bounded) {
   auto f = draw::progress(noisy(40, 1), "t", "loss",
                           {.frame = {.width = 1280, .height = 720, .title = "my loss"}});

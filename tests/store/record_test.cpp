@@ -9,15 +9,24 @@ namespace {
 
 const std::string key = soma::detail::record_key("test", 3);
 
-// Whether decoding throws a store_error whose text starts with `start`.
+// Whether decoding throws a store_error whose text starts with `start`, of
+// the kind that text says: `damaged` for damage, `failed` for a newer format
+// (which is no damage: that soma reads it).
 template <class F>
 bool refused(F&& decode, std::string_view start) {
+  auto kind = start.find("is damaged") != std::string_view::npos ? soma::store_trouble::damaged
+                                                                 : soma::store_trouble::failed;
   try {
     (void) decode();
     return false;
   } catch (const soma::store_error& e) {
     if (!std::string_view{e.what()}.starts_with(start)) {
       BOOST_TEST_MESSAGE("unexpected message: " << e.what());
+      return false;
+    }
+    if (e.trouble() != kind) {
+      BOOST_TEST_MESSAGE("'" << e.what() << "' is " << to_string(e.trouble()) << ", not "
+                             << to_string(kind));
       return false;
     }
     return true;

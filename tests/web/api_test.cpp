@@ -8,7 +8,10 @@
 
 #include "making.hpp"
 #include "scratch.hpp"
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/keys.hpp"
 #include "soma/store/readers.hpp"
+#include "soma/store/record.hpp"
 #include "soma/web/api.hpp"
 
 using namespace soma::web;
@@ -181,6 +184,25 @@ BOOST_FIXTURE_TEST_CASE(fleet_trials_and_opinions_are_the_commands_json, fixture
   for (auto& op : health["opinions"])
     broke |= op["rule"] == "broke_forwards" && op["run"] == "sweep-a";
   BOOST_TEST(broke, health.dump());
+}
+
+// The status is the kind of the reader's error, whatever its words: a name
+// that cannot be a run 400, damage 500 (and the rest still reads).
+BOOST_FIXTURE_TEST_CASE(statuses_follow_the_kind_of_the_readers_error, fixture) {
+  auto [status, why] = error_of([&] { (void)run_page(s, "a/b"); });
+  BOOST_TEST(status == 400);
+  BOOST_TEST(why.find("'a/b'") != std::string::npos, why);
+  auto key = soma::detail::record_key("sweep-a", 3);
+  auto bytes = soma::detail::encode_facts(soma_test::forward_of(3).facts, key);
+  bytes.back() = static_cast<char>(bytes.back() ^ 1);
+  s.env().write([&](MDB_txn* txn, auto& dbi) {
+    s.env().put(txn, dbi(soma::detail::db::facts), key, bytes);
+  });
+  std::tie(status, why) = error_of([&] { (void)forward_page(s, "sweep-a", 3); });
+  BOOST_TEST(status == 500);
+  BOOST_TEST(why.starts_with("the fact blob of forward 3 of run 'sweep-a' in the store '"), why);
+  BOOST_TEST(why.find("is damaged") != std::string::npos, why);
+  BOOST_TEST(forward_page(s, "sweep-a", 4)["facts"].size() == 5u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -34,7 +34,7 @@ figure machines(const store& s, std::string_view run, const framing& frame) {
   if (rows.empty())
     throw store_error("nothing ran in run '" + std::string{run}
                       + "': no ran, failed or left fact; `soma facts " + std::string{run}
-                      + " 0` shows what a forward told");
+                      + " 0` shows what a forward told", store_trouble::missing);
   return machines(rows, run, frame);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -143,18 +144,36 @@ void draw_series(figure& f, const chart& c, const series& values, std::size_t wi
   }
 }
 
-// A legend at the top right inside the area: a swatch and a text per entry.
+// A legend inside the area, in the corner its series cross least: top
+// right, else top left, bottom right, bottom left, the first of those with
+// the fewest points under it (a rising curve leaves the top left free, a
+// falling one the top right). A swatch and a text per entry.
 struct legend_entry {
   colour hue;
   double width, opacity;
   std::string text;
 };
 
-void legend(figure& f, const chart& c, const std::vector<legend_entry>& entries) {
+void legend(figure& f, const chart& c, const std::vector<legend_entry>& entries,
+            const std::vector<const series*>& drawn) {
   double widest = 0;
   for (auto& e : entries)
     widest = std::max(widest, text_width(e.text, 11.5));
-  double lx = std::max(c.left() + 8, c.right() - 30 - widest - 16), ly = c.top() + 16;
+  double w = 30 + widest + 12, h = 18.0 * static_cast<double>(entries.size()) + 6, inset = 8;
+  double left = c.left() + inset, right = std::max(left, c.right() - inset - w);
+  double top = c.top() + inset, bottom = std::max(top, c.bottom() - inset - h);
+  const point corners[] = {{right, top}, {left, top}, {right, bottom}, {left, bottom}};
+  std::size_t under[std::size(corners)] = {};
+  for (auto* values : drawn)
+    for (auto& [n, v] : *values) {
+      auto p = c.at(static_cast<double>(n), v);
+      for (std::size_t k = 0; k < std::size(corners); ++k)
+        under[k] += p.x >= corners[k].x && p.x <= corners[k].x + w && p.y >= corners[k].y
+                    && p.y <= corners[k].y + h;
+    }
+  auto best = static_cast<std::size_t>(std::min_element(std::begin(under), std::end(under))
+                                       - std::begin(under));
+  double lx = corners[best].x + 6, ly = corners[best].y + 12;
   for (auto& e : entries) {
     f.add(line{{{lx, ly}, {lx + 24, ly}}, e.hue, e.width, e.opacity});
     f.add(text{{lx + 30, ly + 4}, e.text, 11.5, align::start, palette::ink});
@@ -205,7 +224,8 @@ figure progress(const series& told, std::string_view run, std::string_view fact,
   c.frame();
   legend(f, c,
          {{palette::raw, 1, 0.9, "every value told"},
-          {palette::mean, 3, 1, "rolling mean, window " + std::to_string(window)}});
+          {palette::mean, 3, 1, "rolling mean, window " + std::to_string(window)}},
+         {&values});
   return f;
 }
 
@@ -278,7 +298,10 @@ figure compare(const std::vector<compared>& runs, std::string_view fact,
     entries.push_back({hue, 2.5, 1, name_of(runs[i]) + " (window " + std::to_string(window) + ")"});
   }
   c.frame();
-  legend(f, c, entries);
+  std::vector<const series*> drawn;
+  for (auto& values : shown)
+    drawn.push_back(&values);
+  legend(f, c, entries, drawn);
   return f;
 }
 
@@ -288,7 +311,7 @@ figure progress(const store& s, std::string_view run, std::string_view fact,
   if (values.empty())
     throw store_error("no forward of run '" + std::string{run} + "' told '" + std::string{fact}
                       + "'; `soma facts " + std::string{run}
-                      + " 0` shows what a forward told");
+                      + " 0` shows what a forward told", store_trouble::missing);
   return progress(values, run, fact, options);
 }
 

@@ -37,7 +37,8 @@ figure spent(const store& s, std::string_view run, std::optional<std::size_t> la
   if (rows.empty())
     throw store_error("no node ran in run '" + std::string{run} + "'" +
                       (last ? " in its last " + std::to_string(*last) + " forwards" : "")
-                      + "; `soma facts " + std::string{run} + " 0` shows what a forward told");
+                      + "; `soma facts " + std::string{run} + " 0` shows what a forward told",
+                      store_trouble::missing);
   return spent(rows, run, frame);
 }
 

@@ -332,7 +332,7 @@ trace trace_of(const store& s, std::string_view run, const trace_options& o) {
     if (page.records.empty() || page.records.front().forward != *o.forward)
       throw store_error("forward " + std::to_string(*o.forward) + " of run '" + std::string{run}
                         + "' has its facts but no record in the store '" + s.path()
-                        + "': it is damaged (`soma check` lists where)");
+                        + "': it is damaged (`soma check` lists where)", store_trouble::damaged);
     asked.push_back(std::move(page.records.front()));
   } else {
     auto last = o.last.value_or(100);

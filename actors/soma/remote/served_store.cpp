@@ -97,7 +97,8 @@ public:
     try {
       where = parse_address(address_.substr(std::string_view{"soma://"}.size()), "a served store");
     } catch (const std::invalid_argument& e) {
-      throw store_error(std::string{e.what()} + " (a served store is soma://HOST:PORT)");
+      throw store_error(std::string{e.what()} + " (a served store is soma://HOST:PORT)",
+                        store_trouble::invalid);
     }
     std::optional<soma::tls> tls;
     soma::tls files{options.tls_cert, options.tls_key, options.tls_ca};
@@ -107,7 +108,8 @@ public:
       if (files.cert.empty() || files.key.empty() || files.ca.empty())
         throw store_error("cannot reach the served store " + address_
                           + " over TLS: it needs a certificate, its key and a CA (tls_cert, "
-                            "tls_key, tls_ca, or $SOMA_TLS_CERT, $SOMA_TLS_KEY, $SOMA_TLS_CA)");
+                            "tls_key, tls_ca, or $SOMA_TLS_CERT, $SOMA_TLS_KEY, $SOMA_TLS_CA)",
+                            store_trouble::invalid);
       tls = files;
     }
     link_ = std::make_shared<worker_link>(sys_, where, soma::mode::project, tls,
@@ -116,7 +118,8 @@ public:
     try {
       link_->open();
     } catch (const std::exception& e) {
-      throw store_error("cannot reach the served store " + address_ + ": " + e.what());
+      throw store_error("cannot reach the served store " + address_ + ": " + e.what(),
+                        store_trouble::unreachable);
     }
   }
 
@@ -244,11 +247,13 @@ public:
       link_->ensure(); // reconnect once, bounded
       session = link_->session(why);
       if (!session)
-        throw store_error("the served store " + address_ + " cannot be reached: " + why);
+        throw store_error("the served store " + address_ + " cannot be reached: " + why,
+                          store_trouble::unreachable);
     }
     caf::scoped_actor self{sys_};
     std::string answer;
     std::optional<std::string> failure;
+    auto trouble = store_trouble::failed; // what the server said its failure was
     bool timed_out = false;
     auto asker = sys_.spawn(asking, session);
     auto within = long_call ? copy_within : call_within;
@@ -257,23 +262,35 @@ public:
                [&](caf::error& e) {
                  timed_out = e == caf::sec::request_timeout;
                  auto& ctx = e.context();
-                 failure = ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
-                                                             : sys_.render(e);
+                 if (e.category() == caf::atom("soma")) { // the server's record writer
+                   failure = describe(e);
+                 } else if (ctx.match_elements<std::string, std::string>()) { // what, its kind
+                   failure = ctx.get_as<std::string>(0);
+                   trouble = store_trouble_named(ctx.get_as<std::string>(1));
+                 } else if (ctx.match_elements<std::string>()) { // the server's words
+                   failure = ctx.get_as<std::string>(0);
+                 } else { // the way there failed: the session went, its connection broke
+                   failure = sys_.render(e);
+                   trouble = store_trouble::unreachable;
+                 }
                });
     if (failure && *failure == lost_marker) {
       auto why = link_->loss();
       link_->lost(session.address(), why);
       throw store_error("the served store " + address_ + " did not " + op
-                        + ": it was lost (" + why + "); the next call reconnects");
+                        + ": it was lost (" + why + "); the next call reconnects",
+                        store_trouble::unreachable);
     }
     if (failure) {
       caf::anon_send_exit(asker, caf::exit_reason::user_shutdown);
       if (timed_out) {
         link_->lost(session.address(), "it did not answer within the call's bound");
         throw store_error("the served store " + address_ + " did not " + op + ": no answer within "
-                          + std::to_string(within.count()) + " s; the next call reconnects");
+                          + std::to_string(within.count()) + " s; the next call reconnects",
+                          store_trouble::unreachable);
       }
-      throw store_error("the served store " + address_ + " did not " + op + ": " + *failure);
+      throw store_error("the served store " + address_ + " did not " + op + ": " + *failure,
+                        trouble);
     }
     link_->heard();
     return answer;

@@ -114,6 +114,9 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
       try {
         self->state.catalog->add(worker->ship(definition, bytes));
         return shipped_atom::value;
+      } catch (const store_error& e) { // its kind goes too: the client answers kinds
+        return caf::make_error(caf::sec::runtime_error, std::string{e.what()},
+                               std::string{to_string(e.trouble())});
       } catch (const std::exception& e) {
         return caf::make_error(caf::sec::runtime_error, std::string{e.what()});
       }
@@ -268,7 +271,8 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
         if (op == "records") {
           auto w = detail::decode_record_write(payload);
           if (auto bad = why_not_a_run_id(w.options.run))
-            return caf::make_error(caf::sec::invalid_argument, "cannot record: " + *bad);
+            return caf::make_error(caf::sec::invalid_argument, "cannot record: " + *bad,
+                                   std::string{to_string(store_trouble::invalid)});
           auto& writer = (*self->state.writers)[w.recorder];
           if (!writer) {
             w.options.once_for = w.recorder;
@@ -285,6 +289,9 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
                                "a served store does 'records', 'reading', 'version', 'snapshot', "
                                "'cache_get', 'cache_put', 'trials_add', 'claim', 'trial_end', "
                                "'trial_end_claim' and 'reclaim', not '" + op + "'");
+      } catch (const store_error& e) { // its kind goes too: the client answers kinds
+        return caf::make_error(caf::sec::runtime_error, std::string{e.what()},
+                               std::string{to_string(e.trouble())});
       } catch (const std::exception& e) {
         return caf::make_error(caf::sec::runtime_error, std::string{e.what()});
       }

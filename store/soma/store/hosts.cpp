@@ -69,7 +69,7 @@ std::vector<host_row> detail::host_tally::rows() const {
 
 detail::host_scan detail::scan_hosts(const store& s, std::string_view run) {
   if (auto why = why_not_a_run_id(run))
-    throw store_error(*why);
+    throw store_error(*why, store_trouble::invalid);
   detail::host_tally tally;
   bool any = false;
   auto held = s.reading();

@@ -32,7 +32,7 @@ detail::origin where(const detail::environment& env, std::string_view run, std::
 
 void check_run(const store& s, std::string_view run) {
   if (auto why = why_not_a_run_id(run))
-    throw store_error(*why);
+    throw store_error(*why, store_trouble::invalid);
 }
 
 // Calls f(n, key, value bytes) for every key of `run` in `which`, in order.
@@ -82,22 +82,13 @@ double number(std::string_view text, std::string_view run, std::uint64_t n,
   if (ec != std::errc{} || end != text.data() + text.size())
     throw store_error("forward " + std::to_string(n) + " of run '" + std::string{run} + "' has "
                       + std::string{name} + " = '" + std::string{text}
-                      + "', which is not a number; a curve needs numbers");
+                      + "', which is not a number; a curve needs numbers", store_trouble::invalid);
   return x;
 }
 
 void add_once(std::vector<std::string>& xs, std::string_view x) {
   if (!x.empty() && std::find(xs.begin(), xs.end(), x) == xs.end())
     xs.emplace_back(x);
-}
-
-// Adds forward `r` to its run's row.
-void count(run_row& row, const record& r) {
-  row.forwards += 1;
-  row.broke += r.state == outcome::broke;
-  row.took_us += r.took_us;
-  row.first = std::min(row.first, r.when);
-  row.last = std::max(row.last, r.when);
 }
 
 // Calls f(record) for every record of `run`, in forward order, in one read
@@ -123,6 +114,16 @@ void each_record(const store& s, std::string_view run, F&& f) {
 
 } // namespace
 
+void detail::count_forward(run_row& row, const record& r) {
+  if (row.forwards == 0)
+    row.first = row.last = r.when;
+  row.forwards += 1;
+  row.broke += r.state == outcome::broke;
+  row.took_us += r.took_us;
+  row.first = std::min(row.first, r.when);
+  row.last = std::max(row.last, r.when);
+}
+
 std::vector<run_row> runs(const store& s) {
   std::vector<run_row> out;
   auto held = s.reading();
@@ -145,10 +146,10 @@ std::vector<run_row> runs(const store& s) {
       if (out.empty() || out.back().run != run) {
         if (!out.empty())
           check_numbering(env, txn, dbi, out.back().run, out.back().forwards, last_plus_one);
-        out.push_back(run_row{std::string{run}, 0, 0, 0, r.when, r.when});
+        out.push_back(run_row{std::string{run}, 0, 0, 0, 0, 0});
       }
       last_plus_one = n + 1;
-      count(out.back(), r);
+      detail::count_forward(out.back(), r);
     }
     if (!out.empty())
       check_numbering(env, txn, dbi, out.back().run, out.back().forwards, last_plus_one);
@@ -215,11 +216,7 @@ forward_page forwards(const store& s, std::string_view run, std::uint64_t from,
 
 run_row run_summary(const store& s, std::string_view run) {
   run_row row{std::string{run}, 0, 0, 0, 0, 0};
-  each_record(s, run, [&](const record& r) {
-    if (row.forwards == 0)
-      row.first = row.last = r.when;
-    count(row, r);
-  });
+  each_record(s, run, [&](const record& r) { detail::count_forward(row, r); });
   return row;
 }
 
@@ -318,7 +315,7 @@ std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n) {
     auto all = forwards(s, run); // throws for an unknown run
     throw store_error("run '" + std::string{run} + "' has no forward " + std::to_string(n)
                       + " (it has forwards " + std::to_string(all.front().forward) + " to "
-                      + std::to_string(all.back().forward) + ")");
+                      + std::to_string(all.back().forward) + ")", store_trouble::missing);
   }
   return out;
 }

@@ -5,7 +5,7 @@
 ///
 /// | reader        | answers                          | costs                         |
 /// | ------------- | -------------------------------- | ----------------------------- |
-/// | runs          | what is in here at all           | one scan of all records       |
+/// | runs          | what is in here at all           | one scan of all records (runs_tally.hpp: then what is new) |
 /// | forwards      | step by step                     | one scan of the run's records |
 /// | curve         | the series somebody plots        | one scan if summarised, else a fetch per forward (curve_costs says which) |
 /// | facts         | everything one step did          | one fetch                     |
@@ -109,6 +109,11 @@ struct node_row {
                                           std::optional<std::size_t> last = std::nullopt);
 
 namespace detail {
+
+/// Adds forward `r` to its run's row, as runs() does (the first forward
+/// counted sets `first` and `last`): what a reader that tallies runs itself
+/// (soma/store/runs_tally.hpp) counts with.
+void count_forward(run_row& row, const record& r);
 
 /// Adds up nodes' time forward by forward, as nodes() does: what a reader of
 /// some of a run's forwards (soma/health/) counts with.

@@ -29,7 +29,7 @@ std::string history_of(const std::string& id) { return history_prefix + id + "/"
 reading decode_payload(std::string_view bytes, const std::string& store_path) {
   auto damaged = [&](const std::string& why) {
     return store_error("a machine reading in the store '" + store_path + "' is damaged (" + why
-                       + "); the writer rewrites it with its next reading");
+                       + "); the writer rewrites it with its next reading", store_trouble::damaged);
   };
   try {
     return wire::decode_reading(bytes);
@@ -51,7 +51,7 @@ reading decode(std::string_view key, std::string_view bytes, const std::string& 
       throw store_error("a machine reading in the store '" + store_path + "' (at '"
                         + std::string{key.substr(0, key.find('/', 2))}
                         + "') is damaged: its checksum does not match its bytes; the writer "
-                          "rewrites it with its next reading");
+                          "rewrites it with its next reading", store_trouble::damaged);
   }
 }
 
@@ -112,7 +112,8 @@ reading detail::decode_stored_reading(std::string_view key, std::string_view byt
 
 void put_reading(store& s, const reading& r) {
   if (r.id.empty() || r.id.size() > 200 || r.id.find('/') != std::string::npos)
-    throw store_error("a machine id is 1 to 200 bytes without '/', not '" + r.id + "'");
+    throw store_error("a machine id is 1 to 200 bytes without '/', not '" + r.id + "'",
+                      store_trouble::invalid);
   s.backend().put_reading(r);
 }
 

@@ -24,7 +24,7 @@ auto read_message(std::string_view bytes, const origin& where, F&& f) {
   } catch (const undecodable& e) {
     throw store_error(where.str() + " is damaged and cannot be decoded (" + e.what()
                       + "); its bytes were changed after they were written, and the rest of "
-                        "the store still reads");
+                        "the store still reads", store_trouble::damaged);
   }
 }
 
@@ -65,7 +65,7 @@ void damaged_value(const origin& where, std::string_view why) {
                       "still reads";
   if (!where.store.empty())
     msg += " (`soma check --store " + std::string{where.store} + "` lists every damaged entry)";
-  throw store_error(msg);
+  throw store_error(msg, store_trouble::damaged);
 }
 
 int open_sealed(std::string_view key, std::string_view bytes, sealed_kind kind,

@@ -11,11 +11,30 @@
 
 namespace soma {
 
+namespace {
+
+constexpr std::string_view trouble_names[] = {"failed", "invalid", "missing", "damaged",
+                                              "unreachable"};
+
+} // namespace
+
+std::string_view to_string(store_trouble t) noexcept {
+  return trouble_names[static_cast<std::size_t>(t)];
+}
+
+store_trouble store_trouble_named(std::string_view name) noexcept {
+  for (std::size_t i = 0; i < std::size(trouble_names); ++i)
+    if (trouble_names[i] == name)
+      return static_cast<store_trouble>(i);
+  return store_trouble::failed;
+}
+
 store::store(const std::string& dir, store_options options) : cache_limit_(options.cache_limit) {
   if (dir.starts_with("soma://"))
     throw store_error("'" + dir + "' is a served store, which is reached through an actor system: "
                       "open it with soma::open_store(system, \"" + dir
-                      + "\") (soma/remote/served_store.hpp)");
+                      + "\") (soma/remote/served_store.hpp)",
+                      store_trouble::invalid);
   backend_ = detail::open_local(dir, options);
 }
 

@@ -13,10 +13,12 @@
 ///   one process share one environment (LMDB forbids two).
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <caf/expected.hpp>
@@ -57,18 +59,46 @@ struct store_options {
   std::string tls_cert, tls_key, tls_ca;
 };
 
+/// What kind of trouble a store_error reports, for a caller that answers
+/// kinds differently (an HTTP status, a line in a live view) without reading
+/// its words.
+enum class store_trouble : std::uint8_t {
+  failed,      ///< could not be opened, read or written: permissions, a full disk, a
+               ///< read-only handle, a format newer than this soma
+  invalid,     ///< what was asked is malformed: a run id, a study name, an argument
+  missing,     ///< what was asked for is not in the store: a run, a forward, a study,
+               ///< a fact no forward told, nothing that ran
+  damaged,     ///< bytes in the store fail their checks (`soma check` lists where)
+  unreachable, ///< a served store could not be reached or did not answer in its bound
+};
+
+/// "failed", "invalid", "missing", "damaged" or "unreachable".
+[[nodiscard]] std::string_view to_string(store_trouble t) noexcept;
+
+/// The store_trouble whose to_string is `name`; `failed` for any other text
+/// (what an older peer said, or nothing).
+[[nodiscard]] store_trouble store_trouble_named(std::string_view name) noexcept;
+
 /// A store could not be opened or read. what() names the store's directory,
-/// what was wrong and what to do.
+/// what was wrong and what to do; trouble() says which kind of wrong.
 class store_error : public std::runtime_error {
 public:
-  using std::runtime_error::runtime_error;
+  explicit store_error(const std::string& what, store_trouble trouble = store_trouble::failed)
+    : std::runtime_error(what), trouble_(trouble) {}
+
+  /// Which kind of trouble this is.
+  [[nodiscard]] store_trouble trouble() const noexcept { return trouble_; }
+
+private:
+  store_trouble trouble_;
 };
 
 /// The store holds no run of the name asked for (and none was written that
-/// damage hid: that is a store_error saying "damaged").
+/// damage hid: that is a store_error whose trouble is `damaged`). Its
+/// trouble is `missing`.
 class no_run_error : public store_error {
 public:
-  using store_error::store_error;
+  explicit no_run_error(const std::string& what) : store_error(what, store_trouble::missing) {}
 };
 
 /// An LMDB store. A handle: copies share one backend, which closes with the

@@ -26,7 +26,7 @@ std::string past(std::string_view run) {
 std::vector<run_tail> tails(const store& s, const tail_options& o) {
   if (o.run)
     if (auto why = why_not_a_run_id(*o.run))
-      throw store_error(*why);
+      throw store_error(*why, store_trouble::invalid);
   std::vector<run_tail> out;
   bool found_run = false; // o.run, even when it began after o.at
   auto held = s.reading();

@@ -56,7 +56,7 @@ std::string utc(std::int64_t us) {
 
 void check_study(std::string_view study) {
   if (auto bad = why_not_a_study(study))
-    throw store_error(*bad);
+    throw store_error(*bad, store_trouble::invalid);
 }
 
 template <class T, class Decode>
@@ -71,13 +71,14 @@ T unsealed(const detail::environment& env, std::string_view key, std::string_vie
     default:
       throw store_error(std::string{what} + " at '" + detail::printable_key(key) + "' in the store '"
                         + env.path() + "' is damaged: its checksum does not match its bytes "
-                        "(`soma check --store " + env.path() + "` lists every damaged entry)");
+                        "(`soma check --store " + env.path() + "` lists every damaged entry)",
+                        store_trouble::damaged);
   }
   try {
     return decode(payload);
   } catch (const detail::undecodable& e) {
     throw store_error(std::string{what} + " at '" + detail::printable_key(key) + "' in the store '"
-                      + env.path() + "' is damaged (" + e.what() + ")");
+                      + env.path() + "' is damaged (" + e.what() + ")", store_trouble::damaged);
   }
 }
 
@@ -233,7 +234,8 @@ std::optional<trial_row> detail::claim_trial_at(environment& env, std::string_vi
                                                 std::chrono::milliseconds wait) {
   check_study(study);
   if (claimant.empty())
-    throw store_error("a claim needs the claimant's machine id (hostname-pid)");
+    throw store_error("a claim needs the claimant's machine id (hostname-pid)",
+                      store_trouble::invalid);
   auto deadline = std::chrono::steady_clock::now() + wait;
   auto prefix = waiting_prefix(study);
   for (;;) {
@@ -305,7 +307,8 @@ std::optional<std::string> end_in(const detail::environment& env, MDB_txn* txn, 
 
 void check_end(trial_state state) {
   if (state == trial_state::claimed)
-    throw store_error("an attempt ends done, broke or waiting (let go), not claimed");
+    throw store_error("an attempt ends done, broke or waiting (let go), not claimed",
+                      store_trouble::invalid);
 }
 
 } // namespace
@@ -344,7 +347,7 @@ std::vector<std::uint64_t> detail::reclaim_at(environment& env, std::string_view
   check_study(study);
   if (!(quiet_over_s >= 0) || !std::isfinite(quiet_over_s))
     throw store_error("reclaim takes the seconds a claimant may be quiet, 0 or more, not "
-                      + seconds(quiet_over_s));
+                      + seconds(quiet_over_s), store_trouble::invalid);
   std::vector<std::uint64_t> handed;
   bool known = true;
   env.write([&](MDB_txn* txn, const dbi_of& dbi) {

@@ -43,10 +43,10 @@ inline constexpr std::size_t max_study_name = 200;
 /// it can.
 [[nodiscard]] std::optional<std::string> why_not_a_study(std::string_view name);
 
-/// The store holds no study of the name asked for.
+/// The store holds no study of the name asked for. Its trouble is `missing`.
 class no_study_error : public store_error {
 public:
-  using store_error::store_error;
+  explicit no_study_error(const std::string& what) : store_error(what, store_trouble::missing) {}
 };
 
 /// An end of an attempt the store did not keep: the trial was handed back

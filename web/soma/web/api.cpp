@@ -100,18 +100,14 @@ std::string drawn(F&& f) {
 } // namespace
 
 int status_of(const store_error& e) noexcept {
-  if (dynamic_cast<const no_run_error*>(&e) || dynamic_cast<const no_study_error*>(&e))
-    return 404;
-  std::string_view what = e.what();
-  if (what.find("damaged") != std::string_view::npos)
-    return 500;
-  if (what.find("cannot reach") != std::string_view::npos
-      || what.find("cannot be reached") != std::string_view::npos)
-    return 503;
-  if (what.find("has no forward") != std::string_view::npos
-      || what.find("told '") != std::string_view::npos)
-    return 404;
-  return 400;
+  switch (e.trouble()) {
+    case store_trouble::invalid: return 400;
+    case store_trouble::missing: return 404;
+    case store_trouble::unreachable: return 503;
+    case store_trouble::damaged:
+    case store_trouble::failed: break;
+  }
+  return 500;
 }
 
 json runs_page(const store& s, const params& p) {

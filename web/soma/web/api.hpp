@@ -106,9 +106,10 @@ private:
 /// note says they are opinions at stated thresholds, not facts.
 [[nodiscard]] json health_page(const store& s, const params& p);
 
-/// The HTTP status a reader's store_error answers: 404 for a run, forward
-/// or study the store does not have, 500 for damage, 503 for a served store
-/// that cannot be reached, 400 for a name that cannot be one.
+/// The HTTP status a reader's store_error answers, by its trouble(): 400
+/// invalid (a name that cannot be one), 404 missing (a run, forward, study
+/// or fact the store does not have), 503 unreachable (a served store), 500
+/// damaged or failed (the store could not be read).
 [[nodiscard]] int status_of(const store_error& e) noexcept;
 
 /// Runs `f`, turning the readers' store_errors into api_errors (status_of).

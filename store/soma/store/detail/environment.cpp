@@ -157,7 +157,8 @@ environment::environment(std::string path, const store_options& options)
       throw store_error("no store at '" + path_ + "': "
                         + (errno == ENOENT ? std::string{"there is no such directory"}
                                            : errno_text(errno))
-                        + "; give the directory a recorder wrote to (--store DIR or $SOMA_STORE)");
+                        + "; give the directory a recorder wrote to (--store DIR or $SOMA_STORE)",
+                        store_trouble::missing);
     }
     if (::access(path_.c_str(), R_OK | X_OK) != 0)
       throw store_error("permission denied: cannot look into the store directory '" + path_
@@ -166,7 +167,7 @@ environment::environment(std::string path, const store_options& options)
     if (::stat(data.c_str(), &st) != 0)
       throw store_error("no store at '" + path_
                         + "': there is no data.mdb in it; give the directory a recorder wrote "
-                          "to (--store DIR or $SOMA_STORE)");
+                          "to (--store DIR or $SOMA_STORE)", store_trouble::missing);
     if (::access(data.c_str(), R_OK) != 0)
       throw store_error("permission denied: cannot read '" + data
                         + "'; reading a store needs read permission on its data.mdb");
@@ -190,10 +191,12 @@ environment::environment(std::string path, const store_options& options)
     if (wrong && *wrong == not_lmdb)
       throw store_error("'" + path_ + "' holds a data.mdb that is not a soma store; point "
                         "--store at a directory a recorder wrote to"
-                        + (read_only_ ? std::string{} : ", or at an empty directory to make one"));
+                        + (read_only_ ? std::string{} : ", or at an empty directory to make one"),
+                        store_trouble::invalid);
     if (wrong)
       throw store_error("the store '" + path_ + "' is damaged: " + *wrong
-                        + "; nothing in it can be trusted as it is: restore it from a copy");
+                        + "; nothing in it can be trusted as it is: restore it from a copy",
+                        store_trouble::damaged);
   }
   if (int rc = mdb_env_create(&env_); rc != 0)
     fail(rc, "creating an LMDB environment");
@@ -207,7 +210,8 @@ environment::environment(std::string path, const store_options& options)
     if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH)
       throw store_error("'" + path_ + "' holds files that are not a soma store (" + describe(rc)
                         + "); point --store at a store"
-                        + (read_only_ ? std::string{} : ", or at an empty directory to make one"));
+                        + (read_only_ ? std::string{} : ", or at an empty directory to make one"),
+                        store_trouble::invalid);
     if (rc == EACCES || rc == EPERM || rc == EROFS)
       throw store_error("permission denied: cannot open the store '" + path_ + "'"
                         + (read_only_ ? std::string{}
@@ -301,7 +305,8 @@ void environment::damaged(std::string_view what) const {
                                    "again, and if it persists"
                                  : ";")
                     + " `soma check --store " + path_
-                    + "` lists every damaged entry; what is not damaged still reads");
+                    + "` lists every damaged entry; what is not damaged still reads",
+                    store_trouble::damaged);
 }
 
 bool environment::readable(std::string_view bytes) const noexcept {
