@@ -28,6 +28,12 @@ std::string run_prefix(std::string_view run) {
   return key;
 }
 
+std::string past_run(std::string_view run) {
+  auto key = run_prefix(run);
+  key.back() = static_cast<char>('/' + 1);
+  return key;
+}
+
 std::string record_key(std::string_view run, std::uint64_t n) {
   auto key = run_prefix(run);
   for (int shift = 56; shift >= 0; shift -= 8)

@@ -25,6 +25,10 @@ namespace detail {
 /// `run/<id>/`: the prefix of every key of one run.
 [[nodiscard]] std::string run_prefix(std::string_view run);
 
+/// `run/<id>0`: the first key after every key of `run` ('/' + 1; an id
+/// holds no '/'), where a seek lands to find the run's last entry before it.
+[[nodiscard]] std::string past_run(std::string_view run);
+
 /// `run/<id>/` + n as 8 big-endian bytes.
 [[nodiscard]] std::string record_key(std::string_view run, std::uint64_t n);
 

@@ -347,8 +347,7 @@ std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<
     }
     // Only the tail: walk back from the end of the run, then count forwards.
     auto prefix = detail::run_prefix(run);
-    auto past = prefix;
-    past.back() = static_cast<char>('/' + 1);
+    auto past = detail::past_run(run);
     cursor c{env, txn, blobs};
     bool ok = c.move(MDB_SET_RANGE, past) ? c.move(MDB_PREV) : c.move(MDB_LAST);
     std::vector<std::pair<std::uint64_t, std::vector<fact>>> tail;

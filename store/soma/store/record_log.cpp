@@ -15,9 +15,7 @@ namespace {
 std::uint64_t after_last(const environment& env, MDB_txn* txn, MDB_dbi records,
                          const std::string& run) {
   cursor c{env, txn, records};
-  auto prefix = run_prefix(run);
-  auto past = prefix;
-  past.back() = static_cast<char>('/' + 1);
+  auto past = past_run(run);
   bool ok = c.move(MDB_SET_RANGE, past) ? c.move(MDB_PREV) : c.move(MDB_LAST);
   std::string_view found;
   std::uint64_t last = 0;

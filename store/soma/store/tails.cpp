@@ -14,13 +14,6 @@ namespace {
 using detail::cursor;
 using detail::db;
 
-// The first key after every key of `run`.
-std::string past(std::string_view run) {
-  auto out = detail::run_prefix(run);
-  out.back() = static_cast<char>('/' + 1);
-  return out;
-}
-
 } // namespace
 
 std::vector<run_tail> tails(const store& s, const tail_options& o) {
@@ -59,7 +52,7 @@ std::vector<run_tail> tails(const store& s, const tail_options& o) {
       tail.run = run;
       tail.first = decode(run, first_n).when;
       tail.ended_us = detail::meta_of(env, txn, dbi(db::meta), run).ended_us;
-      auto next = past(run);
+      auto next = detail::past_run(run);
       // Its last forward: the key before the next run's first.
       bool more = c.move(MDB_SET_RANGE, next);
       if (!(more ? c.move(MDB_PREV) : c.move(MDB_LAST)))

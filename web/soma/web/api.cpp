@@ -111,10 +111,13 @@ int status_of(const store_error& e) noexcept {
 }
 
 json runs_page(const store& s, const params& p) {
+  return runs_page(answering([&] { return runs(s); }), p);
+}
+
+json runs_page(std::vector<run_row> rows, const params& p) {
   auto offset = number_param(p, "offset", 0, 0, INT64_MAX);
   auto limit = number_param(p, "limit", 50, 1, 1000);
   auto* filter = param(p, "filter");
-  auto rows = answering([&] { return runs(s); });
   if (filter)
     std::erase_if(rows, [&](auto& r) { return r.run.find(*filter) == std::string::npos; });
   std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.last > b.last; });

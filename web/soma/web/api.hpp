@@ -9,7 +9,7 @@
 ///
 /// | function       | answers                    | costs                              |
 /// | -------------- | -------------------------- | ---------------------------------- |
-/// | runs_page      | /api/runs                  | one scan of all records            |
+/// | runs_page      | /api/runs                  | one scan of all records (soma serve: a runs_tally, then what is new) |
 /// | run_page       | /api/run/R                 | one scan of the run, one fetch     |
 /// | forwards_page  | /api/run/R/forwards        | a seek and `limit` records         |
 /// | forward_page   | /api/run/R/forward/N       | one fetch                          |
@@ -53,6 +53,9 @@ private:
 /// name holds `filter`, most recent (last forward) first, `limit` (default
 /// 50, at most 1000) from `offset`.
 [[nodiscard]] json runs_page(const store& s, const params& p);
+
+/// The same page of `rows` (what runs() or a runs_tally answered).
+[[nodiscard]] json runs_page(std::vector<run_row> rows, const params& p);
 
 /// {"run": its row, "series": the summarised series' names (a record's
 /// summary keys, "loss.value"), "told": every other name a curve can be

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "soma/store/readers.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma::web {
@@ -49,5 +50,9 @@ private:
 /// soma_machine_served and soma_machine_quiet_seconds. One scan of the
 /// records, one of the latest readings. Throws store_error.
 void store_metrics(const store& s, exposition& out);
+
+/// The same with the runs given (what runs() or a runs_tally answered):
+/// one scan of the latest readings.
+void store_metrics(const store& s, const std::vector<run_row>& rows, exposition& out);
 
 } // namespace soma::web

@@ -8,6 +8,7 @@
 
 #include "soma/draw/trace.hpp"
 #include "soma/store/readers.hpp"
+#include "soma/store/runs_tally.hpp"
 #include "soma/web/api.hpp"
 #include "soma/web/assets.hpp"
 #include "soma/web/events.hpp"
@@ -102,10 +103,10 @@ bool send_forwards(const store& s, stream& st, httplib::DataSink& sink) {
   }
 }
 
-bool send_snapshots(const store& s, stream& st, httplib::DataSink& sink) {
+bool send_snapshots(const store& s, runs_tally& tally, stream& st, httplib::DataSink& sink) {
   st.last_snapshot = clock::now();
   auto dumped = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
-  return write(sink, st, sse("runs", dumped(runs_page(s, st.p))))
+  return write(sink, st, sse("runs", dumped(runs_page(tally.rows(), st.p))))
          && write(sink, st, sse("fleet", dumped(standing_page(s))));
 }
 
@@ -113,11 +114,13 @@ bool send_snapshots(const store& s, stream& st, httplib::DataSink& sink) {
 
 site::site(http_server& server, store s, const site_options& options)
   : store_(std::move(s)),
+    tally_(std::make_unique<runs_tally>(store_)),
     watch_(std::make_unique<store_watch>(
       store_, store_.path().starts_with("soma://") ? std::max(options.watch_every, 250ms)
                                                     : options.watch_every)) {
   auto& r = server.routes();
   auto* st = &store_;
+  auto* tally = tally_.get();
   auto* watch = watch_.get();
   auto* http = &server;
   auto page = [](const httplib::Request&, httplib::Response& res) {
@@ -131,8 +134,8 @@ site::site(http_server& server, store s, const site_options& options)
     res.set_content(std::string{assets::soma_css}, "text/css; charset=utf-8");
   });
 
-  r.Get("/api/runs", [st](const httplib::Request& req, httplib::Response& res) {
-    answer(res, json_type, [&] { return runs_page(*st, params_of(req)); });
+  r.Get("/api/runs", [tally](const httplib::Request& req, httplib::Response& res) {
+    answer(res, json_type, [&] { return runs_page(tally->rows(), params_of(req)); });
   });
   r.Get(R"(/api/run/([^/]+))", [st](const httplib::Request& req, httplib::Response& res) {
     answer(res, json_type, [&] { return run_page(*st, req.matches[1].str()); });
@@ -214,10 +217,10 @@ site::site(http_server& server, store s, const site_options& options)
     });
   });
 
-  r.Get("/metrics", [st, http](const httplib::Request&, httplib::Response& res) {
+  r.Get("/metrics", [st, tally, http](const httplib::Request&, httplib::Response& res) {
     answer(res, exposition::content_type, [&] {
       exposition out;
-      store_metrics(*st, out);
+      store_metrics(*st, tally->rows(), out);
       out.family("soma_serve_live_streams", "gauge", "Live pages streaming from this server now.");
       out.sample({}, static_cast<double>(http->live_open()));
       out.family("soma_serve_live_cap", "gauge", "The most live pages this server streams to at once.");
@@ -226,7 +229,7 @@ site::site(http_server& server, store s, const site_options& options)
     });
   });
 
-  r.Get("/events", [st, watch, http](const httplib::Request& req, httplib::Response& res) {
+  r.Get("/events", [st, tally, watch, http](const httplib::Request& req, httplib::Response& res) {
     auto slot = http->live_slot_for_stream();
     if (!slot)
       return refuse(res, 503, "too many live pages: this server streams to at most "
@@ -259,7 +262,7 @@ site::site(http_server& server, store s, const site_options& options)
     res.set_header("Cache-Control", "no-store");
     res.set_header("X-Accel-Buffering", "no");
     res.set_chunked_content_provider(
-      "text/event-stream", [s, st, watch, http](std::size_t, httplib::DataSink& sink) {
+      "text/event-stream", [s, st, tally, watch, http](std::size_t, httplib::DataSink& sink) {
         auto& me = *s;
         if (!me.started) {
           me.started = true;
@@ -284,7 +287,7 @@ site::site(http_server& server, store s, const site_options& options)
           auto due = me.last_snapshot + 1s;
           while (clock::now() < due && !http->stopping())
             std::this_thread::sleep_for(std::min<clock::duration>(due - clock::now(), 100ms));
-          return !http->stopping() && send_snapshots(*st, me, sink);
+          return !http->stopping() && send_snapshots(*st, *tally, me, sink);
         } catch (const std::exception& e) {
           return write(sink, me, sse("trouble", json{{"error", e.what()}}.dump(
                                                   -1, ' ', false, json::error_handler_t::replace)));

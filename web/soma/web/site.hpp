@@ -12,6 +12,10 @@
 
 #include "soma/store/store.hpp"
 
+namespace soma {
+class runs_tally;
+} // namespace soma
+
 namespace soma::web {
 
 class http_server;
@@ -41,6 +45,7 @@ public:
 
 private:
   store store_;
+  std::unique_ptr<runs_tally> tally_; // the runs page, its stream and /metrics: what is new
   std::unique_ptr<store_watch> watch_;
 };
 
