@@ -2,9 +2,11 @@
 chromedriver): each page against a store recorded here holds the store's
 runs and numbers; screenshots are not blank; while a recorder writes, an open
 run page's forward count rises; the server killed and started again, the page
-resumes and misses no forward.
+resumes and misses no forward; two soma-node workers report into the store
+and the fleet page shows them, a stopped one's quiet_s growing live and
+falling again once it is woken.
 
-    browser_test.py SOMA RECORD_CHILD OUT_DIR
+    browser_test.py SOMA RECORD_CHILD SOMA_NODE OUT_DIR
 
 Every wait has a deadline; screenshots are left in OUT_DIR."""
 
@@ -13,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -24,7 +27,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import webdriver  # noqa: E402
 from harness import check, line_of, report, stop  # noqa: E402
 
-SOMA, RECORD_CHILD, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
+SOMA, RECORD_CHILD, SOMA_NODE, OUT = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 os.makedirs(OUT, exist_ok=True)
 
 
@@ -67,6 +70,7 @@ def main():
     server, url = serve(store)
     port = int(re.search(r":(\d+)/$", url).group(1))
     recorder = None
+    workers = []
     try:
         with webdriver.Browser() as b:
             # Runs: the rows and their numbers are the store's.
@@ -138,8 +142,29 @@ def main():
             check(spans == sum(1 for f in facts if f["fact"] == "ran"), f"a span per node that ran ({spans})")
             not_blank(b.screenshot(os.path.join(OUT, "forward.png")), "forward.png")
 
-            for page, ready, name in (("fleet", "document.querySelector('#machines p, #machines table')", "fleet.png"),
-                                      ("trials", "document.querySelector('#studies p, #studies table')", "trials.png"),
+            # The fleet: two real workers report into the store; one stopped
+            # (SIGSTOP) falls quiet on the open page while the other writes.
+            for _ in range(2):
+                workers.append(subprocess.Popen([SOMA_NODE, "--store", store, "--reporting", "0.2"],
+                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+                line_of(workers[-1], "", 20)  # its port: listening, its first reading written
+            b.open(url + "fleet")
+            b.until("return document.querySelectorAll('tr[data-machine]').length === 2", 20, "two machines")
+            shown = sorted(b.run("return [...document.querySelectorAll('tr[data-machine]')].map(r => r.dataset.machine)"))
+            stored = sorted(m["id"] for m in soma("standing", "--store", store))
+            check(shown == stored, f"the fleet page shows {shown}, the store's standing {stored}")
+            quiet_of = ("return Object.fromEntries([...document.querySelectorAll('tr[data-machine]')].map("
+                        "r => [r.dataset.machine, Number(r.querySelector('td.quiet').textContent)]))")
+            stopped = f"{socket.gethostname()}-{workers[0].pid}"
+            workers[0].send_signal(signal.SIGSTOP)
+            b.until(f"const q = ({quiet_of.replace('return ', '', 1)}); return q['{stopped}'] > 1.5", 20,
+                    "the stopped worker's quiet_s to pass 1.5 s on the open page")
+            not_blank(b.screenshot(os.path.join(OUT, "fleet.png")), "fleet.png")
+            workers[0].send_signal(signal.SIGCONT)  # it writes again: quiet again on the page
+            b.until(f"const q = ({quiet_of.replace('return ', '', 1)}); return q['{stopped}'] < 1", 20,
+                    "the woken worker's quiet_s to fall under 1 s on the open page")
+
+            for page, ready, name in (("trials", "document.querySelector('#studies p, #studies table')", "trials.png"),
                                       ("health", "document.getElementById('note').textContent", "health.png")):
                 b.open(url + page)
                 b.until(f"return {ready}", 20, f"the {page} page")
@@ -181,6 +206,14 @@ def main():
                   f"twice {sorted(x for x in set(seen) if seen.count(x) > 1)[:10]})")
             not_blank(b.screenshot(os.path.join(OUT, "live.png")), "live.png")
     finally:
+        for w in workers:
+            w.send_signal(signal.SIGCONT)
+            w.terminate()
+            try:
+                w.wait(10)
+            except subprocess.TimeoutExpired:
+                w.kill()
+                check(False, "a soma-node did not stop within 10 s of SIGTERM")
         if recorder:
             recorder.kill()
             recorder.wait(10)
