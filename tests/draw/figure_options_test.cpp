@@ -179,6 +179,10 @@ BOOST_AUTO_TEST_CASE(the_legend_sits_where_the_series_leaves_room) {
   auto up = draw::progress(rising, "r", "loss");
   auto down = draw::progress(falling, "r", "loss");
   auto top = draw::progress(high, "r", "loss");
+  // Four points, the last two along the top: no point lies inside the top
+  // right corner (the last sits on the area's edge), but the line to it
+  // crosses it, so the legend goes top left.
+  auto sparse = draw::progress({{0, 5}, {1, 0}, {2, 10}, {3, 10}}, "r", "loss");
   auto mid = [](const draw::figure& f) { return (f.area()->left + f.area()->right) / 2; };
   auto middle = [](const draw::figure& f) { return (f.area()->top + f.area()->bottom) / 2; };
   BOOST_TEST(legend_at(up).x < mid(up));
@@ -186,6 +190,8 @@ BOOST_AUTO_TEST_CASE(the_legend_sits_where_the_series_leaves_room) {
   BOOST_TEST(legend_at(down).x > mid(down));
   BOOST_TEST(legend_at(down).y < middle(down));
   BOOST_TEST(legend_at(top).y > middle(top));
+  BOOST_TEST(legend_at(sparse).x < mid(sparse));
+  BOOST_TEST(legend_at(sparse).y < middle(sparse));
   // Overlays: two rising runs leave the top left too.
   auto both = draw::compare({{"a", rising, ""}, {"b", rising, ""}}, "loss");
   for (auto& t : texts(both))

@@ -5,6 +5,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,15 @@ void drop(soma::store& s, const std::string& run) {
     soma::detail::cursor m{s.env(), txn, dbi(soma::detail::db::meta)};
     if (m.move(MDB_SET, soma::detail::meta_key(run)))
       m.del();
+  });
+}
+
+// Deletes forward n's record of `run`, or the run's metadata (n: none).
+void erase(soma::store& s, const std::string& run, std::optional<std::uint64_t> n) {
+  s.env().write([&](MDB_txn* txn, auto& dbi) {
+    soma::detail::cursor c{s.env(), txn, dbi(n ? soma::detail::db::records : soma::detail::db::meta)};
+    if (c.move(MDB_SET, n ? soma::detail::record_key(run, *n) : soma::detail::meta_key(run)))
+      c.del();
   });
 }
 
@@ -152,15 +162,36 @@ BOOST_FIXTURE_TEST_CASE(damage_in_what_it_reads_is_thrown_and_the_tally_stays, f
   agrees("after the mend");
   // A forward lost from the middle of what is new: damage, as runs() says.
   append(s, "a", 20, 10);
-  s.env().write([&](MDB_txn* txn, auto& dbi) {
-    soma::detail::cursor c{s.env(), txn, dbi(soma::detail::db::records)};
-    if (c.move(MDB_SET, soma::detail::record_key("a", 24)))
-      c.del();
-  });
+  erase(s, "a", 24);
   BOOST_CHECK_EXCEPTION((void)tally.rows(), soma::store_error, [](const soma::store_error& e) {
     return e.trouble() == soma::store_trouble::damaged;
   });
   BOOST_CHECK_THROW((void)soma::runs(s), soma::store_error);
+}
+
+// A run whose metadata says no count (format 1, or lost with its entry) has
+// no number to miss: runs() counts what is there, and so does the tally,
+// first look and later; a run that does not begin at 0 likewise.
+BOOST_FIXTURE_TEST_CASE(a_run_with_no_count_to_miss_reads_as_runs_reads_it, fixture) {
+  append(s, "g", 0, 10);
+  erase(s, "g", 4);
+  erase(s, "g", std::nullopt);
+  agrees("a gap and no metadata");
+  append(s, "g", 10, 5);
+  erase(s, "g", std::nullopt);
+  erase(s, "g", 12);
+  agrees("grown, with another gap");
+  append(s, "h", 3, 7); // from forward 3: its metadata says 10 were written
+  BOOST_CHECK_EXCEPTION((void)tally.rows(), soma::store_error, [](const soma::store_error& e) {
+    return e.trouble() == soma::store_trouble::damaged;
+  });
+  BOOST_CHECK_THROW((void)soma::runs(s), soma::store_error);
+  erase(s, "h", std::nullopt); // and without it, 7 forwards
+  agrees("no forward 0, no metadata");
+  auto rows = tally.rows();
+  BOOST_REQUIRE_EQUAL(rows.size(), 2u);
+  BOOST_TEST(rows[0].forwards == 13u);
+  BOOST_TEST(rows[1].forwards == 7u);
 }
 
 BOOST_FIXTURE_TEST_CASE(what_it_counted_is_not_read_again, fixture) {

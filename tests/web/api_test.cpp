@@ -157,6 +157,18 @@ BOOST_FIXTURE_TEST_CASE(the_curve_figure_is_soma_plots_and_compares_runs, fixtur
   BOOST_TEST(both.find("<title>loss over 2 runs</title>") != std::string::npos);
   BOOST_TEST(both.find("sweep-b (window") != std::string::npos);
   BOOST_TEST(error_of([&] { (void)curve_svg(s, "sweep-a", {{"with", "nope"}}); }).first == 404);
+  // A run compared that told nothing of the fact is named on the figure; one
+  // whose records are damaged is an error, not a run that told nothing.
+  soma_test::write_run(s, "silent", {{{"ran", {{"node", "a"}, {"took_us", "1"}}}}});
+  auto with_silent = curve_svg(s, "sweep-a", {{"with", "silent"}});
+  BOOST_TEST(with_silent.find("told nothing: silent") != std::string::npos, with_silent.substr(0, 600));
+  auto key = soma::detail::record_key("sweep-b", 2);
+  auto bytes = soma::detail::encode_facts(soma_test::forward_of(2).facts, key);
+  bytes.back() = static_cast<char>(bytes.back() ^ 1);
+  s.env().write([&](MDB_txn* txn, auto& dbi) {
+    s.env().put(txn, dbi(soma::detail::db::facts), key, bytes);
+  });
+  BOOST_TEST(error_of([&] { (void)curve_svg(s, "sweep-a", {{"with", "sweep-b"}}); }).first == 500);
   BOOST_TEST(spent_svg(s, "sweep-a", {}).find("<svg") != std::string::npos);
 }
 

@@ -144,10 +144,28 @@ void draw_series(figure& f, const chart& c, const series& values, std::size_t wi
   }
 }
 
+// Whether the segment from a to b crosses the box at `at`, w by h
+// (Liang-Barsky: the part of the segment inside each edge's half-plane).
+bool crosses(point a, point b, point at, double w, double h) {
+  double t0 = 0, t1 = 1, dx = b.x - a.x, dy = b.y - a.y;
+  auto inside = [&](double p, double q) { // where p * t <= q
+    if (p == 0)
+      return q >= 0;
+    double r = q / p;
+    if (p < 0)
+      t0 = std::max(t0, r);
+    else
+      t1 = std::min(t1, r);
+    return t0 <= t1;
+  };
+  return inside(-dx, a.x - at.x) && inside(dx, at.x + w - a.x) && inside(-dy, a.y - at.y)
+         && inside(dy, at.y + h - a.y);
+}
+
 // A legend inside the area, in the corner its series cross least: top
-// right, else top left, bottom right, bottom left, the first of those with
-// the fewest points under it (a rising curve leaves the top left free, a
-// falling one the top right). A swatch and a text per entry.
+// right, else top left, bottom right, bottom left, the first of those that
+// the fewest of the series' segments cross (a rising curve leaves the top
+// left free, a falling one the top right). A swatch and a text per entry.
 struct legend_entry {
   colour hue;
   double width, opacity;
@@ -165,11 +183,12 @@ void legend(figure& f, const chart& c, const std::vector<legend_entry>& entries,
   const point corners[] = {{right, top}, {left, top}, {right, bottom}, {left, bottom}};
   std::size_t under[std::size(corners)] = {};
   for (auto* values : drawn)
-    for (auto& [n, v] : *values) {
+    for (std::size_t i = 0; i < values->size(); ++i) {
+      auto& [n, v] = (*values)[i];
       auto p = c.at(static_cast<double>(n), v);
+      auto from = i == 0 ? p : c.at(static_cast<double>((*values)[i - 1].first), (*values)[i - 1].second);
       for (std::size_t k = 0; k < std::size(corners); ++k)
-        under[k] += p.x >= corners[k].x && p.x <= corners[k].x + w && p.y >= corners[k].y
-                    && p.y <= corners[k].y + h;
+        under[k] += crosses(from, p, corners[k], w, h);
     }
   auto best = static_cast<std::size_t>(std::min_element(std::begin(under), std::end(under))
                                        - std::begin(under));

@@ -13,6 +13,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
+#include <caf/sec.hpp>
 
 #include "soma/error.hpp"
 #include "soma/detail/undecodable.hpp"
@@ -87,6 +88,29 @@ caf::behavior asking(caf::event_based_actor* self, caf::actor session) {
 std::string from_env(const char* name) {
   auto* v = std::getenv(name);
   return v ? v : "";
+}
+
+// Whether `e` says the way to the server failed (the session went, its
+// connection broke or was never made), not the server: a served store that
+// cannot be reached, not one that refused.
+bool way_failed(const caf::error& e) {
+  if (e.category() != caf::atom("system"))
+    return false;
+  switch (static_cast<caf::sec>(e.code())) {
+    case caf::sec::request_receiver_down:
+    case caf::sec::request_timeout:
+    case caf::sec::disconnect_during_handshake:
+    case caf::sec::cannot_forward_to_invalid_actor:
+    case caf::sec::no_route_to_receiving_node:
+    case caf::sec::cannot_connect_to_node:
+    case caf::sec::network_syscall_failed:
+    case caf::sec::remote_linking_failed:
+    case caf::sec::socket_disconnected:
+    case caf::sec::socket_operation_failed:
+    case caf::sec::remote_lookup_failed:
+    case caf::sec::connection_timeout: return true;
+    default: return false;
+  }
 }
 
 class served_backend final : public backend, public std::enable_shared_from_this<served_backend> {
@@ -269,9 +293,10 @@ public:
                    trouble = store_trouble_named(ctx.get_as<std::string>(1));
                  } else if (ctx.match_elements<std::string>()) { // the server's words
                    failure = ctx.get_as<std::string>(0);
-                 } else { // the way there failed: the session went, its connection broke
+                 } else {
                    failure = sys_.render(e);
-                   trouble = store_trouble::unreachable;
+                   if (way_failed(e))
+                     trouble = store_trouble::unreachable;
                  }
                });
     if (failure && *failure == lost_marker) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -37,7 +38,8 @@ public:
   /// number missing from a run, a run shorter than its metadata says) and
   /// thrown as runs() throws it: a store_error whose trouble is `damaged`;
   /// the tally then stays as it was. Records it read before are not read
-  /// again, so damage that comes to them later is `soma check`'s to find.
+  /// again, so damage that comes to them later, or takes one of them away
+  /// (a recorder never deletes one), is `soma check`'s to find.
   [[nodiscard]] std::vector<run_row> rows();
 
 private:
@@ -50,7 +52,8 @@ private:
   store store_;
   std::mutex mutex_;
   bool looked_ = false;
-  std::uint64_t txn_ = 0;  ///< the store's last transaction at the last look
+  std::weak_ptr<detail::environment> read_; ///< what the last look read
+  std::uint64_t txn_ = 0;  ///< its transaction then
   std::vector<std::string> order_; ///< the runs, in key order, at the last look
   std::map<std::string, kept, std::less<>> runs_;
 };
