@@ -2,11 +2,12 @@
 chromedriver): each page against a store recorded here holds the store's
 runs and numbers; screenshots are not blank; while a recorder writes, an open
 run page's forward count rises; the server killed and started again, the page
-resumes and misses no forward; two soma-node workers report into the store
+resumes and misses no forward; a forward a_fleet sent to real workers shows
+its trips with the workers' nodes inside them; two soma-node workers report into the store
 and the fleet page shows them, a stopped one's quiet_s growing live and
 falling again once it is woken.
 
-    browser_test.py SOMA RECORD_CHILD SOMA_NODE OUT_DIR
+    browser_test.py SOMA RECORD_CHILD SOMA_NODE A_FLEET OUT_DIR
 
 Every wait has a deadline; screenshots are left in OUT_DIR."""
 
@@ -27,7 +28,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import webdriver  # noqa: E402
 from harness import check, line_of, report, stop  # noqa: E402
 
-SOMA, RECORD_CHILD, SOMA_NODE, OUT = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+SOMA, RECORD_CHILD, SOMA_NODE, A_FLEET, OUT = sys.argv[1:6]
 os.makedirs(OUT, exist_ok=True)
 
 
@@ -71,6 +72,7 @@ def main():
     port = int(re.search(r":(\d+)/$", url).group(1))
     recorder = None
     workers = []
+    servers = []
     try:
         with webdriver.Browser() as b:
             # Runs: the rows and their numbers are the store's.
@@ -141,6 +143,33 @@ def main():
             spans = b.run("return document.querySelectorAll('#timeline rect').length")
             check(spans == sum(1 for f in facts if f["fact"] == "ran"), f"a span per node that ran ({spans})")
             not_blank(b.screenshot(os.path.join(OUT, "forward.png")), "forward.png")
+
+            # A forward that went to a worker: a_fleet records runs through
+            # real soma-node workers. Each trip is a span on the client's
+            # lane, and the worker's nodes sit inside it on the worker's lane.
+            fleet = os.path.join(work, "fleet")
+            subprocess.run([A_FLEET, fleet], check=True, capture_output=True, timeout=120)
+            remote_server, remote_url = serve(os.path.join(fleet, "store"))
+            servers.append(remote_server)
+            b.open(remote_url + "run/costly/forward/0")
+            b.until("return document.querySelector('#timeline svg')", 20, "a remote forward's timeline")
+            told = soma("facts", "costly", "0", "--store", os.path.join(fleet, "store"))
+            trips = {f["host"] for f in told if f["fact"] == "left"}
+            spans = b.run("return [...document.querySelectorAll('#timeline rect')].map(r => ["
+                          "r.querySelector('title').textContent, Number(r.getAttribute('x')),"
+                          " Number(r.getAttribute('width'))])")
+            lanes = b.run("return [...document.querySelectorAll('#timeline text')].map(t => t.textContent)")
+            check(trips and all(h in lanes for h in trips), f"a lane per worker {trips}: {lanes}")
+            for host in trips:
+                trip = [s for s in spans if s[0].startswith(f"trip to {host} (left)")]
+                away = [f["node"] for f in told if f["fact"] == "ran" and f.get("host") == host]
+                check(len(trip) == 1, f"one trip to {host} on the timeline: {spans}")
+                for node in away:
+                    inside = [s for s in spans if s[0].startswith(f"{node} (ran)")]
+                    check(len(inside) == 1 and trip and trip[0][1] - 0.5 <= inside[0][1]
+                          and inside[0][1] + inside[0][2] <= trip[0][1] + trip[0][2] + 0.5,
+                          f"{node}, run on {host}, sits inside its trip: {inside} in {trip}")
+            not_blank(b.screenshot(os.path.join(OUT, "forward-remote.png")), "forward-remote.png")
 
             # The fleet: two real workers report into the store; one stopped
             # (SIGSTOP) falls quiet on the open page while the other writes.
@@ -217,7 +246,8 @@ def main():
         if recorder:
             recorder.kill()
             recorder.wait(10)
-        stop(server)
+        for s in [server, *servers]:
+            stop(s)
         shutil.rmtree(work, ignore_errors=True)
     report("browser")
 

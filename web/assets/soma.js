@@ -429,8 +429,12 @@ function timeline(facts, took) {
     const title = `${s.name} (${s.fact}): began ${dur(s.b)}, took ${dur(s.t)}`;
     if (s.fact === "recalled")
       svg += `<path d="M${x(s.b)} ${row * H + 4} l5 7 l-5 7 l-5 -7 z" fill="${colour.recalled}"><title>${esc(title)}</title></path>`;
-    else
-      svg += `<rect x="${x(s.b)}" y="${row * H + 3}" width="${Math.max(1, x(s.b + s.t) - x(s.b))}" height="${H - 6}" fill="${colour[s.fact]}" opacity="0.85"><title>${esc(title)}</title></rect>`;
+    else {
+      const w = Math.max(1, x(s.b + s.t) - x(s.b));
+      svg += `<rect x="${x(s.b)}" y="${row * H + 3}" width="${w}" height="${H - 6}" fill="${colour[s.fact]}" opacity="0.85"><title>${esc(title)}</title></rect>`;
+      if (w >= 7 * s.name.length + 10) // named where the span has room for it
+        svg += `<text x="${x(s.b) + 5}" y="${row * H + 15}" font-size="11" fill="#fff" pointer-events="none">${esc(s.name)}</text>`;
+    }
   }
   svg += `<text x="${L}" y="${order.length * H + 22}" font-size="11" fill="#73737f">0</text>` +
          `<text x="${W - 10}" y="${order.length * H + 22}" font-size="11" fill="#73737f" text-anchor="end">${esc(dur(end))}</text></svg>`;
