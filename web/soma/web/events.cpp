@@ -17,8 +17,10 @@ store_watch::~store_watch() {
 
 void store_watch::watch() {
   // A local store's environment stays the same and its last transaction
-  // moves; a served store's reading() is a new copy when the server's moved.
-  const void* seen_env = nullptr;
+  // moves; a served store's reading() is a new copy when the server's moved
+  // (and every compacted copy says transaction 1). The copy last seen is
+  // held, so a later copy can never be made at its address and pass for it.
+  std::shared_ptr<detail::environment> seen_env;
   std::uint64_t seen_txn = 0;
   std::unique_lock lock{mutex_};
   while (!stopped_) {
@@ -26,18 +28,17 @@ void store_watch::watch() {
     // A store that cannot be read now is looked at again next time; the
     // streams find out what is wrong when they read.
     bool read = true;
-    const void* env = nullptr;
+    std::shared_ptr<detail::environment> env;
     std::uint64_t txn = 0;
     try {
-      auto held = store_.reading();
-      env = held.get();
-      txn = held->last_txn();
+      env = store_.reading();
+      txn = env->last_txn();
     } catch (const std::exception&) {
       read = false;
     }
     lock.lock();
     if (read && (env != seen_env || txn != seen_txn)) {
-      seen_env = env;
+      seen_env = std::move(env);
       seen_txn = txn;
       ++moves_;
       moved_.notify_all();
