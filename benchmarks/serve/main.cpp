@@ -38,6 +38,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,10 +58,13 @@ struct options {
   std::string dir;
 };
 
-[[noreturn]] void bad(const std::string& why) {
-  std::fprintf(stderr, "bench_serve: %s (--help says how it goes)\n", why.c_str());
-  std::exit(2);
-}
+// What ends a run that cannot go on; thrown, so that the soma serve it
+// started is stopped on the way out.
+struct bench_failed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void bad(const std::string& why) { throw bench_failed{why}; }
 
 double ms_since(clock_type::time_point t) {
   return std::chrono::duration<double, std::milli>(clock_type::now() - t).count();
@@ -163,11 +167,15 @@ private:
 
 // A live page: a stream on its own thread, noting when each forward's event
 // arrived (by its id) until stopped.
+// An open page's stream, read on a thread of its own. `timed`: when each
+// event arrived is kept, for row g; else events are only counted, as a page
+// that shows them does no more than read them (row h measures the server's
+// cost, not this driver's bookkeeping, which runs on the recorder's cores).
 class live_page {
 public:
-  live_page(int port, const std::string& target) : c_(port) {
+  live_page(int port, const std::string& target, bool timed = false) : c_(port) {
     c_.send(target, "Accept: text/event-stream\r\n");
-    thread_ = std::thread{[this] {
+    thread_ = std::thread{[this, timed] {
       std::string in;
       std::size_t scanned = 0;
       while (!stop_ && c_.read(in, 50)) {
@@ -175,10 +183,13 @@ public:
           auto nl = in.find('\n', at + 5);
           if (nl == std::string::npos)
             break;
+          scanned = nl;
+          events_.fetch_add(1, std::memory_order_relaxed);
+          if (!timed)
+            continue;
           auto id = std::stoull(in.substr(at + 5, nl - at - 5));
           std::lock_guard lock{mutex_};
           arrived_.emplace(id, clock_type::now());
-          scanned = nl;
         }
         if (in.size() > (1u << 20)) { // keep memory flat on a long stream
           in.erase(0, scanned);
@@ -191,6 +202,9 @@ public:
     stop_ = true;
     thread_.join();
   }
+  /// Events read so far.
+  std::uint64_t events() const { return events_.load(std::memory_order_relaxed); }
+
   std::optional<clock_type::time_point> arrival(std::uint64_t id) {
     std::lock_guard lock{mutex_};
     auto at = arrived_.find(id);
@@ -202,6 +216,7 @@ public:
 private:
   connection c_;
   std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> events_{0};
   std::mutex mutex_;
   std::map<std::uint64_t, clock_type::time_point> arrived_;
   std::thread thread_;
@@ -247,7 +262,7 @@ private:
 
 } // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   options opt;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -355,7 +370,7 @@ int main(int argc, char** argv) {
   // g: from a forward committed to its event at a live stream.
   std::vector<double> late;
   {
-    live_page watching{serving.port, "/events?run=live&after=0"};
+    live_page watching{serving.port, "/events?run=live&after=0", true};
     for (std::uint64_t n = 1; n <= opt.samples; ++n) {
       auto written = clock_type::now();
       soma_test::write_forwards(s, "live", {forward_of(n, t0)}, n, {"loss"});
@@ -399,6 +414,28 @@ int main(int argc, char** argv) {
     rec.flush();
     auto per_s = static_cast<double>(opt.recorded - 1) / (ms_since(t) / 1000);
     (pages ? with : none).push_back(per_s);
+    // The next repetition starts with no page of this one still open.
+    auto streams_closed = [&] {
+      auto m = get("/metrics");
+      return m.find("\nsoma_serve_live_streams 0\n") != std::string::npos;
+    };
+    // The pages following the run received every forward after the first
+    // (they opened after it; checked after the time is taken): a server that
+    // fell behind for good would flatter this row.
+    for (std::size_t p = 0; p + 1 < open.size(); ++p) {
+      auto deadline = clock_type::now() + std::chrono::seconds(30);
+      while (open[p]->events() < opt.recorded - 1 && clock_type::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (open[p]->events() != opt.recorded - 1)
+        bad("a live page of run " + run + " received " + std::to_string(open[p]->events()) + " of its "
+            + std::to_string(opt.recorded - 1) + " new forwards within 30 s");
+    }
+    open.clear();
+    auto deadline = clock_type::now() + std::chrono::seconds(10);
+    while (!streams_closed() && clock_type::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!streams_closed())
+      bad("soma serve still streamed to a closed page 10 s after it closed");
   }
   auto h0 = median(none), h1 = median(with);
   std::printf("%-58s %7.0f /s %7.1f%% %8s\n", "h  recording, no page open", h0, spread(none), "1.00");
@@ -441,4 +478,7 @@ int main(int argc, char** argv) {
               std::abs(h1 / h0 - 1) * 100 <= std::max(spread(none), spread(with)) ? "yes" : "no");
   if (opt.dir.empty())
     std::filesystem::remove_all(dir);
+} catch (const bench_failed& e) {
+  std::fprintf(stderr, "bench_serve: %s (--help says how it goes)\n", e.what());
+  return 2;
 }

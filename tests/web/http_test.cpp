@@ -424,6 +424,39 @@ BOOST_AUTO_TEST_CASE(past_the_cap_a_stream_is_refused_with_503_and_why) {
   BOOST_TEST(metrics->body.find("soma_serve_live_streams 2\n") != std::string::npos);
 }
 
+// A page closed frees its place under the cap within about two seconds, even
+// while the store keeps moving in other runs (its stream then has nothing of
+// its own to write, and once wrote nothing at all, holding the place for as
+// long as anyone recorded).
+BOOST_AUTO_TEST_CASE(a_closed_page_frees_its_place_while_other_runs_are_written) {
+  served x{1};
+  auto open_streams = [&] {
+    auto m = x.client().Get("/metrics");
+    BOOST_REQUIRE(m);
+    auto at = m->body.find("\nsoma_serve_live_streams ");
+    BOOST_REQUIRE(at != std::string::npos);
+    return std::stoi(m->body.substr(at + 25));
+  };
+  {
+    stream_client page{x.server->port(), "/events?run=sweep-b"};
+    BOOST_REQUIRE_EQUAL(page.status(), 200);
+    BOOST_REQUIRE(page.next()); // hello: the stream is open
+    BOOST_REQUIRE_EQUAL(open_streams(), 1);
+  } // the page is closed
+  auto closed = clock_type::now();
+  std::uint64_t n = 250;
+  int open = 1;
+  while (open > 0 && clock_type::now() - closed < 6s) {
+    soma_test::append(x.s, "sweep-a", n++, 1); // the store moves; sweep-b does not
+    open = open_streams();
+    std::this_thread::sleep_for(20ms); // a writer's pace; bounded by the deadline
+  }
+  BOOST_TEST(open == 0);
+  BOOST_TEST((clock_type::now() - closed < 3500ms));
+  stream_client next{x.server->port(), "/events?run=sweep-b"};
+  BOOST_TEST(next.status() == 200);
+}
+
 BOOST_AUTO_TEST_CASE(it_stops_within_two_seconds_with_streams_open) {
   served x;
   stream_client a{x.server->port(), "/events?run=sweep-a"};

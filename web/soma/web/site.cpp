@@ -273,11 +273,14 @@ site::site(http_server& server, store s, const site_options& options)
           auto moves = watch->wait_past(me.seen, 1s);
           if (http->stopping())
             return false;
-          if (moves == me.seen) { // nothing new: a comment now and then finds a gone client
-            if (clock::now() - me.last_write >= 5s)
-              return write(sink, me, ":\n\n");
+          // Nothing sent for a second (the store still, or moving only in
+          // other runs): a comment, so that a client that went away is
+          // noticed (a write fails once the peer has reset) and its place
+          // under the cap is freed within about two seconds.
+          if (clock::now() - me.last_write >= 1s && !write(sink, me, ":\n\n"))
+            return false;
+          if (moves == me.seen)
             return true;
-          }
           me.seen = moves;
         }
         try {
