@@ -314,7 +314,9 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
                     "HOST:PORT (default 127.0.0.1:8080); port 0 takes a free one; beyond "
                     "loopback only with --tls-cert and --tls-key")
     ->option_text("HOST:PORT");
-  serve->add_option("--tls-cert", inv.tls_cert, "the server's certificate (PEM), for HTTPS")
+  serve->add_option("--tls-cert", inv.tls_cert,
+                    "the server's certificate (PEM), for HTTPS; a browser matches its "
+                    "subjectAltName (soma-certs issue DIR NAME --host HOST)")
     ->option_text("FILE");
   serve->add_option("--tls-key", inv.tls_key, "its private key (PEM)")->option_text("FILE");
   std::string live_cap_text;
