@@ -5,9 +5,11 @@ run page's forward count rises; the server killed and started again, the page
 resumes and misses no forward; a forward a_fleet sent to real workers shows
 its trips with the workers' nodes inside them; two soma-node workers report into the store
 and the fleet page shows them, a stopped one's quiet_s growing live and
-falling again once it is woken.
+falling again once it is woken, and quiet_machine's opinion of it firing on
+the health page meanwhile; a study added while the trials page is open
+appears on it with the store's counts.
 
-    browser_test.py SOMA RECORD_CHILD SOMA_NODE A_FLEET OUT_DIR
+    browser_test.py SOMA RECORD_CHILD SOMA_NODE A_FLEET ADDING_TRIALS OUT_DIR
 
 Every wait has a deadline; screenshots are left in OUT_DIR."""
 
@@ -28,7 +30,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import webdriver  # noqa: E402
 from harness import check, line_of, report, stop  # noqa: E402
 
-SOMA, RECORD_CHILD, SOMA_NODE, A_FLEET, OUT = sys.argv[1:6]
+SOMA, RECORD_CHILD, SOMA_NODE, A_FLEET, ADDING_TRIALS, OUT = sys.argv[1:7]
 os.makedirs(OUT, exist_ok=True)
 
 
@@ -189,17 +191,42 @@ def main():
             b.until(f"const q = ({quiet_of.replace('return ', '', 1)}); return q['{stopped}'] > 1.5", 20,
                     "the stopped worker's quiet_s to pass 1.5 s on the open page")
             not_blank(b.screenshot(os.path.join(OUT, "fleet.png")), "fleet.png")
+            # Still stopped, it is the subject of an opinion: quiet_machine,
+            # pending and then firing once it held its 5 s, on the open
+            # health page, under the note that says these are opinions.
+            b.open(url + "health")
+            b.until("return [...document.querySelectorAll('tr[data-rule=\"quiet_machine\"]')].some("
+                    f"r => r.textContent.includes('{stopped}') && r.cells[0].textContent === 'firing')",
+                    30, "quiet_machine firing about the stopped worker on the open health page")
+            check("opinions, not facts" in b.run("return document.getElementById('note').textContent"),
+                  "the health page says its opinions are opinions")
+            not_blank(b.screenshot(os.path.join(OUT, "health.png")), "health.png")
+            b.open(url + "fleet")
+            b.until("return document.querySelectorAll('tr[data-machine]').length === 2", 20, "the fleet again")
             workers[0].send_signal(signal.SIGCONT)  # it writes again: quiet again on the page
             b.until(f"const q = ({quiet_of.replace('return ', '', 1)}); return q['{stopped}'] < 1", 20,
                     "the woken worker's quiet_s to fall under 1 s on the open page")
 
-            for page, ready, name in (("trials", "document.querySelector('#studies p, #studies table')", "trials.png"),
-                                      ("health", "document.getElementById('note').textContent", "health.png")):
-                b.open(url + page)
-                b.until(f"return {ready}", 20, f"the {page} page")
-                not_blank(b.screenshot(os.path.join(OUT, name)), name)
-            check("opinions, not facts" in b.run("return document.body.innerText"),
-                  "the health page says its opinions are opinions")
+            # Trials: a study added (by the adding_trials example) while the
+            # page is open appears on it, with the store's counts; its page
+            # has a row per trial.
+            b.open(url + "trials")
+            b.until("return document.querySelector('#studies p')", 20, "the trials page, no study yet")
+            subprocess.run([ADDING_TRIALS, store], check=True, capture_output=True, timeout=60)
+            b.until("return document.querySelectorAll('tr[data-study]').length === 1", 20,
+                    "the study added while the page was open")
+            studies = soma("trials", "--store", store)
+            shown = b.run("const r = document.querySelector('tr[data-study]'); return [r.dataset.study,"
+                          " Number(r.querySelectorAll('td')[1].textContent), Number(r.querySelectorAll('td')[2].textContent)]")
+            check(shown == [studies[0]["study"], studies[0]["trials"], studies[0]["waiting"]],
+                  f"the trials page shows {shown}, the store {studies}")
+            not_blank(b.screenshot(os.path.join(OUT, "trials.png")), "trials.png")
+            b.open(url + f"trials/{studies[0]['study']}")
+            b.until("return document.querySelectorAll('tr[data-trial]').length", 20, "the study's trials")
+            rows = b.run("return document.querySelectorAll('tr[data-trial]').length")
+            check(rows == len(soma("trials", studies[0]["study"], "--store", store)),
+                  f"a row per trial ({rows})")
+
 
             # Live: a recorder writes while the page is open.
             recorder = subprocess.Popen([RECORD_CHILD, store, "run-live", "0", "5", "15"],

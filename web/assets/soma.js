@@ -499,7 +499,7 @@ async function trialsView(study) {
       ["run", (r) => r.run ? runLink(r.run) : "–"],
       ["params", (r) => esc(Object.entries(r.params).map(([k, v]) => `${k}=${v}`).join(" "))],
       ["result", (r) => esc(Object.entries(r.result).map(([k, v]) => `${k}=${v}`).join(" ") || "–")],
-      ["error", (r) => esc(r.error || "")], ["abandoned", (r) => num(r.abandoned.length), "num"]], page.trials,
+      ["error", (r) => esc(r.error || ""), "prose"], ["abandoned", (r) => num(r.abandoned.length), "num"]], page.trials,
       (r) => `data-trial="${r.trial}"`);
   };
   const load = async () => show(await get(`/api/trials/${encodeURIComponent(study)}`));
@@ -518,7 +518,7 @@ async function healthView() {
       ["opinion", (r) => esc(r.opinion)], ["rule", (r) => esc(r.rule)], ["subject", (r) => esc(r.subject)],
       ["measured", (r) => esc(r.measure)], ["value", (r) => num(r.value), "num"], ["threshold", (r) => num(r.threshold), "num"],
       ["threshold set as", (r) => esc(r.threshold_is)], ["for", (r) => `${num(r.for_s, 1)} s`, "num"],
-      ["says", (r) => esc(r.says)]], page.opinions, (r) => `data-rule="${esc(r.rule)}" class="${r.opinion === "firing" ? "broke" : ""}"`)
+      ["says", (r) => esc(r.says), "prose"]], page.opinions, (r) => `data-rule="${esc(r.rule)}" class="${r.opinion === "firing" ? "broke" : ""}"`)
       : `<p class="quiet">No rule holds an opinion about this store now.</p>`;
   };
   const load = async () => show(await get("/api/health"));
