@@ -389,7 +389,7 @@ function timeline(facts, took) {
   for (const x of facts) {
     const b = Number(x.began_us), t = Number(x.took_us);
     if (["ran", "failed", "kept", "recalled"].includes(x.fact) && !Number.isNaN(b)) {
-      const s = { host: x.host || "here", name: x.node, fact: x.fact, b, t: x.fact === "recalled" ? 0 : t };
+      const s = { host: x.host || "here", name: String(x.node ?? "?"), fact: x.fact, b, t: x.fact === "recalled" ? 0 : t };
       (x.host ? pending : spans).push(s);
     } else if (x.fact === "left") {
       spans.push({ host: "here", name: `trip to ${x.host}`, fact: "left", b, t });
