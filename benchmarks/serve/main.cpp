@@ -230,6 +230,8 @@ public:
     if (::pipe(out) != 0)
       bad("pipe failed");
     pid_ = ::fork();
+    if (pid_ < 0)
+      bad("fork failed");
     if (pid_ == 0) {
       ::dup2(out[1], 1);
       ::close(out[0]);
@@ -245,19 +247,35 @@ public:
       line += c;
     ::close(out[0]);
     auto colon = line.rfind(':');
-    if (!line.starts_with("http://") || colon == std::string::npos)
+    if (!line.starts_with("http://") || colon == std::string::npos) {
+      stop(); // no destructor runs for a server never made
       bad("soma serve did not print its URL within 15 s (it printed '" + line + "')");
-    port = std::stoi(line.substr(colon + 1));
+    }
+    port = std::atoi(line.c_str() + colon + 1);
   }
-  ~server() {
+  ~server() { stop(); }
+  server(const server&) = delete;
+  server& operator=(const server&) = delete;
+  int port = 0;
+
+private:
+  void stop() {
     ::kill(pid_, SIGTERM);
     int status = 0;
     ::waitpid(pid_, &status, 0);
   }
-  int port = 0;
 
-private:
   pid_t pid_ = -1;
+};
+
+// Removes a directory the run made, however the run ends.
+struct removed_at_end {
+  std::string dir;
+  ~removed_at_end() {
+    std::error_code ignored;
+    if (!dir.empty())
+      std::filesystem::remove_all(dir, ignored);
+  }
 };
 
 } // namespace
@@ -311,6 +329,7 @@ int main(int argc, char** argv) try {
       bad("cannot make a directory under /dev/shm");
     dir = tmpl;
   }
+  removed_at_end made{opt.dir.empty() ? dir : std::string{}};
   auto path = dir + "/store";
   soma::store s{path};
   const std::int64_t t0 = 1'800'000'000;
@@ -393,6 +412,20 @@ int main(int argc, char** argv) try {
   caf::actor_system system{cfg};
   auto g = soma::graph::somatize(system, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
                                            >> Score{}.named("score"));
+  // Until the server streams to no page (it notices a closed one within
+  // about 2 s), so that no repetition pays for pages of another (row g's
+  // included).
+  auto wait_streams_closed = [&] {
+    auto closed = [&] {
+      return get("/metrics").find("\nsoma_serve_live_streams 0\n") != std::string::npos;
+    };
+    auto deadline = clock_type::now() + std::chrono::seconds(10);
+    while (!closed() && clock_type::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!closed())
+      bad("soma serve still streamed to a closed page 10 s after it closed");
+  };
+  wait_streams_closed();
   std::vector<double> none, with;
   for (std::size_t r = 0; r < 2 * opt.reps; ++r) {
     bool pages = r % 2 == 1;
@@ -414,11 +447,6 @@ int main(int argc, char** argv) try {
     rec.flush();
     auto per_s = static_cast<double>(opt.recorded - 1) / (ms_since(t) / 1000);
     (pages ? with : none).push_back(per_s);
-    // The next repetition starts with no page of this one still open.
-    auto streams_closed = [&] {
-      auto m = get("/metrics");
-      return m.find("\nsoma_serve_live_streams 0\n") != std::string::npos;
-    };
     // The pages following the run received every forward after the first
     // (they opened after it; checked after the time is taken): a server that
     // fell behind for good would flatter this row.
@@ -431,11 +459,8 @@ int main(int argc, char** argv) try {
             + std::to_string(opt.recorded - 1) + " new forwards within 30 s");
     }
     open.clear();
-    auto deadline = clock_type::now() + std::chrono::seconds(10);
-    while (!streams_closed() && clock_type::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (!streams_closed())
-      bad("soma serve still streamed to a closed page 10 s after it closed");
+    wait_streams_closed(); // the next repetition starts with no page of this one
+
   }
   auto h0 = median(none), h1 = median(with);
   std::printf("%-58s %7.0f /s %7.1f%% %8s\n", "h  recording, no page open", h0, spread(none), "1.00");
@@ -476,9 +501,10 @@ int main(int argc, char** argv) try {
   std::printf("\ntargets: e < 100 ms: %s; g median < 200 ms: %s; h with pages within the spread of none: %s\n",
               page < 100 ? "met" : "NOT met", median(late) < 200 ? "met" : "NOT met",
               std::abs(h1 / h0 - 1) * 100 <= std::max(spread(none), spread(with)) ? "yes" : "no");
-  if (opt.dir.empty())
-    std::filesystem::remove_all(dir);
 } catch (const bench_failed& e) {
   std::fprintf(stderr, "bench_serve: %s (--help says how it goes)\n", e.what());
   return 2;
+} catch (const std::exception& e) { // unwound: the soma serve it started is stopped
+  std::fprintf(stderr, "bench_serve: %s\n", e.what());
+  return 1;
 }

@@ -28,7 +28,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
 import webdriver  # noqa: E402
-from harness import check, line_of, report, stop  # noqa: E402
+from harness import check, line_of, report, started, stop  # noqa: E402
 
 SOMA, RECORD_CHILD, SOMA_NODE, A_FLEET, ADDING_TRIALS, OUT = sys.argv[1:7]
 os.makedirs(OUT, exist_ok=True)
@@ -40,10 +40,27 @@ def soma(*args):
 
 
 def serve(store, listen="127.0.0.1:0"):
-    proc = subprocess.Popen([SOMA, "serve", "--store", store, "--listen", listen],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    url = line_of(proc, "http://", 15).strip()
-    return proc, url
+    return started([SOMA, "serve", "--store", store, "--listen", listen], "http://")
+
+
+def stop_between_writes(store, worker, other):
+    """SIGSTOPs `worker` outside a write. One stopped inside its LMDB write
+    transaction would hold the store's writer lock, and every other writer
+    would wait for it (LMDB's rule: one writer at a time), so nothing would
+    look quiet. The other worker's readings still moving show it was not;
+    else it is woken and stopped again. True once stopped so."""
+    def when():
+        return {m["id"]: m["when_us"] for m in soma("standing", "--store", store)}.get(other, 0)
+    for _ in range(5):
+        worker.send_signal(signal.SIGSTOP)
+        before = when()
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            if when() > before:
+                return True
+            time.sleep(0.05)  # the other writes every 0.2 s; bounded by the deadline
+        worker.send_signal(signal.SIGCONT)
+    return False
 
 
 def not_blank(png, name):
@@ -163,13 +180,20 @@ def main():
             lanes = b.run("return [...document.querySelectorAll('#timeline text')].map(t => t.textContent)")
             check(trips and all(h in lanes for h in trips), f"a lane per worker {trips}: {lanes}")
             for host in trips:
+                # As told: the worker's nodes began and ended within the round
+                # trip the client saw (on the worker's clock, from its start).
+                left = next(f for f in told if f["fact"] == "left" and f["host"] == host)
+                for f in told:
+                    if f["fact"] == "ran" and f.get("host") == host:
+                        check(int(f["began_us"]) + int(f["took_us"]) <= int(left["took_us"]),
+                              f"{f['node']} on {host} ends within its trip as told: {f} in {left}")
                 trip = [s for s in spans if s[0].startswith(f"trip to {host} (left)")]
                 away = [f["node"] for f in told if f["fact"] == "ran" and f.get("host") == host]
                 check(len(trip) == 1, f"one trip to {host} on the timeline: {spans}")
                 for node in away:
                     inside = [s for s in spans if s[0].startswith(f"{node} (ran)")]
-                    check(len(inside) == 1 and trip and trip[0][1] - 0.5 <= inside[0][1]
-                          and inside[0][1] + inside[0][2] <= trip[0][1] + trip[0][2] + 0.5,
+                    check(len(inside) == 1 and trip and trip[0][1] - 1 <= inside[0][1]
+                          and inside[0][1] + inside[0][2] <= trip[0][1] + trip[0][2] + 1,
                           f"{node}, run on {host}, sits inside its trip: {inside} in {trip}")
             not_blank(b.screenshot(os.path.join(OUT, "forward-remote.png")), "forward-remote.png")
 
@@ -178,7 +202,7 @@ def main():
             for _ in range(2):
                 workers.append(subprocess.Popen([SOMA_NODE, "--store", store, "--reporting", "0.2"],
                                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
-                line_of(workers[-1], "", 20)  # its port: listening, its first reading written
+                line_of(workers[-1], "", 20)  # its port: it listens (its readings follow)
             b.open(url + "fleet")
             b.until("return document.querySelectorAll('tr[data-machine]').length === 2", 20, "two machines")
             shown = sorted(b.run("return [...document.querySelectorAll('tr[data-machine]')].map(r => r.dataset.machine)"))
@@ -187,7 +211,8 @@ def main():
             quiet_of = ("return Object.fromEntries([...document.querySelectorAll('tr[data-machine]')].map("
                         "r => [r.dataset.machine, Number(r.querySelector('td.quiet').textContent)]))")
             stopped = f"{socket.gethostname()}-{workers[0].pid}"
-            workers[0].send_signal(signal.SIGSTOP)
+            check(stop_between_writes(store, workers[0], f"{socket.gethostname()}-{workers[1].pid}"),
+                  "a worker stopped while the other goes on writing readings")
             b.until(f"const q = ({quiet_of.replace('return ', '', 1)}); return q['{stopped}'] > 1.5", 20,
                     "the stopped worker's quiet_s to pass 1.5 s on the open page")
             not_blank(b.screenshot(os.path.join(OUT, "fleet.png")), "fleet.png")
@@ -213,13 +238,16 @@ def main():
             b.open(url + "trials")
             b.until("return document.querySelector('#studies p')", 20, "the trials page, no study yet")
             subprocess.run([ADDING_TRIALS, store], check=True, capture_output=True, timeout=60)
-            b.until("return document.querySelectorAll('tr[data-study]').length === 1", 20,
-                    "the study added while the page was open")
+            # adding_trials writes in three transactions: the page shows the
+            # study as the store has it once it caught up with the last.
             studies = soma("trials", "--store", store)
-            shown = b.run("const r = document.querySelector('tr[data-study]'); return [r.dataset.study,"
-                          " Number(r.querySelectorAll('td')[1].textContent), Number(r.querySelectorAll('td')[2].textContent)]")
-            check(shown == [studies[0]["study"], studies[0]["trials"], studies[0]["waiting"]],
-                  f"the trials page shows {shown}, the store {studies}")
+            check(len(studies) == 1, f"one study in the store: {studies}")
+            want = [studies[0]["study"], studies[0]["trials"], studies[0]["waiting"]]
+            b.until("const r = document.querySelectorAll('tr[data-study]');"
+                    " return r.length === 1 && JSON.stringify([r[0].dataset.study,"
+                    " Number(r[0].cells[1].textContent), Number(r[0].cells[2].textContent)]) === arguments[0]",
+                    20, f"the study added while the page was open, as the store has it ({want})",
+                    json.dumps(want, separators=(",", ":")))
             not_blank(b.screenshot(os.path.join(OUT, "trials.png")), "trials.png")
             b.open(url + f"trials/{studies[0]['study']}")
             b.until("return document.querySelectorAll('tr[data-trial]').length", 20, "the study's trials")

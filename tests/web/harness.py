@@ -40,6 +40,19 @@ def line_of(proc, prefix, within):
     raise RuntimeError(f"no line starting {prefix!r} within {within} s; got {buf!r}")
 
 
+def started(args, prefix, within=15):
+    """Starts `args` and waits for its stdout's first line starting with
+    `prefix` (a server's URL); returns the process and that line. A process
+    that says nothing of the kind in time is killed, not left running."""
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        return proc, line_of(proc, prefix, within).strip()
+    except Exception:
+        proc.kill()
+        proc.wait(10)
+        raise
+
+
 def stop(server):
     """Stops a `soma serve` with SIGTERM; one still there 10 s later is a failure."""
     server.send_signal(signal.SIGTERM)

@@ -452,7 +452,10 @@ BOOST_AUTO_TEST_CASE(a_closed_page_frees_its_place_while_other_runs_are_written)
     std::this_thread::sleep_for(20ms); // a writer's pace; bounded by the deadline
   }
   BOOST_TEST(open == 0);
-  BOOST_TEST((clock_type::now() - closed < 3500ms));
+  // About 2 s: the first write after the peer closed still succeeds (the
+  // peer answers it with a reset), the next one fails; 5 s leaves room for a
+  // loaded machine.
+  BOOST_TEST((clock_type::now() - closed < 5s));
   stream_client next{x.server->port(), "/events?run=sweep-b"};
   BOOST_TEST(next.status() == 200);
 }

@@ -25,7 +25,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
 import webdriver  # noqa: E402
-from harness import check, line_of, report, stop  # noqa: E402
+from harness import check, report, started, stop  # noqa: E402
 
 SOMA, SOMA_CERTS, RECORD_CHILD = sys.argv[1], sys.argv[2], sys.argv[3]
 
@@ -38,11 +38,9 @@ def run(*args, env=None):
 
 
 def serve_tls(store, certs, name):
-    proc = subprocess.Popen([SOMA, "serve", "--store", store, "--listen", "0.0.0.0:0",
-                             "--tls-cert", os.path.join(certs, name + ".pem"),
-                             "--tls-key", os.path.join(certs, name + ".key")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    url = line_of(proc, "https://", 15).strip()
+    proc, url = started([SOMA, "serve", "--store", store, "--listen", "0.0.0.0:0",
+                         "--tls-cert", os.path.join(certs, name + ".pem"),
+                         "--tls-key", os.path.join(certs, name + ".key")], "https://")
     port = int(url.rsplit(":", 1)[1].rstrip("/"))
     return proc, url, port
 

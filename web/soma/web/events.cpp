@@ -38,10 +38,15 @@ void store_watch::watch() {
     }
     lock.lock();
     if (read && (env != seen_env || txn != seen_txn)) {
-      seen_env = std::move(env);
+      std::swap(seen_env, env); // the copy seen before goes below, outside the lock
       seen_txn = txn;
       ++moves_;
       moved_.notify_all();
+    }
+    if (env) { // closing a served store's old copy removes its files: not while streams wait
+      lock.unlock();
+      env.reset();
+      lock.lock();
     }
     moved_.wait_for(lock, every_, [&] { return stopped_; });
   }
