@@ -446,10 +446,12 @@ BOOST_AUTO_TEST_CASE(a_closed_page_frees_its_place_while_other_runs_are_written)
   auto closed = clock_type::now();
   std::uint64_t n = 250;
   int open = 1;
+  // Until the server says so: each look writes a forward of sweep-a first
+  // (the store moves; sweep-b does not), its commit and the request pacing
+  // the loop.
   while (open > 0 && clock_type::now() - closed < 6s) {
-    soma_test::append(x.s, "sweep-a", n++, 1); // the store moves; sweep-b does not
+    soma_test::append(x.s, "sweep-a", n++, 1);
     open = open_streams();
-    std::this_thread::sleep_for(20ms); // a writer's pace; bounded by the deadline
   }
   BOOST_TEST(open == 0);
   // About 2 s: the first write after the peer closed still succeeds (the

@@ -42,9 +42,9 @@ std::vector<run_row> runs_tally::rows() {
   auto& env = *held;
   // Still where it was: the same environment (a served store's reading is a
   // new copy whenever the server committed, and copies all say
-  // transaction 1) at the same transaction.
+  // transaction 1) at the same transaction. Never looked: no environment.
   bool same_env = !read_.owner_before(held) && !held.owner_before(read_) && !read_.expired();
-  if (!looked_ || !same_env || env.last_txn() != txn_) {
+  if (!same_env || env.last_txn() != txn_) {
     std::vector<std::string> order;
     std::map<std::string, kept, std::less<>> now;
     std::uint64_t at = 0;
@@ -105,7 +105,6 @@ std::vector<run_row> runs_tally::rows() {
     runs_ = std::move(now);
     read_ = held;
     txn_ = at;
-    looked_ = true;
   }
   std::vector<run_row> out;
   out.reserve(order_.size());

@@ -73,8 +73,6 @@ void exposition::sample(std::string_view name, const labels& with, double value)
   text_ += '\n';
 }
 
-void store_metrics(const store& s, exposition& out) { store_metrics(s, runs(s), out); }
-
 void store_metrics(const store& s, const std::vector<run_row>& rows, exposition& out) {
   out.family("soma_runs", "gauge", "Runs in the store.");
   out.sample({}, static_cast<double>(rows.size()));

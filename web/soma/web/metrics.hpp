@@ -47,12 +47,9 @@ private:
 /// The store's exposition: soma_runs, per run soma_run_forwards,
 /// soma_run_broke and soma_run_took_seconds, and per machine (its latest
 /// reading) soma_machine_busy, soma_machine_memory, soma_machine_cores,
-/// soma_machine_served and soma_machine_quiet_seconds. One scan of the
-/// records, one of the latest readings. Throws store_error.
-void store_metrics(const store& s, exposition& out);
-
-/// The same with the runs given (what runs() or a runs_tally answered):
-/// one scan of the latest readings.
+/// soma_machine_served and soma_machine_quiet_seconds, of the runs given
+/// (what runs() or a runs_tally answered). One scan of the latest
+/// readings. Throws store_error.
 void store_metrics(const store& s, const std::vector<run_row>& rows, exposition& out);
 
 } // namespace soma::web
