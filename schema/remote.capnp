@@ -173,3 +173,145 @@ struct TrialEndedClaimed {
   ended @0 :TrialEnded;
   next @1 :ClaimAnswer;
 }
+
+# Readers' questions to a served store, answered on the host that holds it
+# (soma/store/answers.hpp; docs/fleet.md): the op names the question, Ask
+# carries what it needs, and each answer is one of the structs after it.
+# Values kept in the store travel as the store keeps them (key and sealed
+# bytes), so the client checks their seals as a local reader does.
+struct Ask {
+  run @0 :Text;
+  name @1 :Text;        # a curve's name, a study, a machine id, a cache entry's node
+  from @2 :UInt64;
+  count @3 :UInt64;     # capped by the server at its part's limit
+  hasAfter @4 :Bool;
+  after @5 :Data;       # a run, a machine id or a cache key to go on after
+  hasAt @6 :Bool;
+  at @7 :Int64;         # tails: unix seconds; readings: microseconds
+  last @8 :UInt64;      # tails: forwards per run
+  facts @9 :UInt64;     # tails: fact blobs per run
+  hasRun @10 :Bool;     # tails: only `run`
+  hasName @11 :Bool;    # the cache: only `name`'s entries
+}
+
+struct Stored {
+  key @0 :Data;
+  value @1 :Data;
+}
+
+struct RunRow {
+  run @0 :Text;
+  forwards @1 :UInt64;
+  broke @2 :UInt64;
+  tookUs @3 :Int64;
+  first @4 :Int64;
+  last @5 :Int64;
+}
+
+struct RunRows {
+  rows @0 :List(RunRow);
+}
+
+struct ForwardPart {
+  total @0 :UInt64;
+  records @1 :List(Stored);
+}
+
+struct CurvePart {
+  fetch @0 :Bool;       # read from fact blobs (else from records)
+  forwards @1 :List(UInt64);
+  values @2 :List(Float64);
+  next @3 :UInt64;
+  total @4 :UInt64;
+}
+
+struct NodeRow {
+  node @0 :Text;
+  ran @1 :UInt64;
+  recalled @2 :UInt64;
+  failed @3 :UInt64;
+  tookUs @4 :Int64;
+  hosts @5 :List(Text);
+  devices @6 :List(Text);
+}
+
+struct NodesPart {
+  rows @0 :List(NodeRow);
+  next @1 :UInt64;
+  total @2 :UInt64;
+}
+
+struct HostRow {
+  host @0 :Text;
+  slices @1 :UInt64;
+  tookUs @2 :Int64;
+  tripsUs @3 :Int64;
+}
+
+struct HostsPart {
+  rows @0 :List(HostRow);
+  machines @1 :List(Soma.Fact);   # each graph host's last machine fact (its host field names it)
+  next @2 :UInt64;
+  total @3 :UInt64;
+}
+
+struct RunTail {
+  run @0 :Text;
+  first @1 :Int64;
+  hasEnded @2 :Bool;
+  endedUs @3 :Int64;
+  records @4 :List(Stored);
+  facts @5 :List(Stored);
+}
+
+struct TailsPart {
+  tails @0 :List(RunTail);
+  hasAfter @1 :Bool;
+  after @2 :Text;
+}
+
+struct Machines {
+  ids @0 :List(Text);
+  readings @1 :List(Data);        # each a Soma.Reading message
+}
+
+struct StudySummary {
+  study @0 :Data;                 # a Soma.Study message
+  waiting @1 :UInt64;
+  claimed @2 :UInt64;
+  done @3 :UInt64;
+  broke @4 :UInt64;
+  abandoned @5 :UInt64;
+}
+
+struct Studies {
+  studies @0 :List(StudySummary);
+}
+
+struct Trials {
+  trials @0 :List(Data);          # each a Soma.Trial message
+}
+
+struct CacheRow {
+  key @0 :Data;
+  node @1 :Text;
+  type @2 :Text;
+  version @3 :Text;
+  bytes @4 :UInt64;
+  keptAt @5 :Int64;
+}
+
+struct CacheRows {
+  rows @0 :List(CacheRow);
+}
+
+struct Damage {
+  database @0 :Text;
+  key @1 :Text;
+  what @2 :Text;
+}
+
+struct CheckReport {
+  entries @0 :UInt64;
+  damaged @1 :List(Damage);
+}

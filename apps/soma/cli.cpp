@@ -29,7 +29,7 @@ constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | fa
                                  "reclaim STUDY --quiet-over S | "
                                  "health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | "
                                  "plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | "
-                                 "plot graph -o FILE PROGRAM | live --run RUN | check | "
+                                 "plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | "
                                  "serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE";
 
 // What each reader costs, on the help page: the seed's price list, since a
@@ -53,7 +53,10 @@ constexpr const char* price_list = R"(What each command costs:
              curve per trial; graph runs PROGRAM
   live       the first redraw one scan of the run; then, every --interval ms,
              only what is new and a fetch per new forward of the last 100
-  check      one scan of the whole store
+  check      one scan of the whole store (on the host that holds it, for a
+             served store)
+  copy       the whole store, compacted: over a served store its every byte
+             crosses the wire, in parts of 4 MiB (the only command that does)
   serve      per page what its reader costs (docs/web.md lists them); a live
              page looks whether the store moved every 25 ms (no transaction)
              and reads only what is new
@@ -307,6 +310,12 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     "check", "walk the whole store and list every damaged entry; exit 2 if any, 0 if none");
   given_stores.push_back(common_options(*check, inv));
 
+  auto* copy = app.add_subcommand(
+    "copy", "a compacted copy of the whole store FROM (a directory or soma://HOST:PORT) in the new "
+            "directory DIR: a backup, or a served store brought here whole");
+  copy->add_option("FROM", inv.from, "the store to copy: DIR or soma://HOST:PORT")->required();
+  copy->add_option("DIR", inv.into, "where the copy goes: a new or empty directory")->required();
+
   auto* serve = app.add_subcommand(
     "serve", "a web page of the store's runs, the fleet, trials and opinions, live; its JSON "
              "API, traces and Prometheus metrics (docs/web.md); prints its URL first");
@@ -445,6 +454,8 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
       inv.last = parse_count(last_text, "N of `soma plot spent --last N`");
   } else if (check->parsed()) {
     inv.what = command::check;
+  } else if (copy->parsed()) {
+    inv.what = command::copy;
   } else if (serve->parsed()) {
     inv.what = command::serve;
     if (inv.json)

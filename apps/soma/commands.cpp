@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -369,6 +370,19 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     plot_graph(inv, out);
     return exit_ok;
   }
+  if (inv.what == command::copy) {
+    auto began = std::chrono::steady_clock::now();
+    opened_store from{inv.from, store_options{.read_only = true}};
+    from.get().copy_to(inv.into);
+    std::error_code ec;
+    auto bytes = std::filesystem::file_size(std::filesystem::path{inv.into} / "data.mdb", ec);
+    auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began)
+                .count();
+    err << "soma: copied the store '" << from.get().path() << "' into '" << inv.into << "' ("
+        << (ec ? std::string{"?"} : std::to_string(bytes)) << " bytes) in " << decimal(ms, 0)
+        << " ms\n";
+    return exit_ok;
+  }
   if (inv.what == command::live && !wait_for_store(inv, err))
     return exit_ok; // stopped while waiting for the store
   // Read-only: a reader must never create a store where a typo pointed it,
@@ -400,6 +414,7 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::serve: serve(s, inv, out, err); break;
     case command::trace: trace(s, inv, out, err); break;
     case command::cache_clear:
+    case command::copy:
     case command::reclaim:
     case command::plot_graph: break;
   }

@@ -18,7 +18,7 @@ namespace soma::cli {
 enum class command {
   runs, forwards, curve, facts, nodes, cache_ls, cache_clear, standing, fleet,
   plot_progress, plot_spent, plot_machines, plot_graph, live, check,
-  trials, reclaim, plot_study, health, serve, trace
+  trials, reclaim, plot_study, health, serve, trace, copy
 };
 
 /// A parsed, checked command line.
@@ -38,6 +38,7 @@ struct invocation {
   std::vector<std::string> program; ///< PROGRAM [ARGS...], for `plot graph`
   std::uint64_t interval_ms = 200; ///< --interval MS, for `live`
   bool once = false;               ///< --once: `live` prints one frame and exits
+  std::string from, into;          ///< FROM and DIR, for `copy`
   std::string study;               ///< STUDY, for `trials STUDY`, `reclaim` and `plot study`
   double quiet_over = 0;           ///< --quiet-over S, for `reclaim`
   std::string result;              ///< --result NAME, for `plot study`

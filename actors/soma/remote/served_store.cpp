@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,7 +21,7 @@
 #include "soma/remote/worker_link.hpp"
 #include "soma/store/backend.hpp"
 #include "soma/store/cache.hpp"
-#include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/asking.hpp"
 #include "soma/system_config.hpp"
 #include "soma/wire/reading.hpp"
 #include "soma/wire/record_write.hpp"
@@ -34,9 +33,10 @@ namespace soma::detail {
 namespace {
 
 // How long one call may take from a server that keeps answering
-// heartbeats: a write or a question takes milliseconds, a part of a copy
-// (4 MiB) well under a second; the first part, for which the server makes
-// the copy, as long as the server's disk needs (copy_within). Past it the session is dropped and the next
+// heartbeats: a write or one part of a reader's answer takes milliseconds
+// (each part is bounded, soma/store/answers.hpp); `soma check`, which reads
+// the whole store there, and a part of an explicit copy, as long as the
+// server's disk needs (long_within). Past it the session is dropped and the next
 // call reconnects. CAF 0.17 can send an answer down a connection to the
 // client that the server has not yet noticed is dead (a server stopped and
 // resumed while the client reconnected), and the heartbeat on the new
@@ -45,7 +45,7 @@ namespace {
 // stops answering at all is noticed sooner, within the connection timeout
 // (soma::detection_bound, 3.5 s by default).
 constexpr auto call_within = std::chrono::seconds(5);
-constexpr auto copy_within = std::chrono::seconds(60);
+constexpr auto long_within = std::chrono::seconds(60);
 
 // How long the server may hold a claim for a trial to be added: well within
 // call_within.
@@ -165,13 +165,64 @@ public:
     }
   }
 
-  std::shared_ptr<environment> reading() override {
-    std::lock_guard one_reader_at_a_time{reading_lock_};
-    auto txn = answer_of("version", call("version", ""), wire::decode_store_version);
-    if (copy_ && txn == copy_txn_)
-      return copy_;
-    fetch();
-    return copy_;
+  answers& ask() noexcept override { return answers_; }
+
+  // Fetches the server's compacted copy in parts into `dir`/data.mdb. A
+  // server that began another copy meanwhile (it restarted) is asked again
+  // from the start, at most three times. A copy cut short is removed.
+  void copy_to(const std::string& dir) override {
+    auto file = dir + "/data.mdb";
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      std::FILE* out = std::fopen(file.c_str(), "wb");
+      if (!out)
+        throw store_error("cannot write a copy of the served store " + address_ + " into " + dir);
+      std::uint64_t txn = 0, size = 0, offset = 0;
+      bool restarted = false, written = true;
+      try {
+        do {
+          auto part = answer_of("copy", call("copy", wire::encode_snapshot_ask(offset), true),
+                                wire::decode_snapshot_part);
+          if (offset == 0) {
+            txn = part.txn;
+            size = part.size;
+          } else if (part.txn != txn || part.size != size) {
+            restarted = true;
+            break;
+          }
+          // What a part may hold is bounded: never more than it says is
+          // left, never more than a part is, never somewhere else.
+          auto left = size - offset;
+          if (part.offset != offset || part.bytes.size() > left
+              || part.bytes.size() > wire::snapshot_part_bytes || (part.bytes.empty() && left > 0))
+            throw store_error("the served store " + address_ + " sent a part of its copy of "
+                              + std::to_string(part.bytes.size()) + " bytes at "
+                              + std::to_string(part.offset) + " where " + std::to_string(offset)
+                              + " of " + std::to_string(size) + " bytes was asked for");
+          written = std::fwrite(part.bytes.data(), 1, part.bytes.size(), out) == part.bytes.size();
+          if (!written)
+            break;
+          offset += part.bytes.size();
+        } while (offset < size);
+      } catch (...) {
+        std::fclose(out);
+        std::remove(file.c_str());
+        throw;
+      }
+      written = std::fclose(out) == 0 && written;
+      if (restarted) {
+        std::remove(file.c_str());
+        continue;
+      }
+      if (!written) {
+        std::remove(file.c_str());
+        throw store_error("cannot write a copy of the served store " + address_ + " into " + dir
+                          + " (" + std::to_string(size) + " bytes): is the disk full?");
+      }
+      return;
+    }
+    std::remove(file.c_str());
+    throw store_error("the served store " + address_ + " kept beginning new copies while one was "
+                      "fetched; try again", store_trouble::unreachable);
   }
 
   std::unique_ptr<record_sink> records(const writer_options& options,
@@ -280,7 +331,7 @@ public:
     auto trouble = store_trouble::failed; // what the server said its failure was
     bool timed_out = false;
     auto asker = sys_.spawn(asking, session);
-    auto within = long_call ? copy_within : call_within;
+    auto within = long_call ? long_within : call_within;
     self->request(asker, caf::duration{within}, store_atom::value, op, std::move(payload))
       .receive([&](std::string& x) { answer = std::move(x); },
                [&](caf::error& e) {
@@ -328,97 +379,15 @@ private:
                         + ": it was opened read-only");
   }
 
-  // Fetches a new copy in parts into a directory of its own, which goes with
-  // it. A server that began another copy meanwhile (it restarted) is asked
-  // again from the start, at most three times.
-  void fetch() {
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      char tmpl[] = "/tmp/soma-snapshot-XXXXXX";
-      if (!::mkdtemp(tmpl))
-        throw store_error("cannot make a directory for a copy of the served store " + address_);
-      std::string dir = tmpl;
-      auto remove = [dir] {
-        std::error_code ignored;
-        std::filesystem::remove_all(dir, ignored);
-      };
-      std::uint64_t txn = 0, size = 0, offset = 0;
-      bool restarted = false;
-      try {
-        std::FILE* out = std::fopen((dir + "/data.mdb").c_str(), "wb");
-        if (!out)
-          throw store_error("cannot write a copy of the served store " + address_ + " into " + dir);
-        bool written = true;
-        try {
-          do {
-            auto part = answer_of("snapshot", call("snapshot", wire::encode_snapshot_ask(offset), offset == 0),
-                                  wire::decode_snapshot_part);
-            if (offset == 0) {
-              txn = part.txn;
-              size = part.size;
-            } else if (part.txn != txn || part.size != size) {
-              restarted = true;
-              break;
-            }
-            // What a part may hold is bounded: never more than it says is
-            // left, never more than a part is, never somewhere else.
-            auto left = size - offset;
-            if (part.offset != offset || part.bytes.size() > left
-                || part.bytes.size() > wire::snapshot_part_bytes
-                || (part.bytes.empty() && left > 0))
-              throw store_error("the served store " + address_ + " sent a part of its copy of "
-                                + std::to_string(part.bytes.size()) + " bytes at "
-                                + std::to_string(part.offset) + " where " + std::to_string(offset)
-                                + " of " + std::to_string(size) + " bytes was asked for");
-            written = std::fwrite(part.bytes.data(), 1, part.bytes.size(), out) == part.bytes.size();
-            if (!written)
-              break;
-            offset += part.bytes.size();
-          } while (offset < size);
-        } catch (...) {
-          std::fclose(out);
-          throw;
-        }
-        // A copy cut short (a full disk) is never opened: LMDB would map
-        // pages past its end.
-        written = std::fclose(out) == 0 && written;
-        std::error_code ec;
-        if (!restarted && (!written || std::filesystem::file_size(dir + "/data.mdb", ec) != size || ec))
-          throw store_error("cannot write a copy of the served store " + address_ + " into " + dir
-                            + " (" + std::to_string(size) + " bytes): is the disk full?");
-      } catch (...) {
-        remove();
-        throw;
-      }
-      if (restarted) {
-        remove();
-        continue;
-      }
-      auto options = options_;
-      options.read_only = true;
-      try {
-        auto* env = new environment(dir, options);
-        copy_ = std::shared_ptr<environment>(env, [remove](environment* e) {
-          delete e;
-          remove();
-        });
-      } catch (...) {
-        remove();
-        throw;
-      }
-      copy_txn_ = txn;
-      return;
-    }
-    throw store_error("the served store " + address_ + " kept beginning new copies while one was "
-                      "fetched; try again");
-  }
-
   caf::actor_system& sys_;
   std::string address_;
   store_options options_;
   std::shared_ptr<worker_link> link_;
-  std::mutex reading_lock_;
-  std::shared_ptr<environment> copy_; ///< the newest copy fetched
-  std::uint64_t copy_txn_ = 0;
+  // Readers' questions, each one call (a check, which reads the whole store
+  // there, may take the long bound).
+  remote_answers answers_{address_, [this](const std::string& op, std::string ask) {
+                            return call(op, std::move(ask), op == "ask.check");
+                          }};
 };
 
 // One recorder's batches, written by the server's own writer for this

@@ -18,6 +18,7 @@
 #include <caf/fwd.hpp>
 
 #include "soma/remote/address.hpp"
+#include "soma/remote/protocol.hpp"
 #include "soma/remote/worker.hpp"
 
 namespace soma::detail {
@@ -34,8 +35,8 @@ public:
   /// Connects and opens a session; throws worker_error saying why not.
   void open();
 
-  /// Opens sessions as a served store's client (mode "store") instead.
-  void serve_store() noexcept { wire_mode_ = "store"; }
+  /// Opens sessions as a served store's client (store_mode) instead.
+  void serve_store() noexcept { wire_mode_ = store_mode; }
 
   /// The session actor, or nothing with `why` set when the link is lost.
   caf::actor session(std::string& why);

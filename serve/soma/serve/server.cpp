@@ -26,6 +26,7 @@
 #include "soma/wire/record_write.hpp"
 #include "soma/detail/record_writer.hpp"
 #include "soma/serve/slice_runner.hpp"
+#include "soma/store/detail/asking.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/backend.hpp"
@@ -146,7 +147,7 @@ struct copy {
 // A compacted copy of `served` as one read transaction sees it, and the
 // transaction it is at least as new as.
 std::unique_ptr<copy> copy_of(const store& served) {
-  auto held = served.reading();
+  auto* held = &served.env();
   auto out = std::make_unique<copy>();
   // Read before the copy begins: a commit during it makes the copy newer
   // than said, never older, so a reader at worst fetches again.
@@ -219,9 +220,9 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
           put_reading(served, detail::decode_reading(payload, "a reading sent to " + served.path()));
           return std::string{};
         }
-        if (op == "version")
-          return wire::encode_store_version(served.reading()->last_txn());
-        if (op == "snapshot") {
+        if (detail::is_question(op)) // a reader's: answered here, only the answer goes back
+          return detail::answer_question(served.backend().ask(), op, payload);
+        if (op == "copy") { // an explicit copy of the whole store (soma copy)
           auto offset = wire::decode_snapshot_ask(payload);
           auto& st = self->state;
           if (offset == 0 || !st.reading)
@@ -286,9 +287,10 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
           return rp;
         }
         return caf::make_error(caf::sec::invalid_argument,
-                               "a served store does 'records', 'reading', 'version', 'snapshot', "
-                               "'cache_get', 'cache_put', 'trials_add', 'claim', 'trial_end', "
-                               "'trial_end_claim' and 'reclaim', not '" + op + "'");
+                               "a served store does 'records', 'reading', 'copy', 'cache_get', "
+                               "'cache_put', 'trials_add', 'claim', 'trial_end', "
+                               "'trial_end_claim', 'reclaim' and readers' questions ('ask.*'), "
+                               "not '" + op + "'");
       } catch (const store_error& e) { // its kind goes too: the client answers kinds
         return caf::make_error(caf::sec::runtime_error, std::string{e.what()},
                                std::string{to_string(e.trouble())});
@@ -345,7 +347,13 @@ caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line lo
                                  "this worker has " + std::to_string(worker_state::max_open_sessions)
                                    + " sessions open, its limit; close one or use another worker");
         };
-        if (mode == "store") {
+        if (mode == "store") // a client of soma before store protocol 2, which copied the store
+          return caf::make_error(
+            caf::sec::runtime_error,
+            std::string{"this soma-node answers readers' questions where the store is (store "
+                        "protocol 2); the client speaks protocol 1, which copied the whole "
+                        "store to read it: upgrade soma on the client's host"});
+        if (mode == detail::store_mode) {
           if (!client || !worker.served_store)
             return caf::make_error(caf::sec::runtime_error,
                                    std::string{"this soma-node serves no store: start one with "

@@ -19,6 +19,7 @@
 
 #include "soma/reading.hpp"
 #include "soma/trial.hpp"
+#include "soma/store/answers.hpp"
 #include "soma/wire/record_write.hpp"
 
 namespace soma::detail {
@@ -53,15 +54,15 @@ public:
   /// Whether it may only be read.
   [[nodiscard]] virtual bool read_only() const noexcept = 0;
 
-  /// What readers read: the environment; for a served store, a copy of it no
-  /// older than the server's last commit when this was called (fetched in
-  /// bounded chunks when the server moved on). Holding it keeps it. Throws
-  /// store_error.
-  [[nodiscard]] virtual std::shared_ptr<environment> reading() = 0;
-
-  /// The environment on this host, for code that writes it directly; none
-  /// for a served store.
+  /// The environment on this host, for code that reads or writes it
+  /// directly; none for a served store.
   [[nodiscard]] virtual environment* local() noexcept = 0;
+
+  /// Readers' questions (soma/store/answers.hpp says each), answered from
+  /// one short read transaction where the store is: the local backend reads
+  /// its environment; a served store asks its server, so only the answer
+  /// crosses the wire. Every one throws store_error.
+  [[nodiscard]] virtual answers& ask() noexcept = 0;
 
   /// A sink for one recorder's forwards of one run.
   [[nodiscard]] virtual std::unique_ptr<record_sink> records(const writer_options& options,
@@ -100,6 +101,11 @@ public:
   end_and_claim(std::string_view study, std::uint64_t number, std::uint32_t attempt,
                 std::string_view claimant, trial_state state, const values& result,
                 const std::string& error) = 0;
+
+  /// Writes a compacted copy of the whole store into the directory `dir`,
+  /// which must exist and be empty; for a served store, fetched from its
+  /// server in parts of at most 4 MiB. Throws store_error.
+  virtual void copy_to(const std::string& dir) = 0;
 
   /// Forces what this process committed onto the disk; nothing for a served
   /// store (its server syncs). Throws store_error.

@@ -1,6 +1,5 @@
 #include "soma/store/cache.hpp"
 #include "soma/store/keys.hpp"
-#include "soma/store/backend.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -10,6 +9,8 @@
 
 #include "soma/detail/undecodable.hpp"
 #include "soma/detail/seal.hpp"
+#include "soma/store/answers.hpp"
+#include "soma/store/backend.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/wire/cache_entry.hpp"
@@ -204,16 +205,35 @@ bool cache_put_at(environment& env, std::string_view key, const cache_identity& 
 
 std::vector<cache_row> cache_entries(const store& s, std::optional<std::string_view> node) {
   std::vector<cache_row> out;
+  std::optional<std::string> of = node ? std::optional<std::string>{std::string{*node}} : std::nullopt;
+  std::optional<std::string> after;
+  for (;;) {
+    auto part = s.backend().ask().cache_entries(of, after, detail::rows_per_part);
+    auto full = part.size() >= detail::rows_per_part;
+    for (auto& e : part)
+      out.push_back(std::move(e.row));
+    if (!full || part.empty())
+      return out;
+    after = std::move(part.back().key);
+  }
+}
+
+std::vector<detail::cache_entry_row>
+detail::local_answers::cache_entries(const std::optional<std::string>& node,
+                                     const std::optional<std::string>& after, std::size_t count) {
+  count = std::min(count, rows_per_part);
+  std::vector<cache_entry_row> out;
   auto prefix = node ? node_prefix(*node) : std::string{};
-  auto held = s.reading();
-  auto& env = *held;
+  auto& env = env_;
   env.read([&](MDB_txn* txn, auto& dbi) {
     auto cache = dbi(db::cache);
     if (cache == 0)
       return;
     detail::cursor c{env, txn, cache};
-    for (bool ok = prefix.empty() ? c.move(MDB_FIRST) : c.move(MDB_SET_RANGE, prefix);
-         ok && c.key().starts_with(prefix); ok = c.move(MDB_NEXT)) {
+    bool ok = after            ? c.move(MDB_SET_RANGE, *after + '\0')
+              : prefix.empty() ? c.move(MDB_FIRST)
+                               : c.move(MDB_SET_RANGE, prefix);
+    for (; ok && c.key().starts_with(prefix) && out.size() < count; ok = c.move(MDB_NEXT)) {
       auto key = c.key();
       cache_row row;
       row.node = std::string{key.substr(0, key.find('\0'))};
@@ -225,7 +245,7 @@ std::vector<cache_row> cache_entries(const store& s, std::optional<std::string_v
       } else {
         row.type = "(damaged)";
       }
-      out.push_back(std::move(row));
+      out.push_back({std::string{key}, std::move(row)});
     }
   });
   return out;

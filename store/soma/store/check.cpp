@@ -1,5 +1,8 @@
 #include "soma/store/check.hpp"
 
+#include "soma/store/answers.hpp"
+#include "soma/store/backend.hpp"
+
 #include <map>
 #include <optional>
 #include <set>
@@ -26,8 +29,7 @@ struct run_seen {
 
 class walker {
 public:
-  walker(const store& s, check_report& report)
-    : s_(s), held_(s.reading()), env_(*held_), report_(report) {}
+  walker(const detail::environment& env, check_report& report) : env_(env), report_(report) {}
 
   void walk() {
     env_.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
@@ -86,7 +88,7 @@ private:
   }
 
   detail::origin at(std::string_view what, std::string_view run, std::uint64_t n) const {
-    return detail::origin{what, run, n, s_.path()};
+    return detail::origin{what, run, n, env_.path()};
   }
 
   // The run and number of a record's or blob's key; false (reported) when
@@ -151,7 +153,7 @@ private:
       bad("readings", key, "a key soma does not write");
       return;
     }
-    (void) detail::decode_stored_reading(key, value, s_.path());
+    (void) detail::decode_stored_reading(key, value, env_.path());
   }
 
   void cache(std::string_view key, std::string_view value) {
@@ -200,8 +202,6 @@ private:
         bad("cache_age", key, "the kept output has no place in the age index");
   }
 
-  const store& s_;
-  std::shared_ptr<detail::environment> held_;
   const detail::environment& env_;
   check_report& report_;
   MDB_txn* txn_ = nullptr;
@@ -214,9 +214,11 @@ private:
 
 } // namespace
 
-check_report check(const store& s) {
+check_report check(const store& s) { return s.backend().ask().check(); }
+
+check_report detail::local_answers::check() {
   check_report report;
-  walker{s, report}.walk();
+  walker{env_, report}.walk();
   return report;
 }
 

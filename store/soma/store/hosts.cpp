@@ -5,9 +5,8 @@
 #include <functional>
 #include <memory>
 
-#include "soma/store/detail/cursor.hpp"
-#include "soma/store/detail/environment.hpp"
-#include "soma/store/detail/numbering.hpp"
+#include "soma/store/answers.hpp"
+#include "soma/store/backend.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/record.hpp"
@@ -67,35 +66,31 @@ std::vector<host_row> detail::host_tally::rows() const {
   return rows;
 }
 
+void detail::host_tally::merge(const std::vector<host_row>& rows,
+                               const std::vector<std::int64_t>& trips,
+                               const std::map<std::string, fact>& machines) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto& row = row_of(rows_, rows[i].host);
+    trips_.resize(rows_.size());
+    row.slices += rows[i].slices;
+    row.took_us += rows[i].took_us;
+    trips_[static_cast<std::size_t>(&row - rows_.data())] += i < trips.size() ? trips[i] : 0;
+  }
+  for (auto& [host, f] : machines)
+    machines_.insert_or_assign(host, f);
+}
+
 detail::host_scan detail::scan_hosts(const store& s, std::string_view run) {
-  if (auto why = why_not_a_run_id(run))
-    throw store_error(*why, store_trouble::invalid);
+  auto& ask = s.backend().ask();
   detail::host_tally tally;
-  bool any = false;
-  auto held = s.reading();
-  auto& env = *held;
-  env.read([&](MDB_txn* txn, const std::function<MDB_dbi(detail::db)>& dbi) {
-    auto blobs = dbi(detail::db::facts);
-    std::uint64_t seen = 0, last_plus_one = 0;
-    detail::cursor c{env, txn, blobs};
-    auto prefix = detail::run_prefix(run);
-    for (bool ok = c.move(MDB_SET_RANGE, prefix); ok && c.key().starts_with(prefix);
-         ok = c.move(MDB_NEXT)) {
-      std::string_view r;
-      std::uint64_t n = 0;
-      if (!detail::parse_record_key(c.key(), r, n) || r != run)
-        continue;
-      any = true;
-      ++seen;
-      last_plus_one = n + 1;
-      tally.add(detail::decode_facts(c.key(), c.value(),
-                                     detail::origin{"the fact blob", run, n, env.path()}));
-    }
-    detail::check_count(env, txn, dbi(detail::db::meta), run, "fact blobs", seen, last_plus_one);
-  });
-  if (!any)
-    throw no_run_error("no run '" + std::string{run} + "' in the store '" + s.path()
-                      + "'; `soma runs` lists the runs it holds");
+  auto part = ask.hosts(run, 0, blobs_per_part);
+  auto total = part.total;
+  for (;;) {
+    tally.merge(part.rows, part.trips, part.machines);
+    if (part.next >= total || part.next >= part.total)
+      break;
+    part = ask.hosts(run, part.next, std::min<std::uint64_t>(blobs_per_part, total - part.next));
+  }
   return {tally.rows(), tally.machines()};
 }
 

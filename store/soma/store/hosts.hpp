@@ -43,8 +43,22 @@ public:
   /// The rows so far ("here" first), waiting_us computed.
   [[nodiscard]] std::vector<host_row> rows() const;
 
+  /// Adds what another tally counted (its sums(), trips() and machines()),
+  /// as if this one had counted it after what it holds.
+  void merge(const std::vector<host_row>& rows, const std::vector<std::int64_t>& trips,
+             const std::map<std::string, fact>& machines);
+
   /// The last `machine` fact each graph host sent down a wire.
   [[nodiscard]] const std::map<std::string, fact>& machines() const noexcept { return machines_; }
+
+  /// The rows so far, waiting_us not computed, and per row its trips'
+  /// took_us added: what merge() takes.
+  [[nodiscard]] const std::vector<host_row>& sums() const noexcept { return rows_; }
+  [[nodiscard]] std::vector<std::int64_t> trips() const {
+    auto out = trips_;
+    out.resize(rows_.size());
+    return out;
+  }
 
 private:
   std::vector<host_row> rows_;

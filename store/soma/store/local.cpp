@@ -107,12 +107,13 @@ private:
 
 class local_backend final : public backend {
 public:
-  explicit local_backend(std::shared_ptr<environment> env) : env_(std::move(env)) {}
+  explicit local_backend(std::shared_ptr<environment> env)
+    : env_(std::move(env)), answers_(*env_) {}
 
   const std::string& path() const noexcept override { return env_->path(); }
   bool read_only() const noexcept override { return env_->read_only(); }
-  std::shared_ptr<environment> reading() override { return env_; }
   environment* local() noexcept override { return env_.get(); }
+  answers& ask() noexcept override { return answers_; }
 
   std::unique_ptr<record_sink> records(const writer_options& options, std::uint64_t) override {
     return std::make_unique<local_sink>(env_, options);
@@ -154,9 +155,11 @@ public:
   }
 
   void sync() override { env_->sync(); }
+  void copy_to(const std::string& dir) override { env_->copy_to(dir); }
 
 private:
   std::shared_ptr<environment> env_;
+  local_answers answers_;
 };
 
 } // namespace

@@ -6,9 +6,12 @@
 #include <map>
 #include <ostream>
 
+#include "soma/store/answers.hpp"
+#include "soma/store/backend.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/numbering.hpp"
+#include "soma/store/hosts.hpp"
 #include "soma/store/keys.hpp"
 
 namespace soma {
@@ -25,12 +28,12 @@ detail::origin where(const detail::environment& env, std::string_view run, std::
   return detail::origin{what, run, n, env.path()};
 }
 
-[[noreturn]] void no_run(const store& s, std::string_view run) {
-  throw no_run_error("no run '" + std::string{run} + "' in the store '" + s.path()
+[[noreturn]] void no_run(const detail::environment& env, std::string_view run) {
+  throw no_run_error("no run '" + std::string{run} + "' in the store '" + env.path()
                     + "'; `soma runs` lists the runs it holds");
 }
 
-void check_run(const store& s, std::string_view run) {
+void check_run(std::string_view run) {
   if (auto why = why_not_a_run_id(run))
     throw store_error(*why, store_trouble::invalid);
 }
@@ -91,25 +94,54 @@ void add_once(std::vector<std::string>& xs, std::string_view x) {
     xs.emplace_back(x);
 }
 
-// Calls f(record) for every record of `run`, in forward order, in one read
-// transaction; throws for an unknown run or a run whose numbers skip.
+// How many forwards `run` has (its last record's number + 1), checked
+// against its metadata so that a missing tail shows as damage, not as a
+// shorter run; none when it has no record. Leaves `c` anywhere.
+std::optional<std::uint64_t> run_end(const detail::environment& env, MDB_txn* txn,
+                                     const dbi_fn& dbi, cursor& c, std::string_view run) {
+  auto prefix = detail::run_prefix(run);
+  auto after = detail::record_key(run, std::numeric_limits<std::uint64_t>::max());
+  bool past = c.move(MDB_SET_RANGE, after);
+  if (!(past ? c.move(MDB_PREV) : c.move(MDB_LAST)))
+    return std::nullopt;
+  std::string_view r;
+  std::uint64_t n = 0;
+  if (!c.key().starts_with(prefix) || !detail::parse_record_key(c.key(), r, n) || r != run)
+    return std::nullopt;
+  auto meta = detail::meta_of(env, txn, dbi(db::meta), run);
+  if (meta.next && *meta.next != n + 1)
+    check_numbering(env, txn, dbi, run, n + 1, n + 1);
+  return n + 1;
+}
+
+// Calls f(n, key, bytes) for the entries of `run` in `which` numbered
+// `from` .. `to` - 1, which must all be there, in order.
 template <class F>
-void each_record(const store& s, std::string_view run, F&& f) {
-  check_run(s, run);
-  std::uint64_t seen = 0;
-  auto held = s.reading();
-  auto& env = *held;
-  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
-    std::uint64_t last_plus_one = 0;
-    seen = scan_run(env, txn, dbi(db::records), run,
-                    [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
-                      f(detail::decode_record(key, bytes, where(env, run, n, "the record")));
-                      last_plus_one = n + 1;
-                    });
-    check_numbering(env, txn, dbi, run, seen, last_plus_one);
-  });
-  if (seen == 0)
-    no_run(s, run);
+void each_between(const detail::environment& env, MDB_txn* txn, MDB_dbi which,
+                  std::string_view run, std::uint64_t from, std::uint64_t to,
+                  std::string_view what, F&& f) {
+  if (from >= to)
+    return;
+  if (which == 0)
+    env.damaged("run '" + std::string{run} + "' has records but no " + std::string{what});
+  auto prefix = detail::run_prefix(run);
+  cursor c{env, txn, which};
+  std::uint64_t expect = from;
+  for (bool ok = c.move(MDB_SET_RANGE, detail::record_key(run, from));
+       ok && expect < to && c.key().starts_with(prefix); ok = c.move(MDB_NEXT)) {
+    std::string_view r;
+    std::uint64_t n = 0;
+    if (!detail::parse_record_key(c.key(), r, n) || r != run)
+      continue;
+    if (n != expect)
+      break;
+    f(n, c.key(), c.value());
+    ++expect;
+  }
+  if (expect < to)
+    env.damaged("forward " + std::to_string(expect) + " of run '" + std::string{run}
+                + "' is missing from the " + std::string{what} + " (the run has "
+                + std::to_string(to) + " forwards)");
 }
 
 } // namespace
@@ -124,17 +156,21 @@ void detail::count_forward(run_row& row, const record& r) {
   row.last = std::max(row.last, r.when);
 }
 
-std::vector<run_row> runs(const store& s) {
+// --- The local answers: each one read transaction of the environment. ---
+
+std::vector<run_row> detail::local_answers::runs(const std::optional<std::string>& after,
+                                                 std::size_t count) {
+  count = std::min(count, runs_per_part);
   std::vector<run_row> out;
-  auto held = s.reading();
-  auto& env = *held;
+  auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     auto records = dbi(db::records);
     if (records == 0)
       return;
     cursor c{env, txn, records};
     std::uint64_t last_plus_one = 0;
-    for (bool ok = c.move(MDB_FIRST); ok; ok = c.move(MDB_NEXT)) {
+    bool ok = after ? c.move(MDB_SET_RANGE, detail::past_run(*after)) : c.move(MDB_FIRST);
+    for (; ok; ok = c.move(MDB_NEXT)) {
       std::string_view run;
       std::uint64_t n = 0;
       // Only records are kept here: a key that is none is one damage changed
@@ -142,12 +178,14 @@ std::vector<run_row> runs(const store& s) {
       if (!detail::parse_record_key(c.key(), run, n))
         env.damaged("a record's key (" + detail::printable_key(c.key())
                     + ") is no run's entry (run/<id>/<n>)");
-      auto r = detail::decode_record(c.key(), c.value(), where(env, run, n, "the record"));
       if (out.empty() || out.back().run != run) {
         if (!out.empty())
           check_numbering(env, txn, dbi, out.back().run, out.back().forwards, last_plus_one);
+        if (out.size() == count)
+          return;
         out.push_back(run_row{std::string{run}, 0, 0, 0, 0, 0});
       }
+      auto r = detail::decode_record(c.key(), c.value(), where(env, run, n, "the record"));
       last_plus_one = n + 1;
       detail::count_forward(out.back(), r);
     }
@@ -157,146 +195,111 @@ std::vector<run_row> runs(const store& s) {
   return out;
 }
 
-std::vector<record> forwards(const store& s, std::string_view run) {
-  std::vector<record> out;
-  each_record(s, run, [&](record r) { out.push_back(std::move(r)); });
-  return out;
+run_row detail::local_answers::run_summary(std::string_view run) {
+  check_run(run);
+  run_row row{std::string{run}, 0, 0, 0, 0, 0};
+  std::uint64_t seen = 0;
+  auto& env = env_;
+  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
+    std::uint64_t last_plus_one = 0;
+    seen = scan_run(env, txn, dbi(db::records), run,
+                    [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+                      detail::count_forward(row, detail::decode_record(key, bytes,
+                                                                       where(env, run, n, "the record")));
+                      last_plus_one = n + 1;
+                    });
+    check_numbering(env, txn, dbi, run, seen, last_plus_one);
+  });
+  if (seen == 0)
+    no_run(env, run);
+  return row;
 }
 
-forward_page forwards(const store& s, std::string_view run, std::uint64_t from,
-                      std::size_t count) {
-  check_run(s, run);
+forward_page detail::local_answers::forwards(std::string_view run, std::uint64_t from,
+                                             std::size_t count) {
+  check_run(run);
+  count = std::min(count, forwards_per_part);
   forward_page out;
   bool any = false;
-  auto held = s.reading();
-  auto& env = *held;
+  auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     auto records = dbi(db::records);
     if (records == 0)
       return;
-    auto prefix = detail::run_prefix(run);
     cursor c{env, txn, records};
-    // The run's last record says how many it has; its metadata says how many
-    // were written, so a missing tail shows as damage, not as a shorter run.
-    std::uint64_t last_plus_one = 0;
-    auto after = detail::record_key(run, std::numeric_limits<std::uint64_t>::max());
-    bool past = c.move(MDB_SET_RANGE, after);
-    if (past ? c.move(MDB_PREV) : c.move(MDB_LAST)) {
-      std::string_view r;
-      std::uint64_t n = 0;
-      if (c.key().starts_with(prefix) && detail::parse_record_key(c.key(), r, n) && r == run) {
-        any = true;
-        last_plus_one = n + 1;
-      }
-    }
-    if (!any)
+    auto end = run_end(env, txn, dbi, c, run);
+    if (!end)
       return;
-    auto meta = detail::meta_of(env, txn, dbi(db::meta), run);
-    if (meta.next && *meta.next != last_plus_one)
-      check_numbering(env, txn, dbi, run, last_plus_one, last_plus_one);
-    out.total = last_plus_one;
-    std::uint64_t expect = from;
-    for (bool ok = from < last_plus_one && c.move(MDB_SET_RANGE, detail::record_key(run, from));
-         ok && out.records.size() < count && c.key().starts_with(prefix); ok = c.move(MDB_NEXT)) {
-      std::string_view r;
-      std::uint64_t n = 0;
-      if (!detail::parse_record_key(c.key(), r, n) || r != run)
-        continue;
-      if (n != expect)
-        env.damaged("forward " + std::to_string(expect) + " of run '" + std::string{run}
-                    + "' is missing (the next record is forward " + std::to_string(n) + ")");
-      out.records.push_back(detail::decode_record(c.key(), c.value(), where(env, run, n, "the record")));
-      ++expect;
-    }
+    any = true;
+    out.total = *end;
+    auto to = std::min<std::uint64_t>(*end, from + count);
+    each_between(env, txn, records, run, from, to, "records",
+                 [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+                   out.records.push_back(detail::decode_record(key, bytes, where(env, run, n, "the record")));
+                 });
   });
   if (!any)
-    no_run(s, run);
+    no_run(env, run);
   return out;
 }
 
-run_row run_summary(const store& s, std::string_view run) {
-  run_row row{std::string{run}, 0, 0, 0, 0, 0};
-  each_record(s, run, [&](const record& r) { detail::count_forward(row, r); });
-  return row;
-}
-
-std::string_view to_string(curve_cost x) noexcept {
-  return x == curve_cost::scan ? "scan" : "fetch";
-}
-
-std::ostream& operator<<(std::ostream& out, curve_cost x) {
-  return out << to_string(x);
-}
-
-curve_cost curve_costs(const store& s, std::string_view run, std::string_view name) {
-  check_run(s, run);
-  auto fact_name = split_name(name).first;
-  bool summarised = false;
-  bool any = false;
-  auto held = s.reading();
-  auto& env = *held;
-  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
-    if (auto records = dbi(db::records)) {
-      auto prefix = detail::run_prefix(run);
-      cursor c{env, txn, records};
-      any = c.move(MDB_SET_RANGE, prefix) && c.key().starts_with(prefix);
-    }
-    if (!any)
-      check_numbering(env, txn, dbi, run, 0, 0);
-    auto names = summarising(env, txn, dbi, run);
-    summarised = std::find(names.begin(), names.end(), fact_name) != names.end();
-  });
-  if (!any)
-    no_run(s, run);
-  return summarised ? curve_cost::scan : curve_cost::fetch;
-}
-
-std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_view run,
-                                                    std::string_view name, curve_cost* took) {
-  auto cost = curve_costs(s, run, name);
-  if (took)
-    *took = cost;
+detail::curve_part detail::local_answers::curve(std::string_view run, std::string_view name,
+                                                std::uint64_t from, std::size_t count) {
+  check_run(run);
+  count = std::min(count, points_per_part);
   auto [fact_name, field_name] = split_name(name);
   auto flat = fact_name + "." + field_name;
-  std::vector<std::pair<std::uint64_t, double>> out;
-  auto held = s.reading();
-  auto& env = *held;
+  curve_part out;
+  bool any = false;
+  auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
-    std::uint64_t last_plus_one = 0;
-    if (cost == curve_cost::scan) {
-      auto seen = scan_run(env, txn, dbi(db::records), run,
-               [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
-        last_plus_one = n + 1;
-        auto value = detail::summary_field(key, bytes, where(env, run, n, "the record"), flat);
-        if (value)
-          out.emplace_back(n, value->number ? *value->number : number(value->text, run, n, flat));
-      });
-      check_numbering(env, txn, dbi, run, seen, last_plus_one);
+    auto records = dbi(db::records);
+    if (records == 0)
+      return;
+    cursor c{env, txn, records};
+    auto end = run_end(env, txn, dbi, c, run);
+    if (!end)
+      return;
+    any = true;
+    out.total = *end;
+    auto names = summarising(env, txn, dbi, run);
+    out.cost = std::find(names.begin(), names.end(), fact_name) != names.end() ? curve_cost::scan
+                                                                              : curve_cost::fetch;
+    auto to = std::min<std::uint64_t>(*end, from + count);
+    out.next = std::max(from, to);
+    if (out.cost == curve_cost::scan) {
+      each_between(env, txn, records, run, from, to, "records",
+                   [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+                     auto value = detail::summary_field(key, bytes, where(env, run, n, "the record"), flat);
+                     if (value)
+                       out.points.emplace_back(n, value->number ? *value->number
+                                                                : number(value->text, run, n, flat));
+                   });
       return;
     }
-    auto seen = scan_run(env, txn, dbi(db::facts), run,
-             [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
-      last_plus_one = n + 1;
-      auto told = detail::decode_facts(key, bytes, where(env, run, n, "the fact blob"));
-      const std::string* value = nullptr;
-      for (auto& f : told)
-        if (f.name == fact_name)
-          if (auto* v = f.find(field_name))
-            value = v;
-      if (value)
-        out.emplace_back(n, number(*value, run, n, flat));
-    });
-    check_numbering(env, txn, dbi, run, seen, last_plus_one, "fact blobs");
+    each_between(env, txn, dbi(db::facts), run, from, to, "fact blobs",
+                 [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+                   auto told = detail::decode_facts(key, bytes, where(env, run, n, "the fact blob"));
+                   const std::string* value = nullptr;
+                   for (auto& f : told)
+                     if (f.name == fact_name)
+                       if (auto* v = f.find(field_name))
+                         value = v;
+                   if (value)
+                     out.points.emplace_back(n, number(*value, run, n, flat));
+                 });
   });
+  if (!any)
+    no_run(env, run);
   return out;
 }
 
-std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n) {
-  check_run(s, run);
+std::vector<fact> detail::local_answers::facts(std::string_view run, std::uint64_t n) {
+  check_run(run);
   std::vector<fact> out;
   bool found = false;
-  auto held = s.reading();
-  auto& env = *held;
+  std::optional<std::uint64_t> end;
+  auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     std::string_view bytes;
     auto key = detail::record_key(run, n);
@@ -310,70 +313,189 @@ std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n) {
       env.damaged("forward " + std::to_string(n) + " of run '" + std::string{run}
                   + "' was written (the run has " + std::to_string(*m.next)
                   + " forwards, its metadata says), but its fact blob cannot be found");
+    if (auto records = dbi(db::records)) {
+      cursor c{env, txn, records};
+      end = run_end(env, txn, dbi, c, run);
+    }
   });
   if (!found) {
-    auto all = forwards(s, run); // throws for an unknown run
+    if (!end)
+      no_run(env, run);
     throw store_error("run '" + std::string{run} + "' has no forward " + std::to_string(n)
-                      + " (it has forwards " + std::to_string(all.front().forward) + " to "
-                      + std::to_string(all.back().forward) + ")", store_trouble::missing);
+                      + " (it has forwards 0 to " + std::to_string(*end - 1) + ")",
+                      store_trouble::missing);
   }
   return out;
 }
 
-std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<std::size_t> last) {
-  check_run(s, run);
-  detail::node_tally tally;
-  auto count = [&](const std::vector<fact>& told) { tally.add(told); };
+detail::nodes_part detail::local_answers::nodes(std::string_view run, std::uint64_t from,
+                                                std::size_t count) {
+  check_run(run);
+  count = std::min(count, blobs_per_part);
+  node_tally tally;
+  nodes_part out;
   bool any = false;
-  auto held = s.reading();
-  auto& env = *held;
+  auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
-    auto blobs = dbi(db::facts);
-    if (!last) {
-      std::uint64_t last_plus_one = 0;
-      auto seen = scan_run(env, txn, blobs, run,
-                           [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
-                             last_plus_one = n + 1;
-                             count(detail::decode_facts(key, bytes,
-                                                        where(env, run, n, "the fact blob")));
-                           });
-      any = seen > 0;
-      check_numbering(env, txn, dbi, run, seen, last_plus_one, "fact blobs");
+    auto records = dbi(db::records);
+    if (records == 0)
       return;
-    }
-    if (blobs == 0) {
-      check_numbering(env, txn, dbi, run, 0, 0, "fact blobs");
+    cursor c{env, txn, records};
+    auto end = run_end(env, txn, dbi, c, run);
+    if (!end)
       return;
-    }
-    // Only the tail: walk back from the end of the run, then count forwards.
-    auto prefix = detail::run_prefix(run);
-    auto past = detail::past_run(run);
-    cursor c{env, txn, blobs};
-    bool ok = c.move(MDB_SET_RANGE, past) ? c.move(MDB_PREV) : c.move(MDB_LAST);
-    std::vector<std::pair<std::uint64_t, std::vector<fact>>> tail;
-    for (; ok && tail.size() < *last && c.key().starts_with(prefix); ok = c.move(MDB_PREV)) {
-      std::string_view r;
-      std::uint64_t n = 0;
-      if (detail::parse_record_key(c.key(), r, n) && r == run)
-        tail.emplace_back(n, detail::decode_facts(c.key(), c.value(),
-                                                  where(env, run, n, "the fact blob")));
-    }
-    any = !tail.empty() || (ok && c.key().starts_with(prefix));
-    // The tail must be the run's last forwards, one after another.
-    for (std::size_t i = 1; i < tail.size(); ++i)
-      if (tail[i].first + 1 != tail[i - 1].first)
-        env.damaged("the fact blobs of run '" + std::string{run} + "' skip from forward "
-                    + std::to_string(tail[i].first) + " to " + std::to_string(tail[i - 1].first)
-                    + ": some are missing or were moved");
-    if (*last > 0 || !any)
-      detail::check_tail(env, txn, dbi(db::meta), run, "fact blobs", tail.size(),
-                         tail.empty() ? 0 : tail.front().first,
-                         tail.size() < *last); // the walk ran out before --last did
-    for (auto it = tail.rbegin(); it != tail.rend(); ++it)
-      count(it->second);
+    any = true;
+    out.total = *end;
+    auto to = std::min<std::uint64_t>(*end, from + count);
+    out.next = std::max(from, to);
+    each_between(env, txn, dbi(db::facts), run, from, to, "fact blobs",
+                 [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+                   tally.add(detail::decode_facts(key, bytes, where(env, run, n, "the fact blob")));
+                 });
   });
   if (!any)
-    no_run(s, run);
+    no_run(env, run);
+  out.rows = tally.sums();
+  return out;
+}
+
+detail::hosts_part detail::local_answers::hosts(std::string_view run, std::uint64_t from,
+                                                std::size_t count) {
+  check_run(run);
+  count = std::min(count, blobs_per_part);
+  host_tally tally;
+  hosts_part out;
+  bool any = false;
+  auto& env = env_;
+  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
+    auto records = dbi(db::records);
+    if (records == 0)
+      return;
+    cursor c{env, txn, records};
+    auto end = run_end(env, txn, dbi, c, run);
+    if (!end)
+      return;
+    any = true;
+    out.total = *end;
+    auto to = std::min<std::uint64_t>(*end, from + count);
+    out.next = std::max(from, to);
+    each_between(env, txn, dbi(db::facts), run, from, to, "fact blobs",
+                 [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+                   tally.add(detail::decode_facts(key, bytes, where(env, run, n, "the fact blob")));
+                 });
+  });
+  if (!any)
+    no_run(env, run);
+  out.rows = tally.sums();
+  out.trips = tally.trips();
+  out.machines = tally.machines();
+  return out;
+}
+
+std::uint64_t detail::local_answers::version() { return env_.last_txn(); }
+
+// --- The readers: the same questions, asked of any backend in parts. ---
+
+std::vector<run_row> runs(const store& s) {
+  std::vector<run_row> out;
+  std::optional<std::string> after;
+  for (;;) {
+    auto part = s.backend().ask().runs(after, detail::runs_per_part);
+    auto full = part.size() >= detail::runs_per_part;
+    out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+    if (!full || out.empty())
+      return out;
+    after = out.back().run;
+  }
+}
+
+std::vector<record> forwards(const store& s, std::string_view run) {
+  auto first = s.backend().ask().forwards(run, 0, detail::forwards_per_part);
+  auto out = std::move(first.records);
+  // As many as the run had when the first part was read: a recorder that
+  // goes on writing meanwhile does not keep this reading.
+  while (out.size() < first.total) {
+    auto part = s.backend().ask().forwards(run, out.size(), detail::forwards_per_part);
+    if (part.records.empty())
+      break;
+    out.insert(out.end(), std::make_move_iterator(part.records.begin()),
+               std::make_move_iterator(part.records.end()));
+  }
+  if (out.size() > first.total)
+    out.resize(first.total);
+  return out;
+}
+
+forward_page forwards(const store& s, std::string_view run, std::uint64_t from,
+                      std::size_t count) {
+  forward_page out;
+  for (;;) {
+    auto part = s.backend().ask().forwards(run, from + out.records.size(),
+                                           std::min(count - out.records.size(), detail::forwards_per_part));
+    out.total = part.total;
+    bool short_part = part.records.empty();
+    out.records.insert(out.records.end(), std::make_move_iterator(part.records.begin()),
+                       std::make_move_iterator(part.records.end()));
+    if (short_part || out.records.size() >= count || from + out.records.size() >= out.total)
+      return out;
+  }
+}
+
+run_row run_summary(const store& s, std::string_view run) {
+  return s.backend().ask().run_summary(run);
+}
+
+std::string_view to_string(curve_cost x) noexcept {
+  return x == curve_cost::scan ? "scan" : "fetch";
+}
+
+std::ostream& operator<<(std::ostream& out, curve_cost x) {
+  return out << to_string(x);
+}
+
+curve_cost curve_costs(const store& s, std::string_view run, std::string_view name) {
+  return s.backend().ask().curve(run, name, 0, 0).cost;
+}
+
+std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_view run,
+                                                    std::string_view name, curve_cost* took) {
+  auto& ask = s.backend().ask();
+  auto part = ask.curve(run, name, 0, detail::points_per_part);
+  auto total = part.total;
+  auto out = std::move(part.points);
+  if (took)
+    *took = part.cost;
+  // As many forwards as the run had when the first part was read.
+  while (part.next < total) {
+    part = ask.curve(run, name, part.next,
+                     std::min<std::uint64_t>(detail::points_per_part, total - part.next));
+    out.insert(out.end(), part.points.begin(), part.points.end());
+    if (part.next >= part.total)
+      break; // the run shrank (it was written over)
+  }
+  return out;
+}
+
+std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n) {
+  return s.backend().ask().facts(run, n);
+}
+
+std::vector<node_row> nodes(const store& s, std::string_view run, std::optional<std::size_t> last) {
+  auto& ask = s.backend().ask();
+  std::uint64_t from = 0;
+  auto part = ask.nodes(run, 0, last ? 0 : detail::blobs_per_part);
+  auto total = part.total;
+  detail::node_tally tally;
+  if (last) {
+    from = *last >= total ? 0 : total - *last;
+    part = ask.nodes(run, from, detail::blobs_per_part);
+  }
+  for (;;) {
+    tally.merge(part.rows);
+    if (part.next >= total || part.next >= part.total)
+      break;
+    part = ask.nodes(run, part.next, std::min<std::uint64_t>(detail::blobs_per_part, total - part.next));
+  }
   return tally.rows();
 }
 
@@ -400,6 +522,25 @@ void detail::node_tally::add(const std::vector<fact>& told) {
     }
     add_once(row.hosts, f["host"]);
     add_once(row.devices, f["device"]);
+  }
+}
+
+void detail::node_tally::merge(const std::vector<node_row>& sums) {
+  for (auto& x : sums) {
+    auto it = index_.find(x.node);
+    if (it == index_.end()) {
+      it = index_.emplace(x.node, rows_.size()).first;
+      rows_.emplace_back().node = x.node;
+    }
+    auto& row = rows_[it->second];
+    row.ran += x.ran;
+    row.failed += x.failed;
+    row.recalled += x.recalled;
+    row.took_us += x.took_us;
+    for (auto& h : x.hosts)
+      add_once(row.hosts, h);
+    for (auto& d : x.devices)
+      add_once(row.devices, d);
   }
 }
 

@@ -11,13 +11,18 @@
 /// | facts         | everything one step did          | one fetch                     |
 /// | nodes         | who spent the time, added up     | a fetch per forward read      |
 ///
-/// Every reader opens one read transaction, so what it returns is one
-/// consistent moment of the store, whatever writers do meanwhile. Each throws
+/// Every reader reads in short read transactions, one per bounded part of
+/// its answer (soma/store/answers.hpp), so no reader holds a snapshot of
+/// the store open for long, whatever writers do meanwhile. Each throws
 /// one exception, soma::store_error, naming the store and what is missing or
 /// damaged (an unknown run, a forward the run does not have, a record or blob
 /// that does not decode, a served store that cannot be reached), and what to
-/// do. A served store (`soma://`) adds one round trip to the price, and a
-/// copy of the store when it changed since the handle's last read.
+/// do. A served store (`soma://`) answers on its own host
+/// (soma/store/answers.hpp): only the answer crosses the wire, and a long
+/// one comes in bounded parts, each its own read transaction there, so a
+/// served store adds a round trip per part to the price. A reader that
+/// reads in parts reads as many forwards as the run had when its first part
+/// was read.
 
 #include <cstdint>
 #include <iosfwd>
@@ -122,8 +127,14 @@ public:
   /// Counts one forward's facts.
   void add(const std::vector<fact>& told);
 
+  /// Adds rows another tally summed (sums()), as if it had counted them.
+  void merge(const std::vector<node_row>& sums);
+
   /// The rows so far, in order of first appearance, mean_us computed.
   [[nodiscard]] std::vector<node_row> rows() const;
+
+  /// The rows so far, mean_us not computed: what merge() takes.
+  [[nodiscard]] const std::vector<node_row>& sums() const noexcept { return rows_; }
 
 private:
   std::vector<node_row> rows_;

@@ -8,6 +8,7 @@
 
 #include "soma/detail/undecodable.hpp"
 #include "soma/detail/seal.hpp"
+#include "soma/store/answers.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
@@ -184,58 +185,112 @@ quietness::quietness(const std::map<std::string, reading>& standing) {
 
 std::map<std::string, reading> standing(const store& s) {
   std::map<std::string, reading> out;
-  auto held = s.reading();
-  auto& env = *held;
-  env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
-    auto d = dbi(db::readings);
-    std::size_t seen = 0;
-    scan(txn, d, env, latest_prefix, [&](std::string_view k, std::string_view v) {
-      ++seen;
-      out.emplace(std::string{k.substr(latest_prefix.size())}, decode(k, v, s.path()));
-    });
-    if (auto n = count_of(env, txn, d); n && *n != seen)
-      env.damaged(std::to_string(*n) + " machines have a reading (the store's count says), but "
-                  + std::to_string(seen) + " were found: some are missing or were moved");
-  });
-  return out;
+  std::optional<std::string> after;
+  for (;;) {
+    auto part = s.backend().ask().standing(after, detail::rows_per_part);
+    auto full = part.size() >= detail::rows_per_part;
+    for (auto& [id, r] : part)
+      out.insert_or_assign(id, std::move(r));
+    if (!full || part.empty())
+      return out;
+    after = part.back().first;
+  }
 }
 
 std::vector<reading> readings(const store& s, const std::string& id) {
   std::vector<reading> out;
-  auto held = s.reading();
-  auto& env = *held;
-  env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
-    scan(txn, dbi(db::readings), env, history_of(id),
-         [&](std::string_view k, std::string_view v) { out.push_back(decode(k, v, s.path())); });
-  });
-  return out;
+  for (;;) {
+    auto part = s.backend().ask().readings(
+      id, out.empty() ? std::nullopt : std::optional{out.back().when_us}, detail::rows_per_part);
+    auto full = part.size() >= detail::rows_per_part;
+    out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+    if (!full)
+      return out;
+  }
 }
 
 void readings_back(const store& s, std::int64_t at_us,
                    const std::function<bool(const std::string& id, const reading& r)>& more) {
   if (at_us < 0)
     return; // before 1970: nothing was written by then
-  auto held = s.reading();
-  auto& env = *held;
+  auto& ask = s.backend().ask();
+  std::vector<std::string> ids;
+  for (auto& [id, r] : standing(s))
+    ids.push_back(id);
+  for (auto& id : ids) {
+    // A few first: most walks back stop after one or two.
+    std::size_t ask_for = 4;
+    auto from = at_us;
+    for (bool going = true; going;) {
+      auto part = ask.readings_back(id, from, ask_for);
+      for (auto& r : part)
+        if (!(going = more(id, r)))
+          break;
+      if (!going || part.size() < ask_for || part.back().when_us <= 0)
+        break;
+      from = part.back().when_us - 1;
+      ask_for = detail::rows_per_part;
+    }
+  }
+}
+
+std::vector<std::pair<std::string, reading>>
+detail::local_answers::standing(const std::optional<std::string>& after, std::size_t count) {
+  count = std::min(count, rows_per_part);
+  std::vector<std::pair<std::string, reading>> out;
+  auto& env = env_;
   env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
     auto d = dbi(db::readings);
-    std::vector<std::string> ids;
-    scan(txn, d, env, latest_prefix, [&](std::string_view k, std::string_view) {
-      ids.emplace_back(k.substr(latest_prefix.size()));
-    });
     detail::cursor c{env, txn, d};
-    for (auto& id : ids) {
-      auto mine = history_of(id);
-      // The first key after the moment, then back.
-      auto after = at_us == std::numeric_limits<std::int64_t>::max()
-                     ? mine.substr(0, mine.size() - 1) + static_cast<char>('/' + 1)
-                     : mine + detail::be64(static_cast<std::uint64_t>(at_us) + 1);
-      bool ok = c.move(MDB_SET_RANGE, after) ? c.move(MDB_PREV) : c.move(MDB_LAST);
-      for (; ok && c.key().starts_with(mine); ok = c.move(MDB_PREV))
-        if (!more(id, decode(c.key(), c.value(), s.path())))
-          break;
-    }
+    for (bool ok = c.move(MDB_SET_RANGE, after ? latest_prefix + *after + '\0' : latest_prefix);
+         ok && c.key().starts_with(latest_prefix) && out.size() < count; ok = c.move(MDB_NEXT))
+      out.emplace_back(std::string{c.key().substr(latest_prefix.size())},
+                       decode(c.key(), c.value(), env.path()));
+    // The whole standing read at once: it must be as many as the count says.
+    if (!after && out.size() < count)
+      if (auto n = count_of(env, txn, d); n && *n != out.size())
+        env.damaged(std::to_string(*n) + " machines have a reading (the store's count says), but "
+                    + std::to_string(out.size()) + " were found: some are missing or were moved");
   });
+  return out;
+}
+
+std::vector<reading> detail::local_answers::readings(const std::string& id,
+                                                     std::optional<std::int64_t> after_us,
+                                                     std::size_t count) {
+  count = std::min(count, rows_per_part);
+  std::vector<reading> out;
+  auto& env = env_;
+  auto mine = history_of(id);
+  env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+    detail::cursor c{env, txn, dbi(db::readings)};
+    auto from = after_us ? mine + detail::be64(static_cast<std::uint64_t>(*after_us) + 1) : mine;
+    for (bool ok = c.move(MDB_SET_RANGE, from); ok && c.key().starts_with(mine) && out.size() < count;
+         ok = c.move(MDB_NEXT))
+      out.push_back(decode(c.key(), c.value(), env.path()));
+  });
+  return out;
+}
+
+std::vector<reading> detail::local_answers::readings_back(const std::string& id, std::int64_t at_us,
+                                                          std::size_t count) {
+  count = std::min(count, rows_per_part);
+  std::vector<reading> out;
+  if (at_us < 0)
+    return out;
+  auto& env = env_;
+  auto mine = history_of(id);
+  env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+    detail::cursor c{env, txn, dbi(db::readings)};
+    // The first key after the moment, then back.
+    auto after = at_us == std::numeric_limits<std::int64_t>::max()
+                   ? mine.substr(0, mine.size() - 1) + static_cast<char>('/' + 1)
+                   : mine + detail::be64(static_cast<std::uint64_t>(at_us) + 1);
+    bool ok = c.move(MDB_SET_RANGE, after) ? c.move(MDB_PREV) : c.move(MDB_LAST);
+    for (; ok && c.key().starts_with(mine) && out.size() < count; ok = c.move(MDB_PREV))
+      out.push_back(decode(c.key(), c.value(), env.path()));
+  });
+  return out;
 }
 
 } // namespace soma

@@ -1,6 +1,9 @@
 #include "soma/store/store.hpp"
 
+#include "soma/store/readers.hpp"
+
 #include <cstdlib>
+#include <filesystem>
 
 #include "soma/error.hpp"
 #include "soma/store/backend.hpp"
@@ -41,7 +44,6 @@ store::store(const std::string& dir, store_options options) : cache_limit_(optio
 store::store(std::shared_ptr<detail::backend> backend, store_options options)
   : backend_(std::move(backend)), cache_limit_(options.cache_limit) {}
 
-std::shared_ptr<detail::environment> store::reading() const { return backend_->reading(); }
 
 detail::environment& store::env() const {
   if (auto* env = backend_->local())
@@ -71,19 +73,24 @@ const std::string& store::path() const noexcept { return backend_->path(); }
 
 bool store::read_only() const noexcept { return backend_->read_only(); }
 
+void store::copy_to(const std::string& dir) const {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw store_error("cannot make the directory '" + dir + "' for a copy of the store '" + path()
+                      + "': " + ec.message(), store_trouble::failed);
+  if (std::filesystem::exists(std::filesystem::path{dir} / "data.mdb", ec))
+    throw store_error("'" + dir + "' already holds a store; copy into a new directory",
+                      store_trouble::invalid);
+  backend_->copy_to(dir);
+}
+
 std::vector<std::string> store::bound() const {
+  // Forwards are numbered 0 .. n - 1 with none missing (readers check it).
   std::vector<std::string> out;
-  auto held = reading();
-  auto& env = *held;
-  env.read([&](MDB_txn* txn, auto& dbi) {
-    detail::cursor c{env, txn, dbi(detail::db::records)};
-    for (bool ok = c.move(MDB_FIRST); ok; ok = c.move(MDB_NEXT)) {
-      std::string_view run;
-      std::uint64_t n = 0;
-      if (detail::parse_record_key(c.key(), run, n))
-        out.push_back("run/" + std::string{run} + "/" + std::to_string(n));
-    }
-  });
+  for (auto& row : runs(*this))
+    for (std::uint64_t n = 0; n < row.forwards; ++n)
+      out.push_back("run/" + row.run + "/" + std::to_string(n));
   return out;
 }
 

@@ -134,8 +134,15 @@ public:
   [[nodiscard]] bool read_only() const noexcept;
 
   /// Every record's key, `run/<id>/<n>`, runs in byte order, forwards in
-  /// numeric order. One scan of the records.
+  /// numeric order. Costs what runs() costs.
   [[nodiscard]] std::vector<std::string> bound() const;
+
+  /// Writes a compacted copy of the whole store into the directory `dir`
+  /// (created when missing; it must hold no store yet): a backup, or a
+  /// served store brought to this host whole (`soma copy`), the one way a
+  /// served store's bytes leave its host. For a served store, fetched in
+  /// parts of at most 4 MiB. Throws store_error.
+  void copy_to(const std::string& dir) const;
 
   /// The most bytes of kept outputs this handle lets the cache hold.
   [[nodiscard]] const std::optional<std::size_t>& cache_limit() const noexcept {
@@ -147,10 +154,6 @@ public:
   /// included). Nothing to do for a served store: its server syncs. Throws
   /// store_error.
   void sync() const;
-
-  /// For soma's own readers: what they read, held while they read it (for
-  /// a served store, a copy no older than the server's last commit).
-  [[nodiscard]] std::shared_ptr<detail::environment> reading() const;
 
   /// For soma's own writers on this host: the local environment. Throws
   /// store_error for a served store, which is written through its backend.

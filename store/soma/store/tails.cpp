@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "soma/store/answers.hpp"
+#include "soma/store/backend.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/numbering.hpp"
@@ -17,13 +19,29 @@ using detail::db;
 } // namespace
 
 std::vector<run_tail> tails(const store& s, const tail_options& o) {
+  auto& ask = s.backend().ask();
+  std::vector<run_tail> out;
+  std::optional<std::string> after;
+  do {
+    auto part = ask.tails(o, after, detail::tails_per_part);
+    out.insert(out.end(), std::make_move_iterator(part.tails.begin()),
+               std::make_move_iterator(part.tails.end()));
+    after = std::move(part.after);
+  } while (after && !o.run);
+  return out;
+}
+
+detail::tails_part detail::local_answers::tails(const tail_options& o,
+                                                const std::optional<std::string>& after,
+                                                std::size_t count) {
   if (o.run)
     if (auto why = why_not_a_run_id(*o.run))
       throw store_error(*why, store_trouble::invalid);
-  std::vector<run_tail> out;
+  count = std::clamp<std::size_t>(count, 1, tails_per_part);
+  tails_part part;
+  auto& out = part.tails;
   bool found_run = false; // o.run, even when it began after o.at
-  auto held = s.reading();
-  auto& env = *held;
+  auto& env = env_;
   env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
     auto records = dbi(db::records);
     auto blobs = dbi(db::facts);
@@ -40,8 +58,14 @@ std::vector<run_tail> tails(const store& s, const tail_options& o) {
         env.damaged("a record's key (" + detail::printable_key(c.key())
                     + ") is no run's entry (run/<id>/<n>)");
     };
-    bool ok = c.move(MDB_SET_RANGE, o.run ? detail::run_prefix(*o.run) : std::string{"run/"});
+    bool ok = c.move(MDB_SET_RANGE, o.run     ? detail::run_prefix(*o.run)
+                                     : after ? detail::past_run(*after)
+                                             : std::string{"run/"});
     while (ok) {
+      if (out.size() >= count && !o.run) {
+        part.after = out.back().run; // more are left: the next part goes on from there
+        break;
+      }
       std::string_view view;
       std::uint64_t first_n = 0;
       parse(view, first_n);
@@ -126,9 +150,9 @@ std::vector<run_tail> tails(const store& s, const tail_options& o) {
     }
   });
   if (o.run && out.empty() && !found_run)
-    throw no_run_error("no run '" + *o.run + "' in the store '" + s.path()
+    throw no_run_error("no run '" + *o.run + "' in the store '" + env.path()
                        + "'; `soma runs` lists the runs it holds");
-  return out;
+  return part;
 }
 
 } // namespace soma

@@ -11,6 +11,7 @@
 #include "soma/detail/seal.hpp"
 #include "soma/detail/undecodable.hpp"
 #include "soma/store/backend.hpp"
+#include "soma/store/answers.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
@@ -472,10 +473,33 @@ std::vector<std::uint64_t> reclaim(store& s, std::string_view study, double quie
   return s.backend().reclaim(study, quiet_over_s);
 }
 
-std::vector<study_summary> studies(const store& s) {
+std::vector<study_summary> studies(const store& s) { return s.backend().ask().studies(); }
+
+std::vector<trial_row> trials(const store& s, std::string_view study) {
+  check_study(study);
+  auto& ask = s.backend().ask();
+  auto said = ask.study(study).trials;
+  std::vector<trial_row> out;
+  for (;;) {
+    auto part = ask.trials(study, out.empty() ? 0 : out.back().number + 1, detail::rows_per_part);
+    auto full = part.size() >= detail::rows_per_part;
+    out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+    if (!full)
+      break;
+  }
+  // Trials are only ever added: as many as the study said when first asked, at least.
+  if (out.size() < said)
+    throw store_error("study '" + std::string{study} + "' in the store '" + s.path() + "' has "
+                      + std::to_string(said) + " trials (it says), but " + std::to_string(out.size())
+                      + " were found; `soma check` says where", store_trouble::damaged);
+  return out;
+}
+
+study_row study(const store& s, std::string_view name) { return s.backend().ask().study(name); }
+
+std::vector<study_summary> detail::local_answers::studies() {
   std::vector<study_summary> out;
-  auto held = s.reading();
-  auto& env = *held;
+  auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_of& dbi) {
     auto d = dbi(db::trials);
     std::vector<study_row> found;
@@ -502,29 +526,30 @@ std::vector<study_summary> studies(const store& s) {
   return out;
 }
 
-std::vector<trial_row> trials(const store& s, std::string_view study) {
+std::vector<trial_row> detail::local_answers::trials(std::string_view study, std::uint64_t from,
+                                                    std::size_t count) {
   check_study(study);
+  count = std::min(count, rows_per_part);
   std::vector<trial_row> out;
-  auto held = s.reading();
-  auto& env = *held;
+  auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_of& dbi) {
     auto d = dbi(db::trials);
     auto st = get_study(env, txn, d, study);
     if (!st)
       no_study(env, txn, d, study);
-    each_trial(env, txn, d, study, [&](std::string_view, trial_row&& t) { out.push_back(std::move(t)); });
-    if (out.size() != st->trials)
-      env.damaged("study '" + std::string{study} + "' has " + std::to_string(st->trials)
-                  + " trials (it says), but " + std::to_string(out.size()) + " were found");
+    auto prefix = trials_prefix(study);
+    detail::cursor c{env, txn, d};
+    for (bool ok = c.move(MDB_SET_RANGE, trial_key(study, from));
+         ok && c.key().starts_with(prefix) && out.size() < count; ok = c.move(MDB_NEXT))
+      out.push_back(decode_trial(env, c.key(), c.value()));
   });
   return out;
 }
 
-study_row study(const store& s, std::string_view name) {
+study_row detail::local_answers::study(std::string_view name) {
   check_study(name);
   std::optional<study_row> out;
-  auto held = s.reading();
-  auto& env = *held;
+  auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_of& dbi) {
     auto d = dbi(db::trials);
     out = get_study(env, txn, d, name);

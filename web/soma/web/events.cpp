@@ -1,8 +1,10 @@
 #include "soma/web/events.hpp"
 
 #include <memory>
+#include <optional>
 
-#include "soma/store/detail/environment.hpp"
+#include "soma/store/answers.hpp"
+#include "soma/store/backend.hpp"
 
 namespace soma::web {
 
@@ -16,37 +18,24 @@ store_watch::~store_watch() {
 }
 
 void store_watch::watch() {
-  // A local store's environment stays the same and its last transaction
-  // moves; a served store's reading() is a new copy when the server's moved
-  // (and every compacted copy says transaction 1). The copy last seen is
-  // held, so a later copy can never be made at its address and pass for it.
-  std::shared_ptr<detail::environment> seen_env;
-  std::uint64_t seen_txn = 0;
+  // The store's last transaction: one question, a round trip for a served
+  // store, whose server answers it from its own environment.
+  std::optional<std::uint64_t> seen_txn;
   std::unique_lock lock{mutex_};
   while (!stopped_) {
     lock.unlock();
     // A store that cannot be read now is looked at again next time; the
     // streams find out what is wrong when they read.
-    bool read = true;
-    std::shared_ptr<detail::environment> env;
-    std::uint64_t txn = 0;
+    std::optional<std::uint64_t> txn;
     try {
-      env = store_.reading();
-      txn = env->last_txn();
+      txn = store_.backend().ask().version();
     } catch (const std::exception&) {
-      read = false;
     }
     lock.lock();
-    if (read && (env != seen_env || txn != seen_txn)) {
-      std::swap(seen_env, env); // the copy seen before goes below, outside the lock
+    if (txn && txn != seen_txn) {
       seen_txn = txn;
       ++moves_;
       moved_.notify_all();
-    }
-    if (env) { // closing a served store's old copy removes its files: not while streams wait
-      lock.unlock();
-      env.reset();
-      lock.lock();
     }
     moved_.wait_for(lock, every_, [&] { return stopped_; });
   }

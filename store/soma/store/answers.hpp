@@ -1,0 +1,211 @@
+#pragma once
+
+/// @file
+/// What a store answers its readers: each question soma's readers ask
+/// (readers.hpp, tails.hpp, hosts.hpp, readings.hpp, trials.hpp, cache.hpp,
+/// check.hpp), as a backend answers it. The local backend answers from its
+/// environment; a served store (`soma://`) sends the question to the host
+/// that holds the store, whose server answers it with its local backend,
+/// so only the answer crosses the wire (docs/fleet.md, "A served store").
+///
+/// Every question is answered from one read transaction of its own, and a
+/// question whose answer can be long is asked in bounded parts: the reader
+/// asks again from where the last part ended, so no reader, however slow,
+/// holds a snapshot of the store open for longer than one part takes (LMDB
+/// keeps every page an open snapshot sees, and the file would grow). The
+/// limits below bound what one part may hold; a server answers at most
+/// that much whatever a client asks for.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "soma/fact.hpp"
+#include "soma/reading.hpp"
+#include "soma/store/cache.hpp"
+#include "soma/store/check.hpp"
+#include "soma/store/hosts.hpp"
+#include "soma/store/readers.hpp"
+#include "soma/store/tails.hpp"
+#include "soma/store/trials.hpp"
+#include "soma/trial.hpp"
+
+namespace soma::detail {
+
+/// The most runs one part of `runs` lists.
+inline constexpr std::size_t runs_per_part = 1024;
+/// The most records one part of `forwards` holds.
+inline constexpr std::size_t forwards_per_part = 4096;
+/// The most points one part of a curve holds.
+inline constexpr std::size_t points_per_part = 16384;
+/// The most forwards one part of `nodes` or `hosts` reads (its answer is a
+/// row per node or host, whatever the count).
+inline constexpr std::size_t blobs_per_part = 16384;
+/// The most run tails one part of `tails` holds.
+inline constexpr std::size_t tails_per_part = 64;
+/// The most machines, readings, trials or cache entries one part lists.
+inline constexpr std::size_t rows_per_part = 1024;
+
+/// Part of a curve: the points of forwards `from` .. `next` - 1 that told
+/// the value, and how the curve is read.
+struct curve_part {
+  curve_cost cost = curve_cost::scan;
+  std::vector<std::pair<std::uint64_t, double>> points;
+  std::uint64_t next = 0;  ///< where the next part begins
+  std::uint64_t total = 0; ///< the run's forwards as this part saw it
+};
+
+/// Part of a tally over fact blobs: nodes' rows (node_tally's sums, mean_us
+/// not yet computed) or hosts' rows (host_tally's, with each row's trips),
+/// for forwards `from` .. `next` - 1.
+struct nodes_part {
+  std::vector<node_row> rows;
+  std::uint64_t next = 0;
+  std::uint64_t total = 0;
+};
+
+struct hosts_part {
+  std::vector<host_row> rows;              ///< in order of first appearance; waiting_us not computed
+  std::vector<std::int64_t> trips;         ///< per row: its `left` facts' took_us, added
+  std::map<std::string, fact> machines;    ///< graph host -> its last `machine` fact in the part
+  std::uint64_t next = 0;
+  std::uint64_t total = 0;
+};
+
+/// Part of `tails`: the tails of some runs, and the run to go on after.
+struct tails_part {
+  std::vector<run_tail> tails;
+  std::optional<std::string> after; ///< none: no run is left
+};
+
+/// A kept output's row and its key in the cache (where the next part goes on).
+struct cache_entry_row {
+  std::string key;
+  cache_row row;
+};
+
+/// The questions. Every call throws store_error: `missing` for a run, a
+/// forward or a study that is not there, `invalid` for a malformed name,
+/// `damaged` for bytes that fail their checks, `unreachable` for a served
+/// store that did not answer within its bound. `count` is capped at the
+/// part limit above.
+class answers {
+public:
+  virtual ~answers() = default;
+
+  /// The runs after `after` (all, from the first, when none), at most
+  /// `count`, in key order.
+  [[nodiscard]] virtual std::vector<run_row> runs(const std::optional<std::string>& after,
+                                                  std::size_t count) = 0;
+
+  /// One run summed up.
+  [[nodiscard]] virtual run_row run_summary(std::string_view run) = 0;
+
+  /// The forwards of `run` from `from`, at most `count`, and how many it has.
+  [[nodiscard]] virtual forward_page forwards(std::string_view run, std::uint64_t from,
+                                              std::size_t count) = 0;
+
+  /// The curve of `name` over forwards `from` on, reading at most `count`
+  /// forwards (0: only how it would be read).
+  [[nodiscard]] virtual curve_part curve(std::string_view run, std::string_view name,
+                                         std::uint64_t from, std::size_t count) = 0;
+
+  /// Every fact forward `n` of `run` was told.
+  [[nodiscard]] virtual std::vector<fact> facts(std::string_view run, std::uint64_t n) = 0;
+
+  /// The nodes' tally of forwards `from` on, at most `count` of them.
+  [[nodiscard]] virtual nodes_part nodes(std::string_view run, std::uint64_t from,
+                                         std::size_t count) = 0;
+
+  /// The hosts' tally of forwards `from` on, at most `count` of them.
+  [[nodiscard]] virtual hosts_part hosts(std::string_view run, std::uint64_t from,
+                                         std::size_t count) = 0;
+
+  /// The tails of runs after `after` (from the first when none), as
+  /// soma::tails(s, options) reads them, at most `count` tails.
+  [[nodiscard]] virtual tails_part tails(const tail_options& options,
+                                         const std::optional<std::string>& after,
+                                         std::size_t count) = 0;
+
+  /// Machines' latest readings, by id, after `after`, at most `count`.
+  [[nodiscard]] virtual std::vector<std::pair<std::string, reading>>
+  standing(const std::optional<std::string>& after, std::size_t count) = 0;
+
+  /// Readings of machine `id`, oldest first, written after `after_us` (all
+  /// when none), at most `count`.
+  [[nodiscard]] virtual std::vector<reading> readings(const std::string& id,
+                                                      std::optional<std::int64_t> after_us,
+                                                      std::size_t count) = 0;
+
+  /// Readings of machine `id` written at or before `at_us`, newest first, at
+  /// most `count`.
+  [[nodiscard]] virtual std::vector<reading> readings_back(const std::string& id,
+                                                           std::int64_t at_us,
+                                                           std::size_t count) = 0;
+
+  /// Every study, summed up.
+  [[nodiscard]] virtual std::vector<study_summary> studies() = 0;
+
+  /// The trials of `study` numbered `from` on, at most `count`.
+  [[nodiscard]] virtual std::vector<trial_row> trials(std::string_view study, std::uint64_t from,
+                                                      std::size_t count) = 0;
+
+  /// The study itself.
+  [[nodiscard]] virtual study_row study(std::string_view name) = 0;
+
+  /// Kept outputs (only `node`'s when given) after the key `after`, at
+  /// most `count`.
+  [[nodiscard]] virtual std::vector<cache_entry_row>
+  cache_entries(const std::optional<std::string>& node, const std::optional<std::string>& after,
+                std::size_t count) = 0;
+
+  /// soma::check, done where the store is (one scan of it all).
+  [[nodiscard]] virtual check_report check() = 0;
+
+  /// The store's last committed transaction: whether anything was written
+  /// since a follower last looked.
+  [[nodiscard]] virtual std::uint64_t version() = 0;
+};
+
+/// The answers read from `env` on this host, each question one read
+/// transaction. `env` must outlive it.
+class local_answers final : public answers {
+public:
+  explicit local_answers(const environment& env) : env_(env) {}
+
+  std::vector<run_row> runs(const std::optional<std::string>& after, std::size_t count) override;
+  run_row run_summary(std::string_view run) override;
+  forward_page forwards(std::string_view run, std::uint64_t from, std::size_t count) override;
+  curve_part curve(std::string_view run, std::string_view name, std::uint64_t from,
+                   std::size_t count) override;
+  std::vector<fact> facts(std::string_view run, std::uint64_t n) override;
+  nodes_part nodes(std::string_view run, std::uint64_t from, std::size_t count) override;
+  hosts_part hosts(std::string_view run, std::uint64_t from, std::size_t count) override;
+  tails_part tails(const tail_options& options, const std::optional<std::string>& after,
+                   std::size_t count) override;
+  std::vector<std::pair<std::string, reading>> standing(const std::optional<std::string>& after,
+                                                        std::size_t count) override;
+  std::vector<reading> readings(const std::string& id, std::optional<std::int64_t> after_us,
+                                std::size_t count) override;
+  std::vector<reading> readings_back(const std::string& id, std::int64_t at_us,
+                                     std::size_t count) override;
+  std::vector<study_summary> studies() override;
+  std::vector<trial_row> trials(std::string_view study, std::uint64_t from,
+                                std::size_t count) override;
+  study_row study(std::string_view name) override;
+  std::vector<cache_entry_row> cache_entries(const std::optional<std::string>& node,
+                                             const std::optional<std::string>& after,
+                                             std::size_t count) override;
+  check_report check() override;
+  std::uint64_t version() override;
+
+private:
+  const environment& env_;
+};
+
+} // namespace soma::detail

@@ -1,0 +1,77 @@
+#pragma once
+
+/// @file
+/// Readers' questions over a wire (schema/remote.capnp, Ask and the answers
+/// after it): the server's side, which answers a question with its local
+/// answers, and the client's, an `answers` whose every question is one call
+/// of a transport it is given. The transport (a CAF session, in
+/// actors/soma/remote/served_store.cpp) is all that is not here.
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "soma/store/answers.hpp"
+
+namespace soma::detail {
+
+/// The ops a served store answers (besides writes): "ask.runs", ...
+[[nodiscard]] bool is_question(std::string_view op) noexcept;
+
+/// The answer of `a` to the question `op` asked with `ask` (Ask bytes), as
+/// bytes for the wire. Throws store_error as the question does, and
+/// store_error (`invalid`) for an op or bytes that are no question.
+[[nodiscard]] std::string answer_question(answers& a, std::string_view op, std::string_view ask);
+
+/// Sends a question's op and Ask bytes, and returns the answer's bytes;
+/// throws store_error when it cannot.
+using question_call = std::function<std::string(const std::string& op, std::string ask)>;
+
+/// The answers of a store elsewhere, each question one `call`. `where`
+/// names it in errors (soma://host:port). Answers are checked as a local
+/// reader checks what it reads: values kept in the store arrive sealed.
+class remote_answers final : public answers {
+public:
+  remote_answers(std::string where, question_call call)
+    : where_(std::move(where)), call_(std::move(call)) {}
+
+  std::vector<run_row> runs(const std::optional<std::string>& after, std::size_t count) override;
+  run_row run_summary(std::string_view run) override;
+  forward_page forwards(std::string_view run, std::uint64_t from, std::size_t count) override;
+  curve_part curve(std::string_view run, std::string_view name, std::uint64_t from,
+                   std::size_t count) override;
+  std::vector<fact> facts(std::string_view run, std::uint64_t n) override;
+  nodes_part nodes(std::string_view run, std::uint64_t from, std::size_t count) override;
+  hosts_part hosts(std::string_view run, std::uint64_t from, std::size_t count) override;
+  tails_part tails(const tail_options& options, const std::optional<std::string>& after,
+                   std::size_t count) override;
+  std::vector<std::pair<std::string, reading>> standing(const std::optional<std::string>& after,
+                                                        std::size_t count) override;
+  std::vector<reading> readings(const std::string& id, std::optional<std::int64_t> after_us,
+                                std::size_t count) override;
+  std::vector<reading> readings_back(const std::string& id, std::int64_t at_us,
+                                     std::size_t count) override;
+  std::vector<study_summary> studies() override;
+  std::vector<trial_row> trials(std::string_view study, std::uint64_t from,
+                                std::size_t count) override;
+  study_row study(std::string_view name) override;
+  std::vector<cache_entry_row> cache_entries(const std::optional<std::string>& node,
+                                             const std::optional<std::string>& after,
+                                             std::size_t count) override;
+  check_report check() override;
+  std::uint64_t version() override;
+
+  /// Bytes of answers received so far (what crossed the wire for readers).
+  [[nodiscard]] std::uint64_t received() const noexcept { return received_; }
+
+private:
+  template <class F>
+  auto asked(const char* op, std::string ask, F&& decode);
+
+  std::string where_;
+  question_call call_;
+  std::atomic<std::uint64_t> received_{0};
+};
+
+} // namespace soma::detail
