@@ -160,6 +160,11 @@ struct reader_row {
 std::vector<reader_row> readers(const std::string& store_dir, const workload& w,
                                 const record_options& opt);
 
+/// (f) 10 runs of opt.forwards forwards each, written by the record log in
+/// batches of 1000 into a fresh store, then listed: runs() (one scan of
+/// every record) beside detail::run_rows_at (the totals the writer kept).
+std::vector<reader_row> run_rows(const record_options& opt);
+
 // -- memory -------------------------------------------------------------------
 
 /// The process's anonymous resident memory (heap, stacks; not the LMDB map,

@@ -41,7 +41,9 @@ const char* usage = R"(usage: bench_record [options]
                  store in it and removes it after
   --rows LETTERS only these rows, e.g. "bd": a (the floor, always runs),
                  c (SQLite), b (b0 and b), x (b1-b3, other watchers), d (the
-                 readers; only with b, whose run they read), e (memory)
+                 readers; only with b, whose run they read), e (memory),
+                 f (listing 10 runs of N forwards each, written by the
+                 record log: runs() beside detail::run_rows_at)
 )";
 
 [[noreturn]] void bad(const std::string& why) {
@@ -116,9 +118,9 @@ void print_writers(const std::vector<const writer_row*>& rows, double a_us, doub
   }
 }
 
-void print_readers(const std::vector<reader_row>& rows) {
-  std::printf("\n%-48s %11s %7s %9s  %s\n", "reader (on the run b wrote)", "ms", "spread", "target",
-              "returned");
+void print_readers(const std::vector<reader_row>& rows,
+                   const char* title = "reader (on the run b wrote)") {
+  std::printf("\n%-48s %11s %7s %9s  %s\n", title, "ms", "spread", "target", "returned");
   for (auto& r : rows) {
     auto m = row::median_of(r.ms);
     std::string target = r.target_ms ? "< " + fixed(*r.target_ms, 0) : "";
@@ -219,6 +221,11 @@ int main(int argc, char** argv) {
     }
     if (b)
       bench::discard(b->kept);
+    std::vector<reader_row> listing;
+    if (p.wants('f')) {
+      progress("f  listing runs");
+      listing = bench::run_rows(opt);
+    }
     std::vector<bench::memory_run> memory;
     if (p.wants('e')) {
       progress("e  memory");
@@ -246,6 +253,8 @@ int main(int argc, char** argv) {
                   fixed(row::median_of(b->flush_ms), 1).c_str());
     if (!readers.empty())
       print_readers(readers);
+    if (!listing.empty())
+      print_readers(listing, "listing runs (10 runs, record log)");
     if (!memory.empty())
       print_memory(memory, w);
 
@@ -269,6 +278,8 @@ int main(int argc, char** argv) {
                     verdict(b_us - b0_us < c->median()));
       }
     }
+    for (auto& r : listing)
+      readers.push_back(r); // for the targets and problems below
     for (auto& r : readers)
       if (r.target_ms) {
         auto m = row::median_of(r.ms);

@@ -11,6 +11,7 @@
 #include "soma/store/cache.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/run_summaries.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/record.hpp"
@@ -25,6 +26,8 @@ using detail::db;
 // What the walk of a run's records and blobs saw.
 struct run_seen {
   std::set<std::uint64_t> records, blobs;
+  detail::run_totals totals;  ///< the records that decode, added
+  bool undecodable = false;   ///< some record does not decode (reported as such)
 };
 
 class walker {
@@ -106,8 +109,13 @@ private:
     std::uint64_t n = 0;
     if (!run_key("records", key, run, n))
       return;
-    seen_[std::string{run}].records.insert(n); // damaged or not, it is there
+    auto& seen = seen_[std::string{run}];
+    seen.records.insert(n); // damaged or not, it is there
+    bool was_undecodable = seen.undecodable;
+    seen.undecodable = true; // until it decodes
     auto r = detail::decode_record(key, value, at("the record", run, n));
+    seen.undecodable = was_undecodable;
+    detail::add_forward(seen.totals, r);
     if (r.forward != n)
       bad("records", key, "the record says it is forward " + std::to_string(r.forward));
   }
@@ -135,6 +143,8 @@ private:
     auto run = std::string{key.substr(4)};
     auto m = detail::decode_run_meta(key, value, at("the metadata of run '" + run + "'", {}, 0));
     next_[run] = m.next;
+    if (m.totals)
+      totals_[run] = *m.totals;
   }
 
   void reading(std::string_view key, std::string_view value) {
@@ -187,6 +197,8 @@ private:
                                 + " forwards written (its metadata says), but "
                                 + std::to_string(seen.records.size()) + " records were found");
       }
+      if (auto kept = totals_.find(run); kept != totals_.end() && !seen.undecodable)
+        compare(run, kept->second, seen.totals);
       for (auto n : seen.records)
         if (!seen.blobs.count(n))
           bad("facts", detail::record_key(run, n), "the record has no fact blob");
@@ -194,6 +206,29 @@ private:
         if (!seen.records.count(n))
           bad("records", detail::record_key(run, n), "the fact blob has no record");
     }
+    for (auto& [run, kept] : totals_)
+      if (!seen_.count(run))
+        compare(run, kept, detail::run_totals{});
+  }
+
+  // The totals kept in a run's metadata against those its records add up
+  // to (a run with metadata but no record adds up to none); every field
+  // that differs, with both values.
+  void compare(const std::string& run, const detail::run_totals& kept,
+               const detail::run_totals& counted) {
+    std::string diff;
+    auto field = [&](const char* name, auto k, auto c) {
+      if (k != c)
+        diff += std::string{diff.empty() ? "" : ", "} + name + " " + std::to_string(k)
+                + " where its records add up to " + std::to_string(c);
+    };
+    field("forwards", kept.forwards, counted.forwards);
+    field("broke", kept.broke, counted.broke);
+    field("took_us", kept.took_us, counted.took_us);
+    field("first", kept.first, counted.first);
+    field("last", kept.last, counted.last);
+    if (!diff.empty())
+      bad("meta", detail::meta_key(run), "the summary of run '" + run + "' says " + diff);
   }
 
   void ages() {
@@ -209,6 +244,7 @@ private:
   std::optional<std::uint64_t> machines_;
   std::uint64_t latest_ = 0;
   std::map<std::string, std::optional<std::uint64_t>> next_;
+  std::map<std::string, detail::run_totals> totals_;
   std::set<std::string, std::less<>> cached_, aged_;
 };
 

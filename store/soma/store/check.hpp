@@ -28,6 +28,7 @@ struct check_report {
 /// Reads every entry of every database of `s` in one read transaction and
 /// checks it: each value's checksum and encoding, each key's form, that a
 /// run's records are numbered 0 .. next - 1 and each has its fact blob, that
+/// the summary its metadata keeps (run_meta::totals) adds up to them, that
 /// every database holds as many entries as LMDB counts, and that every kept
 /// output has its place in the age index. Cost: one scan of the whole store.
 /// Throws store_error only when the store cannot be opened or read at all.

@@ -219,8 +219,25 @@ std::string encode_run_meta(const run_meta& meta, std::string_view key) {
   for (auto& name : meta.summarising)
     compact::put_name(out, name);
   compact::put_varint(out, meta.next ? *meta.next + 1 : 0);
-  if (meta.ended_us) // only when set: a run being written reads as before
+  if (!meta.totals) {
+    // As before totals were kept: ended_us only when set, as the one
+    // varint after next.
+    if (meta.ended_us)
+      compact::put_varint(out, compact::zigzag(*meta.ended_us));
+    seal(out, key);
+    return out;
+  }
+  // With totals, ended_us behind a byte that says whether it is there:
+  // two or more varints after next tell this form from the one above.
+  compact::put_varint(out, meta.ended_us ? 1 : 0);
+  if (meta.ended_us)
     compact::put_varint(out, compact::zigzag(*meta.ended_us));
+  auto& t = *meta.totals;
+  compact::put_varint(out, t.forwards);
+  compact::put_varint(out, t.broke);
+  compact::put_varint(out, compact::zigzag(t.took_us));
+  compact::put_varint(out, compact::zigzag(t.first));
+  compact::put_varint(out, compact::zigzag(t.last));
   seal(out, key);
   return out;
 }
@@ -236,8 +253,27 @@ run_meta decode_run_meta(std::string_view key, std::string_view bytes, const ori
     out.summarising.push_back(in.name());
   if (auto next = in.varint(); next > 0)
     out.next = next - 1;
-  if (!in.failed && !in.at_end())
-    out.ended_us = compact::unzigzag(in.varint());
+  if (!in.failed && !in.at_end()) {
+    auto after_next = in.varint();
+    if (in.at_end()) {
+      // One varint after next: ended_us, in metadata without totals.
+      out.ended_us = compact::unzigzag(after_next);
+    } else if (after_next <= 1) {
+      if (after_next == 1)
+        out.ended_us = compact::unzigzag(in.varint());
+      run_totals t;
+      t.forwards = in.varint();
+      t.broke = in.varint();
+      t.took_us = compact::unzigzag(in.varint());
+      t.first = compact::unzigzag(in.varint());
+      t.last = compact::unzigzag(in.varint());
+      if (t.broke > t.forwards || (t.forwards > 0 && t.first > t.last))
+        in.failed = true;
+      out.totals = t;
+    } else {
+      in.failed = true;
+    }
+  }
   if (in.failed || !in.at_end())
     damaged_value(where, "its checksum matches but its bytes do not decode as run metadata");
   return out;

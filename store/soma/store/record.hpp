@@ -47,6 +47,19 @@ struct origin {
 /// Throws store_error: the value `where` names is damaged, as `why` says.
 [[noreturn]] void damaged_value(const origin& where, std::string_view why);
 
+/// A run summed up as its writer keeps it beside its records: what
+/// soma::run_row says of the run, counted as detail::count_forward counts
+/// (readers.hpp), over every record the run holds.
+struct run_totals {
+  std::uint64_t forwards = 0; ///< records the run holds
+  std::uint64_t broke = 0;    ///< of them, broke
+  std::int64_t took_us = 0;   ///< their took_us, added
+  std::int64_t first = 0;     ///< the least `when` of them (0 with no forward)
+  std::int64_t last = 0;      ///< the greatest `when` of them (0 with no forward)
+
+  friend bool operator==(const run_totals&, const run_totals&) = default;
+};
+
 /// A run's metadata (meta/run/<id>).
 struct run_meta {
   /// The fact names every record of the run summarises.
@@ -59,6 +72,10 @@ struct run_meta {
   /// whose recorder's process died, and in stores written before soma
   /// marked it. A later recorder of the run clears it.
   std::optional<std::int64_t> ended_us;
+  /// The run summed up, kept by its writer in the transaction that writes
+  /// its records, so that listing runs reads no record. None in runs an
+  /// older soma wrote last (readers count their records instead).
+  std::optional<run_totals> totals;
 };
 
 /// Encodes a record stored at `key` (format 2: sealed, compact).

@@ -5,6 +5,7 @@
 
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/run_summaries.hpp"
 #include "soma/store/keys.hpp"
 
 namespace soma::detail {
@@ -42,6 +43,39 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> numbers_given(std::string_v
   for (std::size_t i = 0; i + 16 <= pairs.size(); i += 16)
     out.emplace_back(from_be64(pairs.substr(i, 8)), from_be64(pairs.substr(i + 8, 8)));
   return out;
+}
+
+// The totals of `run` counted from its records, or none when one of them
+// is damaged: the write goes on (it need not read them), and readers count
+// the run from its records, where they report the damage.
+std::optional<run_totals> counted(const environment& env, MDB_txn* txn, MDB_dbi records,
+                                  const std::string& run) {
+  try {
+    return count_run(env, txn, records, run).totals;
+  } catch (const store_error& e) {
+    if (e.trouble() != store_trouble::damaged)
+      throw;
+    return std::nullopt;
+  }
+}
+
+// Takes the record `was`, about to be written over by `now`, out of `t`;
+// false when that cannot be done without reading the run again: `was` held
+// the run's first or last `when` and `now` does not, or `t` never held it.
+bool take_back(run_totals& t, const record& was, const record& now) {
+  bool broke = was.state == outcome::broke;
+  if (t.forwards == 0 || t.broke < static_cast<std::uint64_t>(broke))
+    return false;
+  bool bounds_stay = t.forwards == 1 || was.when == now.when
+                     || (t.first < was.when && was.when < t.last);
+  if (!bounds_stay)
+    return false;
+  t.forwards -= 1;
+  t.broke -= broke;
+  t.took_us -= was.took_us;
+  if (t.forwards == 0)
+    t = run_totals{}; // the next forward added sets first and last
+  return true;
 }
 
 } // namespace
@@ -99,6 +133,24 @@ record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>
       cleared = true;
     }
     auto had = after_last(env, txn, records, run);
+    // The run's metadata as it was, and its totals as they are before this
+    // batch: none to count in a run with no record (just cleared, or new),
+    // those kept when they count every record it has, else (an older soma
+    // wrote it last) one scan of its records, once.
+    auto meta_at = meta_key(run);
+    std::optional<run_meta> before;
+    std::string_view old;
+    if (env.get(txn, meta, meta_at, old))
+      before = decode_run_meta(meta_at, old, origin{"the metadata of run '" + run + "'", {}, 0,
+                                                env.path()});
+    std::optional<run_totals> totals;
+    if (had == 0)
+      totals = run_totals{};
+    else if (before && before->totals && before->totals->forwards == had)
+      totals = before->totals;
+    else
+      totals = counted(env, txn, records, run);
+    bool recount = false;
     bool fresh_run = had == 0 && next_ == 0;
     next = std::max(next_, had);
     std::vector<std::pair<std::uint64_t, std::uint64_t>> given;
@@ -131,13 +183,30 @@ record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>
       numbered.emplace_back(e.id, n);
       auto key = record_key(run, n);
       e.rec.forward = n;
+      std::string_view was;
+      if (again && totals && !recount && env.get(txn, records, key, was)) {
+        // Written over: the forward it replaces leaves the totals.
+        try {
+          recount = !take_back(*totals, decode_record(key, was, origin{"the record", run, n,
+                                                                       env.path()}),
+                               e.rec);
+        } catch (const store_error& err) {
+          if (err.trouble() != store_trouble::damaged)
+            throw;
+          recount = true;
+        }
+      }
       buffer_.clear();
       encode_record_into(buffer_, e.rec, key);
       put(records, key, !again);
       buffer_.clear();
       encode_facts_into(buffer_, *e.facts, key);
       put(blobs, key, !again);
+      if (totals && !recount)
+        add_forward(*totals, e.rec);
     }
+    if (recount)
+      totals = counted(env, txn, records, run);
     if (options_.once_for) {
       // What this batch was given so far (earlier chunks, earlier tries),
       // and nothing of batches before it.
@@ -160,20 +229,16 @@ record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>
     // The run's metadata: what every record of it summarises (the first
     // writer of a run says, every later one can only narrow it, so a
     // fact's curve stays one scan), and the number after its last forward.
-    auto key = meta_key(run);
+    // And the run's totals, with every record this transaction wrote.
     run_meta m{options_.summarising, std::nullopt};
-    std::string_view old;
-    if (env.get(txn, meta, key, old)) {
-      auto before = decode_run_meta(key, old, origin{"the metadata of run '" + run + "'", {}, 0,
-                                                     env.path()});
-      if (!fresh_run)
-        std::erase_if(m.summarising, [&](const std::string& x) {
-          return std::find(before.summarising.begin(), before.summarising.end(), x)
-                 == before.summarising.end();
-        });
-    }
+    if (before && !fresh_run)
+      std::erase_if(m.summarising, [&](const std::string& x) {
+        return std::find(before->summarising.begin(), before->summarising.end(), x)
+               == before->summarising.end();
+      });
     m.next = std::max(next, after_last(env, txn, records, run));
-    env.put(txn, meta, key, encode_run_meta(m, key));
+    m.totals = totals;
+    env.put(txn, meta, meta_at, encode_run_meta(m, meta_at));
   });
   cleared_ = cleared;
   next_ = next;
@@ -194,6 +259,8 @@ void record_log::end() {
       return; // nothing was ever written: there is no run to mark
     m = decode_run_meta(key, old, origin{"the metadata of run '" + run + "'", {}, 0, env_->path()});
     m.ended_us = now;
+    if (!m.totals) // an older soma wrote the run last: its totals, once
+      m.totals = counted(*env_, txn, dbi(db::records), run);
     env_->put(txn, meta, key, encode_run_meta(m, key));
   });
 }
