@@ -51,8 +51,14 @@ claimant::claimant(caf::actor_system& sys, store s, std::string study, claimant_
   }
   if (options_.wrote)
     options_.wrote(true);
-  reporter_ = spawn_reporter(sys_, store_, options_.reporting, sampler_, counts, options_.log, false,
-                             options_.wrote);
+  reporter_ = spawn_reporter(sys_, reporting_to{.opened = store_, .name = store_.path()}, sampler_,
+                             reporter_options{.every = std::chrono::duration_cast<std::chrono::microseconds>(
+                                                options_.reporting),
+                                              .counts = counts,
+                                              .log = options_.log,
+                                              .first_now = false,
+                                              .wrote = options_.wrote,
+                                              .dropped = options_.dropped});
 }
 
 claimant::~claimant() {

@@ -91,6 +91,9 @@ struct claimant_options {
   /// Told of every reading it writes, whether it was written (soma-node
   /// --claim counts them for --metrics); from its reporter's thread too.
   std::function<void(bool written)> wrote;
+  /// Told of each reading its reporter dropped because the store could not
+  /// be reached (it tries again with a backoff, soma/reporter.hpp).
+  std::function<void()> dropped;
   /// Where the worker it runs in listens (host:port), the node types it
   /// serves and the store it serves, said in each reading (soma-node
   /// --claim); empty: nothing.

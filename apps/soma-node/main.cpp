@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <iostream>
 #include <atomic>
+#include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +27,7 @@
 #include <caf/openssl/publish.hpp>
 #include <caf/send.hpp>
 
+#include "soma/backoff.hpp"
 #include "soma/claimant.hpp"
 #include "soma/error.hpp"
 #include "soma/remote/address.hpp"
@@ -36,6 +39,7 @@
 #include "soma/serve/reporter.hpp"
 #include "soma/serve/server.hpp"
 #include "soma/serve/stop_deadline.hpp"
+#include "soma/serve/stop_request.hpp"
 #include "soma/system_config.hpp"
 #include "soma/version.hpp"
 #include "metrics.hpp"
@@ -145,6 +149,28 @@ int serve(const options& opt) {
     std::fprintf(stderr, "soma-node: --claim-wait takes seconds, 0 to 86400, not %g\n", opt.claim_wait);
     return 2;
   }
+  // A served store that cannot be reached yet is tried again later; what
+  // no later try can mend is refused now.
+  bool served_readings = opt.store.starts_with("soma://");
+  if (served_readings) {
+    try {
+      (void)soma::parse_address(std::string_view{opt.store}.substr(7), "--store");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "soma-node: %s (a served store is soma://HOST:PORT)\n", e.what());
+      return 2;
+    }
+    // With none of its own TLS files, a served store would be reached with
+    // $SOMA_TLS_*, which this worker's actor system was not made with.
+    if (tls_given == 0)
+      for (auto* name : {"SOMA_TLS_CERT", "SOMA_TLS_KEY", "SOMA_TLS_CA"})
+        if (auto* v = std::getenv(name); v && *v) {
+          std::fprintf(stderr, "soma-node: --store %s: $%s is set, but soma-node reaches a served "
+                               "store with its own TLS files: give --tls-cert, --tls-key and "
+                               "--tls-ca (or unset $SOMA_TLS_CERT, $SOMA_TLS_KEY, $SOMA_TLS_CA)\n",
+                       opt.store.c_str(), name);
+          return 2;
+        }
+  }
   std::optional<soma::store> served_store;
   if (!opt.serve_store.empty()) {
     // A new store is made where none is, and said so: a typo must not pass
@@ -161,7 +187,9 @@ int serve(const options& opt) {
     }
   }
   // A served store (soma://) is reached with this worker's own TLS files,
-  // through its own actor system: it is opened once that is made.
+  // through its own actor system, by whoever writes it (the reporter, the
+  // claims), which try again while it cannot be reached. A directory is
+  // opened once the actor system is made.
   std::optional<soma::store> readings_store;
   soma::store_options readings_options;
   // A reading lost to a machine crash is replaced on the next tick; a claim
@@ -270,7 +298,15 @@ int serve(const options& opt) {
     }
     std::atomic<bool> claims_running{false}; // --claim: a trial function may still run
     caf::actor_system sys{cfg};
-    if (!opt.store.empty()) {
+    std::function<soma::store()> reach_store;
+    if (served_readings) {
+      reach_store = [&sys, where = opt.store, readings_options] {
+        auto opened = soma::open_store(sys, where, readings_options);
+        if (!opened)
+          throw soma::store_error(soma::describe(opened.error()), soma::store_trouble::unreachable);
+        return std::move(*opened);
+      };
+    } else if (!opt.store.empty()) {
       auto opened = soma::open_store(sys, opt.store, readings_options);
       if (!opened) {
         std::fprintf(stderr, "soma-node: --store: %s\n", soma::describe(opened.error()).c_str());
@@ -280,8 +316,9 @@ int serve(const options& opt) {
       }
       readings_store = std::move(*opened);
     }
+    // Known now from a directory; from a served store once it is reached.
     const soma::detail::trial_function_entry* trial_function = nullptr;
-    if (!opt.claim.empty()) {
+    if (!opt.claim.empty() && readings_store) {
       try {
         auto study = soma::study(*readings_store, opt.claim);
         trial_function = &soma::serve::trial_function_for(worker.libraries(), study, opt.trial);
@@ -318,10 +355,12 @@ int serve(const options& opt) {
       auto listens = where.host + ":" + std::to_string(*port);
       // A claimant reports for itself (with its trials), and for the slices
       // this worker serves; its first reading comes once it listens.
-      if (readings_store && !trial_function) {
+      if (!opt.store.empty() && opt.claim.empty()) {
         auto every = std::chrono::microseconds(
           static_cast<std::int64_t>(opt.reporting.value_or(0.5) * 1e6));
-        reporter = soma::serve::spawn_reporter(sys, worker, *readings_store, every, listens, say);
+        reporter = soma::serve::spawn_reporter(
+          sys, worker, {.opened = readings_store, .open = reach_store, .name = opt.store}, every,
+          listens, say);
       }
       std::string served;
       std::vector<std::string> serving;
@@ -334,9 +373,10 @@ int serve(const options& opt) {
           + (opt.accept_code ? ", accepting shipped code" : "")
           + (served.empty() ? "" : ", serving" + served)
           + (served_store ? ", serving the store " + served_store->path() : "")
-          + (readings_store ? ", reporting to " + readings_store->path() + " every "
-                                + std::to_string(opt.reporting.value_or(0.5)).substr(0, 5) + " s"
-                            : ""));
+          + (!opt.store.empty() ? ", reporting to "
+                                    + (readings_store ? readings_store->path() : opt.store) + " every "
+                                    + std::to_string(opt.reporting.value_or(0.5)).substr(0, 5) + " s"
+                                : ""));
       if (metrics) {
         metrics->start();
         say("metrics at " + metrics->url());
@@ -344,40 +384,93 @@ int serve(const options& opt) {
       std::shared_ptr<soma::claimant> claiming;
       std::mutex claiming_lock;
       std::atomic<int> claim_status{0};
+      soma::serve::stop_request claims_stop; // asked on a signal: ends a wait for the store
       std::thread claims;
-      if (trial_function) {
+      if (!opt.claim.empty()) {
         claims_running = true;
         auto every = std::chrono::microseconds(
           static_cast<std::int64_t>(opt.reporting.value_or(0.5) * 1e6));
         claims = std::thread{[&, every] {
+          // A claimant cannot claim without its store: while a served store
+          // cannot be reached (at first, or lost later) it waits, backing off
+          // as the reporter does, and claims once it is there.
+          soma::backoff retry;
+          std::optional<soma::store> from = readings_store;
+          auto* function = trial_function;
+          std::shared_ptr<soma::claimant> c;
+          std::uint64_t n = 0;
           try {
-            auto c = std::make_shared<soma::claimant>(
-              sys, *readings_store, opt.claim,
-              soma::claimant_options{.reporting = every,
-                                     .served = [&worker] { return worker.served(); },
-                                     .log = say,
-                                     .wrote = [&worker](bool w) { worker.counts.reading(w); },
-                                     .listens = listens,
-                                     .serves = serving,
-                                     .serves_store = served_store ? served_store->path() : ""});
-            {
-              std::lock_guard hold{claiming_lock};
-              claiming = c;
+            while (!claims_stop.requested()) {
+              try {
+                if (!from)
+                  from = reach_store();
+                if (!function) {
+                  try {
+                    function = &soma::serve::trial_function_for(
+                      worker.libraries(), soma::study(*from, opt.claim), opt.trial);
+                  } catch (const soma::store_error& e) {
+                    if (e.trouble() == soma::store_trouble::unreachable)
+                      throw;
+                    std::fprintf(stderr, "soma-node: --claim %s: %s\n", opt.claim.c_str(), e.what());
+                    claim_status = 2;
+                    break;
+                  } catch (const std::invalid_argument& e) {
+                    std::fprintf(stderr, "soma-node: --claim %s: %s\n", opt.claim.c_str(), e.what());
+                    claim_status = 2;
+                    break;
+                  }
+                }
+                if (!c) {
+                  c = std::make_shared<soma::claimant>(
+                    sys, *from, opt.claim,
+                    soma::claimant_options{.reporting = every,
+                                           .served = [&worker] { return worker.served(); },
+                                           .log = say,
+                                           .wrote = [&worker](bool w) { worker.counts.reading(w); },
+                                           .dropped = [&worker] { ++worker.counts.readings_dropped; },
+                                           .listens = listens,
+                                           .serves = serving,
+                                           .serves_store = served_store ? served_store->path() : ""});
+                  {
+                    std::lock_guard hold{claiming_lock};
+                    claiming = c;
+                  }
+                  if (claims_stop.requested())
+                    c->stop();
+                  say("claiming trials of " + opt.claim + " from " + from->path()
+                      + " with the trial function " + function->name + ", as " + c->id());
+                }
+                retry.reset();
+                auto fn = function->run;
+                auto wait = std::chrono::milliseconds(static_cast<std::int64_t>(opt.claim_wait * 1000));
+                n += c->run(
+                  [fn](soma::trial& t) {
+                    say("claimed trial " + std::to_string(t.number()) + " of " + t.study()
+                        + " (attempt " + std::to_string(t.attempt()) + ", run " + t.run() + ")");
+                    return fn(t);
+                  },
+                  {.wait = wait});
+                break;
+              } catch (const soma::store_error& e) {
+                // Not reached (whatever the reason: what cannot be mended
+                // was refused before), or lost: try again.
+                if (from && e.trouble() != soma::store_trouble::unreachable)
+                  throw;
+                auto wait = retry.next();
+                char in[32];
+                std::snprintf(in, sizeof in, "%.2f s", static_cast<double>(wait.count()) / 1000);
+                say(std::string{"claims: "} + e.what() + "; trying again in " + in);
+                if (!claims_stop.wait_for(wait))
+                  break;
+              }
             }
-            say("claiming trials of " + opt.claim + " from " + readings_store->path()
-                + " with the trial function " + trial_function->name + ", as " + c->id());
-            auto fn = trial_function->run;
-            auto wait = std::chrono::milliseconds(static_cast<std::int64_t>(opt.claim_wait * 1000));
-            auto n = c->run(
-              [fn](soma::trial& t) {
-                say("claimed trial " + std::to_string(t.number()) + " of " + t.study()
-                    + " (attempt " + std::to_string(t.attempt()) + ", run " + t.run() + ")");
-                return fn(t);
-              },
-              {.wait = wait});
-            say("claims: finished " + std::to_string(n) + " trial(s) of " + opt.claim
-                + (c->stopped() ? "; stopped"
-                                : std::string{"; none waits"} + (opt.claim_wait > 0 ? " (after --claim-wait)" : "")));
+            if (c)
+              say("claims: finished " + std::to_string(n) + " trial(s) of " + opt.claim
+                  + (c->stopped() || claims_stop.requested()
+                       ? "; stopped"
+                       : std::string{"; none waits"} + (opt.claim_wait > 0 ? " (after --claim-wait)" : "")));
+            else if (claim_status == 0)
+              say("claims: stopped before the store " + opt.store + " was reached");
           } catch (const std::exception& e) {
             say(std::string{"claims: "} + e.what());
             claim_status = 1;
@@ -389,7 +482,12 @@ int serve(const options& opt) {
       int signal = 0;
       sigwait(&stop, &signal);
       say(std::string{"stopping ("}
-          + (signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "no trial to claim") + ")");
+          + (signal == SIGTERM   ? "SIGTERM"
+             : signal == SIGINT  ? "SIGINT"
+             : claim_status == 0 ? "no trial to claim"
+                                 : "the claims ended")
+          + ")");
+      claims_stop.request();
       {
         std::lock_guard hold{claiming_lock};
         if (claiming && signal != SIGUSR1
@@ -463,7 +561,11 @@ int main(int argc, char** argv) {
                "run node libraries that clients ship (soma::mode::network)");
   app.add_option("--store", opt.store,
                  "a store to write this worker's readings of itself into: a directory, or "
-                 "soma://HOST:PORT for a store another soma-node serves (docs/fleet.md)");
+                 "soma://HOST:PORT for a store another soma-node serves (docs/fleet.md). A "
+                 "served store that cannot be reached (at start or later) is tried again after "
+                 "0.1 s, doubling to 5 s, each wait jittered between half and all of it; every "
+                 "failed try is logged, readings meanwhile are dropped and counted, and the "
+                 "worker serves slices all along (--claim waits to claim)");
   app.add_option("--serve-store", opt.serve_store,
                  "serve the store in DIR to writers and readers elsewhere (soma://HOST:PORT)");
   app.add_option("--reporting", opt.reporting,

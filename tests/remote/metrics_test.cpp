@@ -175,12 +175,13 @@ BOOST_AUTO_TEST_CASE(a_scrape_is_prometheus_text_with_every_family_and_its_readi
   for (auto* counter : {"soma_node_sessions_opened_total", "soma_node_slices_served_total",
                         "soma_node_slices_failed_total", "soma_node_slices_refused_total",
                         "soma_node_readings_total", "soma_node_reading_failures_total",
+                        "soma_node_readings_dropped_total",
                         "soma_node_store_ops_total"})
     BOOST_TEST(first.types[counter] == "counter", counter);
   for (auto* gauge : {"soma_node_info", "soma_node_up_seconds", "soma_node_sessions_open",
                       "soma_node_slices_running"})
     BOOST_TEST(first.types[gauge] == "gauge", gauge);
-  BOOST_TEST(first.types.size() == 11u);
+  BOOST_TEST(first.types.size() == 12u);
   // The worker names itself as its readings do, and says its version.
   auto& info = first.of("soma_node_info");
   BOOST_TEST(info.value == 1.0);
@@ -200,6 +201,7 @@ BOOST_AUTO_TEST_CASE(a_scrape_is_prometheus_text_with_every_family_and_its_readi
     return (*later)["soma_node_readings_total"] > readings;
   }));
   BOOST_TEST((*later)["soma_node_reading_failures_total"] == 0.0);
+  BOOST_TEST((*later)["soma_node_readings_dropped_total"] == 0.0);
   BOOST_TEST((*later)["soma_node_up_seconds"] >= first["soma_node_up_seconds"]);
   // Those readings are in the store, under the id the metrics give.
   BOOST_TEST(soma::standing(soma::store{dir / "kept", {.read_only = true}}).count(id[1].str()) == 1u);

@@ -4,6 +4,9 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -114,6 +117,57 @@ BOOST_AUTO_TEST_CASE(a_soma_node_stopped_mid_trial_lets_it_go_and_exits_within_i
   BOOST_TEST(rows[0].state == soma::trial_state::waiting);
   BOOST_REQUIRE_EQUAL(rows[0].abandoned.size(), 1u);
   BOOST_TEST(rows[0].abandoned[0].why == "its soma-node stopped (SIGTERM) while it ran");
+}
+
+BOOST_AUTO_TEST_CASE(a_soma_node_claiming_from_a_served_store_not_there_yet_waits_and_claims_once_it_is) {
+  scratch tmp;
+  auto dir = tmp / "s";
+  {
+    soma::store s{dir};
+    std::vector<soma::values> xs;
+    for (std::int64_t x = 0; x < 5; ++x)
+      xs.push_back({{"x", x}});
+    soma::add_trials(s, "sq", xs, "square");
+  }
+  // A loopback port nothing listens on yet.
+  int port = 0;
+  {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    BOOST_REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    ::close(fd);
+    port = ntohs(a.sin_port);
+  }
+  auto address = "soma://127.0.0.1:" + std::to_string(port);
+  auto n = soma_node("--claim sq --store " + address + " --nodes " + lib + " --reporting 0.1");
+  // It waits, saying so at each try, and claims nothing meanwhile.
+  std::string before;
+  int tries = 0;
+  while (tries < 2) {
+    auto l = n->line(10s);
+    BOOST_REQUIRE_MESSAGE(l, "no two failed tries within 10 s:\n" << before);
+    before += *l + "\n";
+    if (has(*l, "claims: cannot reach the served store " + address))
+      ++tries;
+  }
+  BOOST_TEST(!has(before, "claimed trial"), before);
+  BOOST_TEST(soma::trials(soma::store{dir, {.read_only = true}}, "sq")[0].state == soma::trial_state::waiting);
+  // The store's server starts: it claims and runs every trial, and exits
+  // once none waits.
+  auto server = soma_node("--serve-store " + dir + " --listen 127.0.0.1:" + std::to_string(port));
+  auto said = before + all_lines(*n);
+  BOOST_TEST(WEXITSTATUS(n->wait()) == 0, said);
+  BOOST_TEST(has(said, "claiming trials of sq from " + address + " with the trial function square"), said);
+  BOOST_TEST(has(said, "claims: finished 5 trial(s) of sq; none waits"), said);
+  server->kill(SIGTERM);
+  BOOST_TEST(WEXITSTATUS(server->wait()) == 0);
+  soma::store s{dir, {.read_only = true}};
+  for (auto& r : soma::trials(s, "sq"))
+    BOOST_TEST(r.state == soma::trial_state::done, "trial " << r.number);
 }
 
 BOOST_AUTO_TEST_CASE(bad_claim_command_lines_are_clear_errors) {

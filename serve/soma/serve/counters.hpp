@@ -33,6 +33,9 @@ struct counters {
 
   std::atomic<std::uint64_t> readings_written{0}; ///< readings of itself written (--store)
   std::atomic<std::uint64_t> reading_failures{0}; ///< writes of a reading that failed
+  /// Readings not written because the store could not be reached (a served
+  /// store not reached yet, or lost): dropped, never queued.
+  std::atomic<std::uint64_t> readings_dropped{0};
   std::atomic<std::uint64_t> store_ops{0};        ///< operations asked of the store it serves (--serve-store)
 
   /// Counts one reading's write: written, or failed.

@@ -1,11 +1,10 @@
 #include "soma/serve/reporter.hpp"
 
 #include "soma/machine.hpp"
-#include "soma/reporter.hpp"
 
 namespace soma::serve {
 
-caf::actor spawn_reporter(caf::actor_system& sys, worker_state& worker, store into,
+caf::actor spawn_reporter(caf::actor_system& sys, worker_state& worker, reporting_to into,
                           std::chrono::microseconds every, std::string listens, log_line log) {
   // What it serves does not change while it runs: said once, in every reading.
   reported fixed{.listens = std::move(listens)};
@@ -14,14 +13,17 @@ caf::actor spawn_reporter(caf::actor_system& sys, worker_state& worker, store in
       fixed.serves.push_back(entry.type);
   if (worker.served_store)
     fixed.serves_store = worker.served_store->path();
-  return soma::spawn_reporter(sys, std::move(into), every, std::make_shared<machine_sampler>(),
-                              [&worker, fixed] {
-                                auto said = fixed;
-                                said.served = worker.served();
-                                return said;
-                              },
-                              log, true,
-                              [&worker](bool written) { worker.counts.reading(written); });
+  return soma::spawn_reporter(
+    sys, std::move(into), std::make_shared<machine_sampler>(),
+    reporter_options{.every = every,
+                     .counts = [&worker, fixed] {
+                       auto said = fixed;
+                       said.served = worker.served();
+                       return said;
+                     },
+                     .log = std::move(log),
+                     .wrote = [&worker](bool written) { worker.counts.reading(written); },
+                     .dropped = [&worker] { ++worker.counts.readings_dropped; }});
 }
 
 } // namespace soma::serve
