@@ -35,7 +35,7 @@ constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | fa
 // What each reader costs, on the help page: the seed's price list, since a
 // reader that is quietly a thousand times slower is worse than one that says so.
 constexpr const char* price_list = R"(What each command costs:
-  runs       one scan of all records
+  runs       one read per run (its writer keeps its totals)
   forwards   one scan of the run's records
   curve      one scan if the recorder summarised NAME, else a fetch per forward
              (the table's first line says which)

@@ -314,9 +314,69 @@ int run_follower(caf::actor_system& sys, double rate, double seconds, const std:
   return seen == records.size() ? 0 : 1;
 }
 
+// One recorder of the fleet simulation (benchmarks/served/fleet.sh): records
+// `rate` forwards a second into `address` for `seconds`, flushing every
+// `every` forwards, and prints how long each flush took to be confirmed
+// (written and committed by the server): p50, p99 and the most, in ms.
+int run_recorder(const std::string& address, const std::string& run, double rate, double seconds,
+                 std::size_t every) {
+  soma::system_config cfg;
+  caf::actor_system sys{cfg};
+  auto opened = soma::open_store(sys, address);
+  for (int tries = 0; !opened && tries < 50; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    opened = soma::open_store(sys, address);
+  }
+  if (!opened) {
+    std::fprintf(stderr, "bench_served --record: cannot open %s\n", address.c_str());
+    return 1;
+  }
+  auto g = soma::graph::somatize(sys, Step{}.named("step"));
+  std::vector<double> confirm_ms;
+  std::uint64_t n = 0, failed = 0;
+  {
+    soma::recorder r{sys, *opened, {.run = run, .summarising = {"loss"}}};
+    auto began = clock_type::now();
+    while (std::chrono::duration<double>(clock_type::now() - began).count() < seconds) {
+      std::this_thread::sleep_until(began + std::chrono::duration_cast<clock_type::duration>(
+                                              std::chrono::duration<double>(static_cast<double>(n) / rate)));
+      (void)g.forward(static_cast<int>(n), {.watching = r});
+      r.tell(soma::fact{"loss", {{"value", std::to_string(1.0 / static_cast<double>(n + 1))}}});
+      if (++n % every == 0) {
+        auto asked = clock_type::now();
+        try {
+          r.flush();
+          confirm_ms.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - asked).count());
+        } catch (const std::exception&) {
+          ++failed;
+        }
+      }
+    }
+  }
+  std::sort(confirm_ms.begin(), confirm_ms.end());
+  auto at = [&](double q) {
+    return confirm_ms.empty() ? 0.0 : confirm_ms[std::min(confirm_ms.size() - 1,
+                                                          static_cast<std::size_t>(q * static_cast<double>(confirm_ms.size())))];
+  };
+  std::printf("recorder %s: %llu forwards, %zu flushes confirmed, %llu failed; confirm ms p50 %.2f "
+              "p99 %.2f max %.2f\n",
+              run.c_str(), static_cast<unsigned long long>(n), confirm_ms.size(),
+              static_cast<unsigned long long>(failed), at(0.5), at(0.99),
+              confirm_ms.empty() ? 0.0 : confirm_ms.back());
+  return failed == 0 ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string{argv[1]} == "--record") {
+    if (argc != 7) {
+      std::fprintf(stderr, "usage: bench_served --record soma://HOST:PORT RUN RATE SECONDS EVERY\n");
+      return 2;
+    }
+    return run_recorder(argv[2], argv[3], std::stod(argv[4]), std::stod(argv[5]),
+                        std::stoul(argv[6]));
+  }
   std::size_t runs = 10, forwards = 100000;
   int reps = 5;
   double rate = 10000, seconds = 5;

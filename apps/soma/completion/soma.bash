@@ -12,7 +12,7 @@ _soma_runs() {
 
 _soma() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-  local commands="runs forwards curve facts nodes cache standing fleet trials reclaim health plot live check serve trace help"
+  local commands="runs forwards curve facts nodes cache standing fleet trials reclaim health plot live check copy serve trace help"
   case $prev in
     --store) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     -o|--output|--rules|--tls-cert|--tls-key) COMPREPLY=($(compgen -f -- "$cur")); return ;;

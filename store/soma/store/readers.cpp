@@ -11,6 +11,7 @@
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/numbering.hpp"
+#include "soma/store/detail/run_summaries.hpp"
 #include "soma/store/hosts.hpp"
 #include "soma/store/keys.hpp"
 
@@ -164,55 +165,23 @@ std::vector<run_row> detail::local_answers::runs(const std::optional<std::string
   std::vector<run_row> out;
   auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
-    auto records = dbi(db::records);
-    if (records == 0)
-      return;
-    cursor c{env, txn, records};
-    std::uint64_t last_plus_one = 0;
-    bool ok = after ? c.move(MDB_SET_RANGE, detail::past_run(*after)) : c.move(MDB_FIRST);
-    for (; ok; ok = c.move(MDB_NEXT)) {
-      std::string_view run;
-      std::uint64_t n = 0;
-      // Only records are kept here: a key that is none is one damage changed
-      // (skipped, it would pass for a run one forward shorter).
-      if (!detail::parse_record_key(c.key(), run, n))
-        env.damaged("a record's key (" + detail::printable_key(c.key())
-                    + ") is no run's entry (run/<id>/<n>)");
-      if (out.empty() || out.back().run != run) {
-        if (!out.empty())
-          check_numbering(env, txn, dbi, out.back().run, out.back().forwards, last_plus_one);
-        if (out.size() == count)
-          return;
-        out.push_back(run_row{std::string{run}, 0, 0, 0, 0, 0});
-      }
-      auto r = detail::decode_record(c.key(), c.value(), where(env, run, n, "the record"));
-      last_plus_one = n + 1;
-      detail::count_forward(out.back(), r);
-    }
-    if (!out.empty())
-      check_numbering(env, txn, dbi, out.back().run, out.back().forwards, last_plus_one);
+    // Each run from the totals its writer keeps beside its records.
+    out = run_rows_at(env, txn, dbi(db::records), dbi(db::meta),
+                      after ? std::optional<std::string_view>{*after} : std::nullopt, count);
   });
   return out;
 }
 
 run_row detail::local_answers::run_summary(std::string_view run) {
   check_run(run);
-  run_row row{std::string{run}, 0, 0, 0, 0, 0};
-  std::uint64_t seen = 0;
+  std::optional<run_row> row;
   auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
-    std::uint64_t last_plus_one = 0;
-    seen = scan_run(env, txn, dbi(db::records), run,
-                    [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
-                      detail::count_forward(row, detail::decode_record(key, bytes,
-                                                                       where(env, run, n, "the record")));
-                      last_plus_one = n + 1;
-                    });
-    check_numbering(env, txn, dbi, run, seen, last_plus_one);
+    row = run_row_at(env, txn, dbi(db::records), dbi(db::meta), run);
   });
-  if (seen == 0)
+  if (!row)
     no_run(env, run);
-  return row;
+  return *row;
 }
 
 forward_page detail::local_answers::forwards(std::string_view run, std::uint64_t from,

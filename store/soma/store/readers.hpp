@@ -5,7 +5,7 @@
 ///
 /// | reader        | answers                          | costs                         |
 /// | ------------- | -------------------------------- | ----------------------------- |
-/// | runs          | what is in here at all           | one scan of all records (runs_tally.hpp: then what is new) |
+/// | runs          | what is in here at all           | one read per run (its writer keeps its totals) |
 /// | forwards      | step by step                     | one scan of the run's records |
 /// | curve         | the series somebody plots        | one scan if summarised, else a fetch per forward (curve_costs says which) |
 /// | facts         | everything one step did          | one fetch                     |
@@ -49,7 +49,10 @@ struct run_row {
   std::int64_t last = 0;    ///< unix seconds of its last forward
 };
 
-/// Every run in the store, in key order. One scan.
+/// Every run in the store, in key order. One read per run: its writer
+/// keeps each run's totals beside its records (a run an older soma wrote
+/// last is counted from its records once). Damage in a record is `soma
+/// check`'s to find, not the listing's.
 [[nodiscard]] std::vector<run_row> runs(const store& s);
 
 /// Every record of `run`, in forward order. One scan of the run.
@@ -67,7 +70,7 @@ struct forward_page {
 [[nodiscard]] forward_page forwards(const store& s, std::string_view run, std::uint64_t from,
                                     std::size_t count);
 
-/// One run summed up (the row runs() has for it): one scan of the run.
+/// One run summed up (the row runs() has for it): one read of its totals.
 [[nodiscard]] run_row run_summary(const store& s, std::string_view run);
 
 /// Whether curve() reads records (`scan`: the recorder summarised the fact)
