@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -171,8 +173,8 @@ void show_cache(const store& s, const invocation& inv, std::ostream& out) {
   t.print(out);
 }
 
-void show_standing(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
-  auto latest = standing(s);
+void show_standing(const std::map<std::string, reading>& latest, const std::string& where,
+                   const invocation& inv, std::ostream& out, std::ostream& err) {
   quietness quiet{latest};
   auto quiet_s = [&](const reading& r) { return quiet.of(r); };
   if (inv.json)
@@ -203,13 +205,12 @@ void show_standing(const store& s, const invocation& inv, std::ostream& out, std
   t.print(out, true);
   // Said beside the table, not in it: stdout stays the table a script reads.
   if (t.empty())
-    err << "soma: no machine has written readings into the store '" << s.path()
+    err << "soma: no machine has written readings into the store '" << where
         << "'; a worker started with `soma-node --store DIR --reporting SECONDS` writes one on "
            "that clock\n";
 }
 
-void show_fleet(const store& s, const invocation& inv, std::ostream& out) {
-  auto rows = fleet(s, inv.run);
+void show_fleet(const std::vector<fleet_row>& rows, const invocation& inv, std::ostream& out) {
   if (inv.json)
     return print_json(out, rows);
   table t{{{"host"},
@@ -355,6 +356,43 @@ int show_check(const store& s, const invocation& inv, std::ostream& out, std::os
   return report.damaged.empty() ? exit_ok : exit_damaged;
 }
 
+// `soma standing|fleet --store A,B,...`: a fleet whose machines report into
+// several stores, each serving a share of its hosts (docs/scale.md): their
+// machines merged, and a run's fleet read from the store that holds it.
+int several_stores(const invocation& inv, std::ostream& out, std::ostream& err) {
+  if (inv.what != command::standing && inv.what != command::fleet)
+    throw usage_error("--store names several stores (A,B,...) only for `soma standing` and `soma "
+                      "fleet`, which merge their machines; give every other command one store");
+  std::vector<std::unique_ptr<opened_store>> opened;
+  std::vector<store> stores;
+  for (std::size_t at = 0; at <= inv.store.size();) {
+    auto comma = std::min(inv.store.find(',', at), inv.store.size());
+    auto one = inv.store.substr(at, comma - at);
+    if (one.empty())
+      throw usage_error("--store " + inv.store + ": an empty store between commas");
+    opened.push_back(std::make_unique<opened_store>(one, store_options{.read_only = true}));
+    stores.push_back(opened.back()->get());
+    at = comma + 1;
+  }
+  auto latest = standing(stores);
+  if (inv.what == command::standing) {
+    show_standing(latest, inv.store, inv, out, err);
+    return exit_ok;
+  }
+  for (auto& s : stores) {
+    try {
+      show_fleet(fleet(s, inv.run, latest), inv, out);
+      return exit_ok;
+    } catch (const store_error& e) {
+      if (e.trouble() != store_trouble::missing)
+        throw;
+      // in another of them
+    }
+  }
+  throw no_run_error("no run '" + inv.run + "' in any of the stores " + inv.store
+                     + "; `soma runs --store STORE` lists a store's runs");
+}
+
 } // namespace
 
 int run(const invocation& inv, std::ostream& out, std::ostream& err) {
@@ -383,6 +421,8 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
         << " ms\n";
     return exit_ok;
   }
+  if (inv.store.find(',') != std::string::npos)
+    return several_stores(inv, out, err);
   if (inv.what == command::live && !wait_for_store(inv, err))
     return exit_ok; // stopped while waiting for the store
   // Read-only: a reader must never create a store where a typo pointed it,
@@ -396,8 +436,8 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::facts: show_facts(s, inv, out); break;
     case command::nodes: show_nodes(s, inv, out); break;
     case command::cache_ls: show_cache(s, inv, out); break;
-    case command::standing: show_standing(s, inv, out, err); break;
-    case command::fleet: show_fleet(s, inv, out); break;
+    case command::standing: show_standing(standing(s), s.path(), inv, out, err); break;
+    case command::fleet: show_fleet(fleet(s, inv.run), inv, out); break;
     case command::plot_progress:
     case command::plot_spent:
     case command::plot_machines:

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "soma/store/backend.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/run_summaries.hpp"
 #include "soma/store/readers.hpp"
@@ -50,7 +51,7 @@ std::vector<soma::run_row> write_runs(soma::store& s, std::size_t per_run) {
   std::vector<soma::detail::log_entry> entries;
   for (std::size_t k = 0; k < runs_written; ++k) {
     soma::run_row row{run_name(k), 0, 0, 0, 0, 0};
-    soma::detail::record_log log{s.reading(), {row.run, {}, false, 0}};
+    soma::detail::record_log log{s.backend().local(), {row.run, {}, false, 0}};
     for (std::size_t first = 0; first < per_run; first += batch) {
       entries.clear();
       for (std::size_t n = first; n < std::min(per_run, first + batch); ++n) {
@@ -118,7 +119,7 @@ std::vector<reader_row> run_rows(const record_options& opt) {
       "f  detail::run_rows_at: " + std::to_string(runs_written) + " runs' kept totals",
       run_rows_target_ms, opt, want, [&] {
         std::vector<soma::run_row> got;
-        auto held = s.reading();
+        auto held = s.backend().local();
         held->read([&](MDB_txn* txn, const std::function<MDB_dbi(soma::detail::db)>& dbi) {
           got = soma::detail::run_rows_at(*held, txn, dbi(soma::detail::db::records),
                                           dbi(soma::detail::db::meta), std::nullopt, 1000);

@@ -127,10 +127,10 @@ std::vector<soma::fact> seed_facts(std::uint64_t i) {
 void fill(const std::string& dir, std::size_t runs, std::size_t forwards) {
   soma::store s{dir};
   for (std::size_t r = 0; r < runs; ++r) {
-    soma::writer_options o{.run = "run" + std::to_string(r), .summarising = {"loss"}};
+    soma::detail::writer_options o{.run = "run" + std::to_string(r), .summarising = {"loss"}};
     auto sink = s.backend().records(o, 0);
     for (std::size_t done = 0; done < forwards;) {
-      std::vector<soma::held_forward> batch;
+      std::vector<soma::detail::held_forward> batch;
       for (std::size_t i = 0; i < 1000 && done < forwards; ++i, ++done)
         batch.push_back({done + 1, std::nullopt, seed_facts(done), soma::outcome::ok, 80,
                          1'700'000'000 + static_cast<std::int64_t>(done / 1000)});

@@ -17,6 +17,7 @@
 
 #include "scratch.hpp"
 #include "soma/detail/compact.hpp"
+#include "soma/store/backend.hpp"
 #include "soma/detail/seal.hpp"
 #include "soma/store/check.hpp"
 #include "soma/store/detail/environment.hpp"
@@ -68,14 +69,14 @@ void write(soma::detail::record_log& log, std::vector<pending>& xs,
 
 soma::detail::record_log log_of(soma::store& s, const std::string& run, bool overwrite = false,
                                 std::uint64_t once_for = 0) {
-  return soma::detail::record_log{s.reading(), {run, {}, overwrite, once_for}};
+  return soma::detail::record_log{s.backend().local(), {run, {}, overwrite, once_for}};
 }
 
 std::vector<soma::run_row> rows(const soma::store& s,
                                 std::optional<std::string_view> after = std::nullopt,
                                 std::size_t count = 1000) {
   std::vector<soma::run_row> out;
-  auto held = s.reading();
+  auto held = s.backend().local();
   held->read([&](MDB_txn* txn, const dbi_fn& dbi) {
     out = soma::detail::run_rows_at(*held, txn, dbi(db::records), dbi(db::meta), after, count);
   });
@@ -84,7 +85,7 @@ std::vector<soma::run_row> rows(const soma::store& s,
 
 std::optional<soma::run_row> row(const soma::store& s, std::string_view run) {
   std::optional<soma::run_row> out;
-  auto held = s.reading();
+  auto held = s.backend().local();
   held->read([&](MDB_txn* txn, const dbi_fn& dbi) {
     out = soma::detail::run_row_at(*held, txn, dbi(db::records), dbi(db::meta), run);
   });
@@ -129,7 +130,7 @@ void all_counted(const soma::store& s, const std::vector<std::string>& names) {
 
 soma::detail::run_meta meta(const soma::store& s, const std::string& run) {
   soma::detail::run_meta m;
-  auto held = s.reading();
+  auto held = s.backend().local();
   held->read([&](MDB_txn* txn, const dbi_fn& dbi) {
     m = soma::detail::meta_of(*held, txn, dbi(db::meta), run);
   });

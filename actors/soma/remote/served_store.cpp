@@ -149,7 +149,7 @@ public:
 
   const std::string& path() const noexcept override { return address_; }
   bool read_only() const noexcept override { return options_.read_only; }
-  environment* local() noexcept override { return nullptr; }
+  std::shared_ptr<environment> local() noexcept override { return nullptr; }
   void sync() override {}
 
   // What the server answered to `op`, decoded by `f`; bytes that are not its

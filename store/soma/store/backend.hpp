@@ -56,7 +56,7 @@ public:
 
   /// The environment on this host, for code that reads or writes it
   /// directly; none for a served store.
-  [[nodiscard]] virtual environment* local() noexcept = 0;
+  [[nodiscard]] virtual std::shared_ptr<environment> local() noexcept = 0;
 
   /// Readers' questions (soma/store/answers.hpp says each), answered from
   /// one short read transaction where the store is: the local backend reads

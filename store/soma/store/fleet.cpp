@@ -1,5 +1,7 @@
 #include "soma/store/fleet.hpp"
 
+#include <map>
+
 #include <algorithm>
 #include <charconv>
 #include <set>
@@ -22,9 +24,11 @@ std::optional<T> number(std::string_view text) {
 
 } // namespace
 
-std::vector<fleet_row> fleet(const store& s, std::string_view run) {
-  auto scanned = detail::scan_hosts(s, run);
-  auto latest = standing(s);
+namespace {
+
+// The run's hosts joined with the machines' latest readings.
+std::vector<fleet_row> joined_fleet(const detail::host_scan& scanned,
+                                    const std::map<std::string, reading>& latest) {
   quietness quiet{latest};
   auto fill = [&](fleet_row& row, const std::string& id) {
     row.machine = id;
@@ -59,6 +63,19 @@ std::vector<fleet_row> fleet(const store& s, std::string_view run) {
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+} // namespace
+
+std::vector<fleet_row> fleet(const store& s, std::string_view run) {
+  // The run first: its damage, or its absence, is what a reader hears of.
+  auto scanned = detail::scan_hosts(s, run);
+  return joined_fleet(scanned, standing(s));
+}
+
+std::vector<fleet_row> fleet(const store& s, std::string_view run,
+                             const std::map<std::string, reading>& latest) {
+  return joined_fleet(detail::scan_hosts(s, run), latest);
 }
 
 } // namespace soma

@@ -5,11 +5,13 @@
 /// doing, and was sending it there worth it" is answered in one read.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "soma/reading.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma {
@@ -46,5 +48,12 @@ struct fleet_row {
 /// Costs hosts()'s fetch per forward plus one scan of the latest readings.
 /// Throws store_error for an unknown run or damaged bytes.
 [[nodiscard]] std::vector<fleet_row> fleet(const store& s, std::string_view run);
+
+/// The same, with the machines' latest readings given: those of several
+/// stores merged (soma::standing of a list of stores), for a fleet whose
+/// machines report into more than one store (docs/scale.md). Costs hosts()'s
+/// fetch per forward of `run` in `s`.
+[[nodiscard]] std::vector<fleet_row> fleet(const store& s, std::string_view run,
+                                           const std::map<std::string, reading>& latest);
 
 } // namespace soma

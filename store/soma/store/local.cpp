@@ -112,7 +112,7 @@ public:
 
   const std::string& path() const noexcept override { return env_->path(); }
   bool read_only() const noexcept override { return env_->read_only(); }
-  environment* local() noexcept override { return env_.get(); }
+  std::shared_ptr<environment> local() noexcept override { return env_; }
   answers& ask() noexcept override { return answers_; }
 
   std::unique_ptr<record_sink> records(const writer_options& options, std::uint64_t) override {

@@ -297,14 +297,17 @@ std::vector<fact> detail::local_answers::facts(std::string_view run, std::uint64
   return out;
 }
 
-detail::nodes_part detail::local_answers::nodes(std::string_view run, std::uint64_t from,
-                                                std::size_t count) {
+namespace {
+
+// Counts the fact blobs of forwards `from` .. `from` + `count` - 1 of `run`
+// into `tally` (anything with add(facts)), in one read transaction; sets
+// the part's `next` and `total`. What nodes() and hosts() share.
+template <class Tally, class Part>
+void tally_blobs(const detail::environment& env, std::string_view run, std::uint64_t from,
+                 std::size_t count, Tally& tally, Part& out) {
   check_run(run);
-  count = std::min(count, blobs_per_part);
-  node_tally tally;
-  nodes_part out;
+  count = std::min(count, detail::blobs_per_part);
   bool any = false;
-  auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     auto records = dbi(db::records);
     if (records == 0)
@@ -324,37 +327,24 @@ detail::nodes_part detail::local_answers::nodes(std::string_view run, std::uint6
   });
   if (!any)
     no_run(env, run);
+}
+
+} // namespace
+
+detail::nodes_part detail::local_answers::nodes(std::string_view run, std::uint64_t from,
+                                                std::size_t count) {
+  node_tally tally;
+  nodes_part out;
+  tally_blobs(env_, run, from, count, tally, out);
   out.rows = tally.sums();
   return out;
 }
 
 detail::hosts_part detail::local_answers::hosts(std::string_view run, std::uint64_t from,
                                                 std::size_t count) {
-  check_run(run);
-  count = std::min(count, blobs_per_part);
   host_tally tally;
   hosts_part out;
-  bool any = false;
-  auto& env = env_;
-  env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
-    auto records = dbi(db::records);
-    if (records == 0)
-      return;
-    cursor c{env, txn, records};
-    auto end = run_end(env, txn, dbi, c, run);
-    if (!end)
-      return;
-    any = true;
-    out.total = *end;
-    auto to = std::min<std::uint64_t>(*end, from + count);
-    out.next = std::max(from, to);
-    each_between(env, txn, dbi(db::facts), run, from, to, "fact blobs",
-                 [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
-                   tally.add(detail::decode_facts(key, bytes, where(env, run, n, "the fact blob")));
-                 });
-  });
-  if (!any)
-    no_run(env, run);
+  tally_blobs(env_, run, from, count, tally, out);
   out.rows = tally.sums();
   out.trips = tally.trips();
   out.machines = tally.machines();

@@ -197,6 +197,15 @@ std::map<std::string, reading> standing(const store& s) {
   }
 }
 
+std::map<std::string, reading> standing(const std::vector<store>& stores) {
+  std::map<std::string, reading> out;
+  for (auto& s : stores)
+    for (auto& [id, r] : standing(s))
+      if (auto [at, fresh] = out.try_emplace(id, r); !fresh && at->second.when_us < r.when_us)
+        at->second = r;
+  return out;
+}
+
 std::vector<reading> readings(const store& s, const std::string& id) {
   std::vector<reading> out;
   for (;;) {

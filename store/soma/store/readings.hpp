@@ -46,6 +46,12 @@ void put_reading(store& s, const reading& r);
 /// readings (one entry per machine). Throws store_error for damaged bytes.
 [[nodiscard]] std::map<std::string, reading> standing(const store& s);
 
+/// The standing of several stores merged: a fleet whose machines report into
+/// more than one store, each serving a share of its hosts (docs/scale.md).
+/// A machine in more than one keeps its newest reading. Costs what standing
+/// costs in each.
+[[nodiscard]] std::map<std::string, reading> standing(const std::vector<store>& stores);
+
 /// How quiet each machine of a standing is: seconds from its latest reading
 /// to the newest reading of any machine. Writer against writer, never
 /// against the reader's clock: two machines' clocks drift, and comparing a

@@ -46,7 +46,7 @@ store::store(std::shared_ptr<detail::backend> backend, store_options options)
 
 
 detail::environment& store::env() const {
-  if (auto* env = backend_->local())
+  if (auto* env = backend_->local().get())
     return *env;
   throw store_error("the served store " + backend_->path()
                     + " has no environment on this host: it is read and written through its "

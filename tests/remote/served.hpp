@@ -1,0 +1,43 @@
+#pragma once
+
+// What the served-store suites share: a served store opened through the
+// test's actor system, and what the soma command says.
+
+#include <cstdio>
+#include <string>
+
+#include <boost/test/unit_test.hpp>
+
+#include "soma/error.hpp"
+#include "soma/remote/served_store.hpp"
+
+namespace soma_test {
+
+// The served store at `address`, opened through `sys`.
+inline soma::store served(caf::actor_system& sys, const std::string& address,
+                   soma::store_options options = {}) {
+  auto s = soma::open_store(sys, address, options);
+  if (!s)
+    BOOST_FAIL(soma::describe(s.error()));
+  return *s;
+}
+
+// What opening `address` through `sys` says.
+inline std::string refusal(caf::actor_system& sys, const std::string& address) {
+  auto s = soma::open_store(sys, address);
+  return s ? std::string{"opened"} : soma::describe(s.error());
+}
+
+// What `soma ARGS` prints.
+inline std::string soma_says(const std::string& args) {
+  auto* p = popen((std::string{SOMA_CLI} + " " + args + " 2>&1").c_str(), "r");
+  std::string text;
+  char buf[512];
+  while (p && std::fgets(buf, sizeof buf, p))
+    text += buf;
+  if (p)
+    pclose(p);
+  return text;
+}
+
+} // namespace soma_test

@@ -1,0 +1,369 @@
+// Readers of a store served by a soma-node (--serve-store), through
+// soma://host:port: answered on the host that holds the store, in bounded
+// parts, only the answers crossing the wire (docs/fleet.md).
+
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include <caf/io/middleman.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include "../store/scratch.hpp"
+#include "remote_fixture.hpp"
+#include "served.hpp"
+#include "soma/recorder.hpp"
+#include "soma/remote/protocol.hpp"
+#include "soma/store/answers.hpp"
+#include "soma/store/backend.hpp"
+#include "soma/store/cache.hpp"
+#include "soma/store/check.hpp"
+#include "soma/store/detail/asking.hpp"
+#include "soma/store/readers.hpp"
+#include "soma/store/readings.hpp"
+#include "soma/store/trials.hpp"
+
+using namespace soma_test;
+using namespace std::chrono_literals;
+
+BOOST_FIXTURE_TEST_SUITE(served_readers, system_fixture)
+
+namespace {
+
+// Bytes of readers' answers a served store handle has received so far.
+std::uint64_t received(const soma::store& s) {
+  auto* remote = dynamic_cast<soma::detail::remote_answers*>(&s.backend().ask());
+  BOOST_REQUIRE(remote != nullptr);
+  return remote->received();
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(every_reader_through_soma_answers_what_the_local_store_answers) {
+  // A store holding runs (one summarised, one not, one with a broke
+  // forward), machines' readings, a study's trials and kept outputs.
+  scratch dir;
+  std::string served_dir = dir / "served";
+  {
+    soma::store local{served_dir};
+    auto g = seed_graph(sys);
+    soma::recorder r{sys, local, {.run = "tuesday", .summarising = {"loss"}}};
+    soma::recorder q{sys, local, {.run = "wednesday"}};
+    for (int i = 0; i < 30; ++i) {
+      (void)g.forward("the quick brown fox", {.watching = r});
+      r.tell(soma::fact{"loss", {{"value", std::to_string(2.0 / (i + 1))}}});
+      (void)g.forward("jumps over", {.watching = q});
+      q.tell(soma::fact{"loss", {{"value", std::to_string(i)}, {"acc", std::to_string(i % 7)}}});
+    }
+    auto broken = soma::graph::somatize(sys, Inc{}.named("first") >> Picky{}.named("picky"));
+    soma::recorder b{sys, local, {.run = "broken"}};
+    for (int i = 0; i < 4; ++i) // -3 and -2 break at picky
+      try {
+        (void)broken.forward(i - 3, {.watching = b});
+      } catch (const soma::forward_error&) {
+      }
+    for (int m = 0; m < 3; ++m)
+      for (int k = 0; k < 4; ++k)
+        soma::put_reading(local, soma::reading{"machine-" + std::to_string(m), 0.25 * m, 0.5, 2,
+                                               1000 * k, static_cast<std::uint64_t>(k),
+                                               1'700'000'000'000'000 + 500'000 * k + m});
+    soma::add_trials(local, "sweep", {soma::values{{"lr", 0.1}}, soma::values{{"lr", 0.2}}});
+    auto claimed = soma::claim_trial(local, "sweep", "machine-0");
+    BOOST_REQUIRE(claimed);
+    soma::end_trial(local, "sweep", *claimed, soma::trial_state::done, soma::values{{"loss", 0.5}});
+    auto cached = soma::graph::somatize(sys, Scale{3}.named("s").frozen("1").cached());
+    for (int i = 0; i < 3; ++i)
+      (void)cached.forward(i, {.store = local});
+  }
+  node_process server{{node_program, "--serve-store", served_dir}};
+  auto address = "soma://127.0.0.1:" + std::to_string(server.port);
+  for (std::string reader :
+       {"runs", "forwards tuesday", "forwards broken", "facts broken 0", "curve tuesday loss", "curve wednesday loss.acc",
+        "facts tuesday 7", "nodes tuesday", "nodes broken", "nodes wednesday --last 4",
+        "standing", "fleet tuesday", "trials", "trials sweep", "cache ls", "check",
+        "health --at 1700000001", "trace tuesday --last 3 -o /dev/stdout"}) {
+    auto here = soma_says("--json " + reader + " --store " + served_dir);
+    auto there = soma_says("--json " + reader + " --store " + address);
+    if (reader.starts_with("trace") || reader.starts_with("health"))
+      here = soma_says(reader + " --store " + served_dir), there = soma_says(reader + " --store " + address);
+    if (reader == "check") { // its last line names the store it checked
+      here = here.substr(0, here.find("entries of the store"));
+      there = there.substr(0, there.find("entries of the store"));
+    }
+    BOOST_TEST(!here.empty(), reader);
+    if (!reader.starts_with("check") && !reader.starts_with("health")) // these say a line on stderr
+      BOOST_TEST(here.find("soma: ") == std::string::npos, reader << ": " << here);
+    BOOST_TEST(there == here, "soma " << reader << " through soma:// answered\n" << there
+                                      << "\nwhere the store itself answers\n" << here);
+  }
+  // Errors too: a missing run and a missing forward say what they say here.
+  auto missing = soma_says("forwards nope --store " + address);
+  BOOST_TEST(missing.find("no run 'nope'") != std::string::npos, missing);
+  auto beyond = soma_says("facts tuesday 30 --store " + address);
+  BOOST_TEST(beyond.find("has no forward 30 (it has forwards 0 to 29)") != std::string::npos, beyond);
+}
+
+BOOST_AUTO_TEST_CASE(a_long_answer_comes_in_parts_and_only_answers_cross_the_wire) {
+  scratch dir;
+  std::string served_dir = dir / "served";
+  // A run longer than several parts, with big fact blobs (that no reader of
+  // records must move) and a summarised loss.
+  constexpr int n = 10000;
+  {
+    soma::store local{served_dir};
+    auto g = seed_graph(sys);
+    soma::recorder r{sys, local, {.run = "long", .summarising = {"loss"}}};
+    std::string padding(2000, 'x');
+    for (int i = 0; i < n; ++i) {
+      (void)g.forward("the quick brown fox", {.watching = r});
+      r.tell(soma::fact{"loss", {{"value", std::to_string(i)}}});
+      r.tell(soma::fact{"note", {{"pad", padding}}}); // in the blob only
+    }
+  }
+  BOOST_TEST(n > 2 * soma::detail::forwards_per_part);
+  auto store_bytes = std::filesystem::file_size(std::filesystem::path{served_dir} / "data.mdb");
+  node_process server{{node_program, "--serve-store", served_dir}};
+  auto reader = served(sys, "soma://127.0.0.1:" + std::to_string(server.port), {.read_only = true});
+  soma::store local{served_dir, {.read_only = true}};
+
+  auto before = received(reader);
+  auto rows = soma::forwards(reader, "long");
+  BOOST_TEST(rows == soma::forwards(local, "long"));
+  BOOST_TEST(rows.size() == static_cast<std::size_t>(n));
+  auto moved = received(reader) - before;
+  // Records are about 60 bytes here; their blobs 2 KB each, which stay there.
+  BOOST_TEST(moved < n * 150u, moved << " bytes moved for " << n << " records");
+  BOOST_TEST(moved * 10 < store_bytes);
+
+  before = received(reader);
+  auto curve = soma::curve(reader, "long", "loss");
+  BOOST_TEST(curve == soma::curve(local, "long", "loss"));
+  BOOST_TEST(received(reader) - before < n * 2 * 16u);
+
+  // A tally over every blob, answered there: a few rows cross the wire.
+  before = received(reader);
+  BOOST_TEST(soma::nodes(reader, "long").size() == 3u);
+  BOOST_TEST(received(reader) - before < 8192u);
+
+  before = received(reader);
+  BOOST_TEST(soma::runs(reader).size() == 1u);
+  auto page = soma::forwards(reader, "long", n - 5, 100);
+  BOOST_TEST(page.records.size() == 5u);
+  BOOST_TEST(page.total == static_cast<std::uint64_t>(n));
+  BOOST_TEST(received(reader) - before < 2048u);
+
+  // The explicit copy is the one way the store's bytes leave its host.
+  auto copy_dir = dir / "copy";
+  auto said = soma_says("copy soma://127.0.0.1:" + std::to_string(server.port) + " " + copy_dir);
+  BOOST_TEST(said.find("copied the store") != std::string::npos, said);
+  soma::store copied{copy_dir, {.read_only = true}};
+  BOOST_TEST(soma::runs(copied).front().forwards == static_cast<std::uint64_t>(n));
+  BOOST_TEST(soma::facts(copied, "long", n - 1) == soma::facts(local, "long", n - 1));
+  auto again = soma_says("copy " + served_dir + " " + copy_dir);
+  BOOST_TEST(again.find("already holds a store") != std::string::npos, again);
+}
+
+BOOST_AUTO_TEST_CASE(a_reader_in_parts_holds_no_snapshot_and_the_file_grows_as_without_it) {
+  // The same writes into two served stores, one read meanwhile by a reader
+  // that never stops. Each part of its answers is its own short read
+  // transaction there, so LMDB reuses freed pages as it would without it;
+  // one read transaction held across the writes would keep every page it
+  // sees, and the file would grow by what the commits copied meanwhile.
+  scratch dir;
+  auto g = seed_graph(sys);
+  auto write_and_measure = [&](const std::string& served_dir, bool read_meanwhile) {
+    node_process server{{node_program, "--serve-store", served_dir}};
+    auto address = "soma://127.0.0.1:" + std::to_string(server.port);
+    auto writer = served(sys, address);
+    std::atomic<bool> writing{true};
+    std::atomic<int> reads{0};
+    std::thread reader_thread;
+    {
+      soma::recorder r{sys, writer, {.run = "big", .summarising = {"loss"}}};
+      for (int i = 0; i < 200; ++i)
+        (void)g.forward("the quick brown fox", {.watching = r});
+      r.flush();
+      if (read_meanwhile)
+        reader_thread = std::thread([&] {
+          auto reader = served(sys, address, {.read_only = true});
+          while (writing) {
+            (void)soma::forwards(reader, "big");
+            ++reads;
+          }
+        });
+      for (int i = 0; i < 8000; ++i) {
+        (void)g.forward("the quick brown fox", {.watching = r});
+        r.tell(soma::fact{"loss", {{"value", std::to_string(i)}}});
+        if (i % 40 == 39)
+          r.flush(); // 200 commits, each copying pages a long snapshot would keep
+      }
+    }
+    writing = false;
+    if (reader_thread.joinable())
+      reader_thread.join();
+    return std::make_pair(std::filesystem::file_size(std::filesystem::path{served_dir} / "data.mdb"),
+                          reads.load());
+  };
+  auto [alone, none] = write_and_measure(dir / "alone", false);
+  auto [read, times] = write_and_measure(dir / "read", true);
+  BOOST_TEST(times > 5, "the reader read the run " << times << " times while it was written");
+  BOOST_TEST(read <= alone + alone / 4, "the store read meanwhile is " << read << " bytes, "
+                                        << alone << " without the reader");
+}
+
+BOOST_AUTO_TEST_CASE(standing_and_fleet_merge_the_machines_of_several_stores) {
+  // A fleet past one store: each store holds a share of the machines'
+  // readings; the run is in one of them.
+  scratch dir;
+  std::string first = dir / "first", second = dir / "second";
+  {
+    soma::store a{first};
+    soma::store b{second};
+    for (int m = 0; m < 2; ++m) {
+      soma::put_reading(a, soma::reading{"a-" + std::to_string(m), 0.5, 0.5, 2, 1000, 1,
+                                         1'700'000'000'000'000 + m});
+      soma::put_reading(b, soma::reading{"b-" + std::to_string(m), 0.5, 0.5, 2, 1000, 1,
+                                         1'700'000'003'000'000 + m});
+    }
+    auto g = seed_graph(sys);
+    soma::recorder r{sys, b, {.run = "there"}};
+    (void)g.forward("the quick brown fox", {.watching = r});
+  }
+  node_process server{{node_program, "--serve-store", second}};
+  auto both = first + ",soma://127.0.0.1:" + std::to_string(server.port);
+  auto listed = soma_says("--json standing --store " + both);
+  for (auto id : {"a-0", "a-1", "b-0", "b-1"})
+    BOOST_TEST(listed.find(std::string{"\"id\": \""} + id + "\"") != std::string::npos, listed);
+  // Writer against writer across the stores: a-0 is 3 s behind b-1.
+  BOOST_TEST(listed.find("\"quiet_s\": 3.000001") != std::string::npos, listed);
+  auto rows = soma_says("--json fleet there --store " + both);
+  BOOST_TEST(rows.find("\"machine\": \"a-1\"") != std::string::npos, rows);
+  BOOST_TEST(rows.find("\"host\": \"here\"") != std::string::npos, rows);
+  auto nowhere = soma_says("fleet nope --store " + both);
+  BOOST_TEST(nowhere.find("no run 'nope' in any of the stores") != std::string::npos, nowhere);
+  auto refused = soma_says("runs --store " + both);
+  BOOST_TEST(refused.find("only for `soma standing` and `soma fleet`") != std::string::npos, refused);
+}
+
+BOOST_AUTO_TEST_CASE(a_follower_is_sent_only_what_is_new) {
+  scratch dir;
+  node_process server{{node_program, "--serve-store", dir / "served"}};
+  auto address = "soma://127.0.0.1:" + std::to_string(server.port);
+  auto writer = served(sys, address);
+  auto reader = served(sys, address, {.read_only = true});
+  auto g = seed_graph(sys);
+  soma::recorder r{sys, writer, {.run = "growing", .summarising = {"loss"}}};
+  auto step = [&](int from, int to) {
+    for (int i = from; i < to; ++i) {
+      (void)g.forward("the quick brown fox", {.watching = r});
+      r.tell(soma::fact{"loss", {{"value", std::to_string(i)}}});
+    }
+    r.flush();
+  };
+  step(0, 3000);
+  auto seen = soma::forwards(reader, "growing").size();
+  BOOST_TEST(seen == 3000u);
+  auto v = reader.backend().ask().version();
+  step(3000, 3100);
+  BOOST_TEST(reader.backend().ask().version() > v);
+  // What a live view asks: the forwards after those it has, and the runs.
+  auto before = received(reader);
+  auto page = soma::forwards(reader, "growing", seen, 10000);
+  BOOST_TEST(page.records.size() == 100u);
+  BOOST_TEST(page.records.front().forward == 3000u);
+  auto rows = soma::runs(reader);
+  BOOST_TEST(rows.at(0).forwards == 3100u);
+  auto moved = received(reader) - before;
+  BOOST_TEST(moved < 100 * 150u, moved << " bytes for 100 new forwards");
+  // soma live --once and soma runs, in processes of their own, see them too.
+  auto once = soma_says("live growing --once --store " + address);
+  BOOST_TEST(once.find("forwards 3100 ") != std::string::npos, once);
+}
+
+BOOST_AUTO_TEST_CASE(a_server_stopped_or_killed_mid_answer_is_an_error_within_the_bound_then_recovers) {
+  scratch dir;
+  std::string served_dir = dir / "served";
+  {
+    soma::store local{served_dir};
+    auto g = seed_graph(sys);
+    soma::recorder r{sys, local, {.run = "kept"}};
+    for (int i = 0; i < 20000; ++i)
+      (void)g.forward("the quick brown fox", {.watching = r});
+  }
+  auto server = std::make_unique<node_process>(std::vector<std::string>{node_program, "--serve-store", served_dir});
+  auto port = server->port;
+  auto reader = served(sys, "soma://127.0.0.1:" + std::to_string(port), {.read_only = true});
+  BOOST_TEST(soma::runs(reader).size() == 1u);
+  // Stopped while a long answer is read, part by part.
+  auto reading = std::async(std::launch::async, [&] {
+    auto began = std::chrono::steady_clock::now();
+    try {
+      for (int i = 0; i < 1000; ++i)
+        (void)soma::forwards(reader, "kept");
+      return std::make_pair(std::string{"never failed"}, std::chrono::steady_clock::now() - began);
+    } catch (const soma::store_error& e) {
+      return std::make_pair(std::string{e.what()}, std::chrono::steady_clock::now() - began);
+    }
+  });
+  std::this_thread::sleep_for(50ms); // into the reading loop: any moment will do
+  BOOST_REQUIRE(kill(server->pid, SIGSTOP) == 0);
+  auto stopped_at = std::chrono::steady_clock::now();
+  BOOST_REQUIRE(reading.wait_for(20s) == std::future_status::ready);
+  auto [why, took] = reading.get();
+  auto after_stop = std::chrono::steady_clock::now() - stopped_at;
+  BOOST_TEST(why.find("the served store soma://127.0.0.1:" + std::to_string(port)) != std::string::npos, why);
+  BOOST_TEST((after_stop <= 5s + 1500ms), "a reader of a stopped server failed after "
+                                           << std::chrono::duration_cast<std::chrono::milliseconds>(after_stop).count()
+                                           << " ms");
+  BOOST_REQUIRE(kill(server->pid, SIGCONT) == 0);
+  BOOST_TEST(eventually([&] {
+    try {
+      return soma::forwards(reader, "kept").size() == 20000u;
+    } catch (const soma::store_error&) {
+      return false;
+    }
+  }));
+  // Killed: the next call fails at once, naming it; restarted, it answers.
+  kill(server->pid, SIGKILL);
+  waitpid(server->pid, nullptr, 0);
+  server->pid = -1;
+  auto began = std::chrono::steady_clock::now();
+  try {
+    (void)soma::forwards(reader, "kept");
+    BOOST_FAIL("a killed server answered");
+  } catch (const soma::store_error& e) {
+    BOOST_TEST((e.trouble() == soma::store_trouble::unreachable), e.what());
+  }
+  BOOST_TEST((std::chrono::steady_clock::now() - began < 6500ms));
+  server = std::make_unique<node_process>(std::vector<std::string>{
+    node_program, "--serve-store", served_dir, "--listen", "127.0.0.1:" + std::to_string(port)});
+  BOOST_TEST(eventually([&] {
+    try {
+      return soma::runs(reader).at(0).forwards == 20000u;
+    } catch (const soma::store_error&) {
+      return false;
+    }
+  }));
+}
+
+BOOST_AUTO_TEST_CASE(a_client_of_the_copy_protocol_is_told_to_upgrade) {
+  scratch dir;
+  node_process server{{node_program, "--serve-store", dir / "served"}};
+  // What a soma before store protocol 2 sends first: a session in mode "store".
+  auto front = sys.middleman().remote_actor("127.0.0.1", server.port);
+  BOOST_REQUIRE(front);
+  caf::scoped_actor self{sys};
+  std::string said;
+  self->request(*front, 5s, soma::detail::open_atom::value, caf::actor{self}, std::string{"store"})
+    .receive([&](caf::actor&) { said = "opened"; },
+             [&](caf::error& e) { said = e.context().match_elements<std::string>()
+                                           ? e.context().get_as<std::string>(0) : sys.render(e); });
+  BOOST_TEST(said.find("the client speaks protocol 1") != std::string::npos, said);
+  BOOST_TEST(said.find("upgrade soma") != std::string::npos, said);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
