@@ -214,7 +214,9 @@ struct RunRows {
 
 struct ForwardPart {
   total @0 :UInt64;
-  records @1 :List(Stored);
+  records @1 :List(Data);   # forwards from, from + 1, ...: each record's sealed bytes, its key
+                            # (run/<id>/<n>) known to both sides, so not sent
+  from @2 :UInt64;
 }
 
 struct CurvePart {

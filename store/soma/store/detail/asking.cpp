@@ -142,13 +142,29 @@ std::string encode_forward_page(std::string_view run, const forward_page& p) {
   capnp::MallocMessageBuilder m;
   auto x = m.initRoot<cs::ForwardPart>();
   x.setTotal(p.total);
-  put_records(x.initRecords(static_cast<unsigned>(p.records.size())), run, p.records);
+  x.setFrom(p.records.empty() ? 0 : p.records.front().forward);
+  auto out = x.initRecords(static_cast<unsigned>(p.records.size()));
+  for (unsigned i = 0; i < p.records.size(); ++i)
+    out.set(i, as_data(encode_record(p.records[i], record_key(run, p.records[i].forward))));
   return to_bytes(m);
 }
 
-forward_page decode_forward_page(std::string_view bytes, const std::string& where) {
+// The records of `run` from forward `from` on; each one's seal is checked
+// against the key it must have.
+forward_page decode_forward_page(std::string_view bytes, std::string_view run,
+                                 const std::string& where) {
   return read_capnp<cs::ForwardPart>(bytes, [&](cs::ForwardPart::Reader x) {
-    return forward_page{x.getTotal(), get_records(x.getRecords(), where)};
+    forward_page p{x.getTotal(), {}};
+    auto from = x.getFrom();
+    auto in = x.getRecords();
+    p.records.reserve(in.size());
+    for (unsigned i = 0; i < in.size(); ++i) {
+      auto key = record_key(run, from + i);
+      auto v = in[i];
+      p.records.push_back(decode_record(key, {reinterpret_cast<const char*>(v.begin()), v.size()},
+                                        origin{"the record", run, from + i, where}));
+    }
+    return p;
   });
 }
 
@@ -545,7 +561,7 @@ run_row remote_answers::run_summary(std::string_view run) {
 
 forward_page remote_answers::forwards(std::string_view run, std::uint64_t from, std::size_t count) {
   return asked("ask.forwards", encode_ask({.run = std::string{run}, .from = from, .count = count}),
-               [&](std::string_view b) { return decode_forward_page(b, where_); });
+               [&](std::string_view b) { return decode_forward_page(b, run, where_); });
 }
 
 curve_part remote_answers::curve(std::string_view run, std::string_view name, std::uint64_t from,
