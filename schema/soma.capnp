@@ -7,16 +7,64 @@
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("soma::schema");
 
-# One key/text pair of a fact.
+# One key/text pair of a fact, as format 1 and soma before format 3 wrote
+# it (read only: a text that is exactly how soma writes a number reads as
+# that number).
 struct Field {
   key @0 :Text;
   value @1 :Text;
 }
 
-# A fact: a name and ordered key/text pairs (soma::fact).
+# The engine's own words (soma/vocabulary.hpp): the names of the facts it
+# says and the keys of their fields, written as a number. Only these: a
+# user's word (loss, value, acc) is always written as text, beside `none`.
+# Only ever appended to; a word this soma does not know is damage.
+enum Word {
+  none @0;       # not an engine word: the text beside it holds the name
+  ran @1;
+  failed @2;
+  recalled @3;
+  kept @4;
+  items @5;
+  left @6;
+  finished @7;
+  broke @8;
+  machine @9;
+  node @10;
+  beganUs @11;   # began_us
+  tookUs @12;    # took_us
+  error @13;
+  bytes @14;
+  host @15;
+  done @16;
+  of @17;
+  id @18;
+  busy @19;
+  memory @20;
+  cores @21;
+  upUs @22;      # up_us
+  served @23;
+}
+
+# One key/value pair of a fact, typed (format 3, and the wire): a whole
+# number, a real or a text (soma::scalar).
+struct Entry {
+  word @0 :Word;   # the key, when it is an engine word
+  key @1 :Text;    # the key otherwise (word = none)
+  value :union {
+    int @2 :Int64;
+    real @3 :Float64;
+    text @4 :Text;
+    bytes @5 :Data;  # a text holding a NUL byte, which Text cannot
+  }
+}
+
+# A fact: a name and ordered key/value pairs (soma::fact).
 struct Fact {
-  name @0 :Text;
-  fields @1 :List(Field);
+  name @0 :Text;            # the name, when it is not an engine word
+  fields @1 :List(Field);   # format 1 and older peers: every value as text
+  word @2 :Word;            # the name, when it is an engine word (format 3)
+  entries @3 :List(Entry);  # format 3 and the wire: the typed fields
 }
 
 # Every fact of one forward, in the order they were told: the blob stored
@@ -39,13 +87,28 @@ struct Record {
   nodes @2 :UInt32;          # distinct nodes that ran, failed or were recalled
   tookUs @3 :Int64;          # the forward's took_us (finished or broke)
   when @4 :Int64;            # unix seconds when the recorder saw its first fact
-  summary @5 :List(Field);   # summarised facts' fields, flattened: "loss.value"
+  summary @5 :List(Field);   # format 1: summarised facts' fields, flattened: "loss.value"
+  values @6 :List(Entry);    # format 3: the same, typed
 }
 
 # What a store knows about one run, beside its records (meta/run/<id>).
 struct RunMeta {
   summarising @0 :List(Text);  # fact names every record of the run holds in its summary:
                                # the first recorder sets them, later ones only narrow them
+  next @1 :UInt64;             # format 3: the number after the run's last forward, if `hasNext`
+  hasNext @2 :Bool;
+  endedUs @3 :Int64;           # when its recorder closed (unix µs), if `ended`
+  ended @4 :Bool;
+  totals @5 :RunTotals;        # the run summed up; null: none kept
+}
+
+# A run summed up by its writer (docs/formats.md, RunMeta).
+struct RunTotals {
+  forwards @0 :UInt64;
+  broke @1 :UInt64;
+  tookUs @2 :Int64;
+  first @3 :Int64;
+  last @4 :Int64;
 }
 
 # A worker's reading of itself, written into the store on its clock

@@ -278,7 +278,7 @@ void take(recorder_actor* self, held_entry& e, fact&& x, bool from_engine) {
   if (from_engine && (x.name == "finished" || x.name == "broke")) {
     f.state = x.name == "finished" ? outcome::ok : outcome::broke;
     if (auto* t = x.find("took_us"))
-      std::from_chars(t->data(), t->data() + t->size(), f.took_us);
+      f.took_us = t->integer_or(f.took_us);
   }
   f.facts.push_back(std::move(x));
   touched(self, e);

@@ -38,9 +38,9 @@ tally_actor::behavior_type tally(tally_actor::stateful_pointer<tally_state> self
   return {
     [self](const soma::fact& f) {
       if (f.name == "ran") {
-        auto& n = self->state.nodes[std::string{f["node"]}];
+        auto& n = self->state.nodes[std::string{f["node"].text()}];
         n.ran += 1;
-        n.took_us += std::stol(std::string{f["took_us"]});
+        n.took_us += f["took_us"].integer_or(0); // a number, as the node said it
       } else if (f.name == "finished") {
         self->state.forwards += 1;
       }

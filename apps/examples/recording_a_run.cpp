@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     std::printf("forward %lu: %s, %u nodes, took_us %ld", f.forward,
                 std::string{soma::to_string(f.state)}.c_str(), f.nodes, f.took_us);
     for (auto& s : f.summary)
-      std::printf(", %s %s", s.key.c_str(), s.value.c_str());
+      std::printf(", %s %s", s.key.c_str(), s.value.str().c_str());
     std::printf(", when %ld\n", f.when);
   }
 

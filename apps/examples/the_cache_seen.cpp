@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 2; ++i) {
     cached.forward("the quick brown fox",
                    {.watching = [](const soma::fact& f) {
-                      std::printf("%s %s\n", f.name.c_str(), std::string{f["node"]}.c_str());
+                      std::printf("%s %s\n", f.name.c_str(), std::string{f["node"].text()}.c_str());
                     },
                     .store = kept});
     std::printf("--\n");

@@ -93,7 +93,7 @@ void show_forwards(const store& s, const invocation& inv, std::ostream& out) {
         keys.push_back(f.key);
         numeric.push_back(true);
       }
-      numeric[at] = numeric[at] && looks_numeric(f.value);
+      numeric[at] = numeric[at] && (f.value.is_number() || looks_numeric(f.value.str()));
     }
   std::vector<column> columns{
     {"forward", align::right}, {"state"}, {"nodes", align::right}, {"took", align::right}};
@@ -108,7 +108,7 @@ void show_forwards(const store& s, const invocation& inv, std::ostream& out) {
       std::string value = "-";
       for (auto& f : r.summary)
         if (f.key == key)
-          value = readable(f.value);
+          value = readable(f.value.str());
       cells.push_back(value);
     }
     cells.push_back(utc_seconds(r.when));

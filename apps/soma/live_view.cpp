@@ -20,7 +20,10 @@ constexpr std::size_t page_size = 50'000;  // records a read asks for at once
 constexpr std::size_t gap_forwards = 32;   // forwards the recent mean gap is of
 constexpr std::int64_t kept_seconds = 60;  // per-second counts kept, for the rate
 
-std::optional<double> number(std::string_view t) {
+std::optional<double> number(const scalar& value) {
+  if (auto n = value.number())
+    return n;
+  auto t = value.text(); // a text that reads as a number ("nan") counts as one
   double x = 0;
   auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
   if (t.empty() || ec != std::errc{} || end != t.data() + t.size())

@@ -36,17 +36,15 @@ struct tally {
   unsigned ran = 0, recalled = 0, kept = 0, finished = 0, other = 0;
   std::int64_t took_us = 0; ///< of its `recalled` or `kept`
   std::uint64_t bytes = 0;  ///< of its `recalled` or `kept`
-  bool unreadable = false;  ///< a took_us or bytes that is not a number
+  bool unreadable = false;  ///< a took_us or bytes that is not a whole number
 
   void clear() { *this = {}; }
 
   void read(const soma::fact& f) {
-    auto number = [this](std::string_view s) {
-      std::int64_t v = 0;
-      auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-      if (ec != std::errc{} || end != s.data() + s.size())
+    auto number = [this](const soma::scalar& s) {
+      if (!s.is_integer())
         unreadable = true;
-      return v;
+      return s.integer_or(0);
     };
     if (f.name == "ran") {
       ++ran;

@@ -46,7 +46,7 @@ std::vector<soma::fact> trip(std::uint64_t i) {
   std::vector<soma::fact> told{{"ran", {{"node", "a"}, {"began_us", 2}, {"took_us", 3}}}};
   if (i % machine_fact_every == 0)
     told.push_back({"machine",
-                    {{"id", machine_id(0)}, {"busy", "0.5000"}, {"memory", "0.2500"},
+                    {{"id", machine_id(0)}, {"busy", 0.5}, {"memory", 0.25},
                      {"cores", 2}, {"up_us", 1000 + i}, {"served", i + 1}, {"host", fleet_host}}});
   told.push_back({"ran", {{"node", "b"}, {"began_us", 40}, {"took_us", 30 + i % 7},
                           {"host", fleet_host}}});

@@ -5,18 +5,22 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <thread>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include "bench.hpp"
+#include "soma/recorder.hpp"
 #include "soma/soma.hpp"
+#include "soma/store/readers.hpp"
 
 namespace bench {
 
@@ -219,6 +223,37 @@ void in_flight(row& r, const int_graph& g, const options& opt, const caf::actor&
   });
 }
 
+// (g) with a recorder watching: `n` forwards in flight into a fresh store a
+// repetition, timed from the first forward to the end of flush(), which
+// returns once every record is durable. The store must then hold n records.
+void in_flight_recorded(row& r, const int_graph& g, const options& opt, caf::actor_system& sys) {
+  auto dir = std::filesystem::temp_directory_path()
+             / ("bench_forward." + std::to_string(::getpid()) + ".recorded");
+  measure(r, opt.reps, opt.throughput_forwards, [&](std::size_t n) {
+    std::filesystem::remove_all(dir);
+    auto took = clock::duration{};
+    {
+      soma::store s{dir.string()};
+      soma::recorder rec{sys, s, {.run = "in_flight"}};
+      auto result = std::make_shared<std::promise<in_flight_result>>();
+      auto done = result->get_future();
+      auto began = clock::now();
+      sys.spawn(drive, g.actor(), soma::watching{rec}, n, opt.in_flight, result);
+      auto res = done.get();
+      rec.flush();
+      took = clock::now() - began;
+      if (!res.error.empty())
+        r.problems.push_back(res.error);
+      auto rows = soma::runs(s);
+      if (rows.size() != 1 || rows[0].forwards != n)
+        r.problems.push_back("the store holds " + std::to_string(rows.empty() ? 0 : rows[0].forwards)
+                             + " records, not " + std::to_string(n));
+    }
+    std::filesystem::remove_all(dir);
+    return took;
+  });
+}
+
 } // namespace
 
 std::vector<row> soma_forward(caf::actor_system& sys, const options& opt) {
@@ -284,6 +319,14 @@ std::vector<row> soma_forward(caf::actor_system& sys, const options& opt) {
     in_flight(gw, g, opt, watcher, sys, n);
     caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
     rows.push_back(std::move(gw));
+  }
+
+  if (opt.wants('g')) {
+    // Issue 27: every forward in flight recorded, to a fresh store, timed to
+    // when the recorder's flush() says every one of them is written.
+    row gr{"g  soma in flight, recorder", true};
+    in_flight_recorded(gr, g, opt, sys);
+    rows.push_back(std::move(gr));
   }
 
   if (opt.wants('g')) {

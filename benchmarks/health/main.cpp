@@ -129,10 +129,10 @@ void write_store(soma::store& s, const options& o) {
       r.when = t0_s + 300 - static_cast<std::int64_t>((o.runs - run) * (o.forwards / 10))
                + static_cast<std::int64_t>(i / 10);
       r.summary = {{"loss.value", std::to_string(1.0 / (1.0 + static_cast<double>(i)))}};
-      auto tok = soma::fact{"ran", {{"node", "tokenize"}, {"took_us", "200"}}};
-      auto emb = soma::fact{"ran", {{"node", "embed"}, {"took_us", std::to_string(embed)}, {"host", "w1"}}};
-      auto trip = soma::fact{"left", {{"host", "w1"}, {"took_us", std::to_string(embed + 300)}}};
-      auto score = soma::fact{"ran", {{"node", "score"}, {"took_us", "100"}}};
+      auto tok = soma::fact{"ran", {{"node", "tokenize"}, {"took_us", 200}}};
+      auto emb = soma::fact{"ran", {{"node", "embed"}, {"took_us", embed}, {"host", "w1"}}};
+      auto trip = soma::fact{"left", {{"host", "w1"}, {"took_us", embed + 300}}};
+      auto score = soma::fact{"ran", {{"node", "score"}, {"took_us", 100}}};
       fs.push_back({r, {tok, emb, trip, score}});
     }
     soma_test::write_forwards(s, "run" + std::to_string(1000 + run), std::move(fs));

@@ -96,11 +96,11 @@ soma_test::written forward_of(std::uint64_t i, std::int64_t when) {
   auto loss = std::to_string(1.0 / (1.0 + static_cast<double>(i)) + static_cast<double>(i % 7) * 1e-3);
   r.summary = {{"loss.value", loss}};
   return {r,
-          {{"ran", {{"node", "tokenize"}, {"began_us", "0"}, {"took_us", "200"}}},
-           {"ran", {{"node", "embed"}, {"began_us", "10"}, {"took_us", "400"}, {"host", "w1"}}},
-           {"left", {{"host", "w1"}, {"began_us", "200"}, {"took_us", "600"}}},
-           {"ran", {{"node", "score"}, {"began_us", "800"}, {"took_us", "100"}}},
-           {"finished", {{"took_us", "900"}}},
+          {{"ran", {{"node", "tokenize"}, {"began_us", 0}, {"took_us", 200}}},
+           {"ran", {{"node", "embed"}, {"began_us", 10}, {"took_us", 400}, {"host", "w1"}}},
+           {"left", {{"host", "w1"}, {"began_us", 200}, {"took_us", 600}}},
+           {"ran", {{"node", "score"}, {"began_us", 800}, {"took_us", 100}}},
+           {"finished", {{"took_us", 900}}},
            {"loss", {{"value", loss}}}}};
 }
 

@@ -115,11 +115,11 @@ struct Step : soma::node<Step, int, int> {
 
 // The seed's facts for one forward: three nodes ran, it finished, a loss.
 std::vector<soma::fact> seed_facts(std::uint64_t i) {
-  return {soma::fact{"ran", {{"node", "tokenize"}, {"began_us", "8"}, {"took_us", "31"}}},
-          soma::fact{"ran", {{"node", "embed"}, {"began_us", "52"}, {"took_us", "12"}}},
-          soma::fact{"ran", {{"node", "score"}, {"began_us", "70"}, {"took_us", "4"}}},
-          soma::fact{"finished", {{"took_us", "80"}}},
-          soma::fact{"loss", {{"value", std::to_string(2.0 / static_cast<double>(i + 1))}}}};
+  return {soma::fact{"ran", {{"node", "tokenize"}, {"began_us", 8}, {"took_us", 31}}},
+          soma::fact{"ran", {{"node", "embed"}, {"began_us", 52}, {"took_us", 12}}},
+          soma::fact{"ran", {{"node", "score"}, {"began_us", 70}, {"took_us", 4}}},
+          soma::fact{"finished", {{"took_us", 80}}},
+          soma::fact{"loss", {{"value", 2.0 / static_cast<double>(i + 1)}}}};
 }
 
 // `runs` runs of `forwards` forwards each, written straight by the store's
@@ -285,7 +285,7 @@ int run_follower(caf::actor_system& sys, double rate, double seconds, const std:
                          std::chrono::duration<double>(static_cast<double>(n) / rate));
     std::this_thread::sleep_until(due);
     (void)g.forward(static_cast<int>(n), {.watching = r});
-    r.tell(soma::fact{"loss", {{"value", std::to_string(1.0 / static_cast<double>(n + 1))}}});
+    r.tell(soma::fact{"loss", {{"value", 1.0 / static_cast<double>(n + 1)}}});
     ++n;
   }
   r.flush();
@@ -341,7 +341,7 @@ int run_recorder(const std::string& address, const std::string& run, double rate
       std::this_thread::sleep_until(began + std::chrono::duration_cast<clock_type::duration>(
                                               std::chrono::duration<double>(static_cast<double>(n) / rate)));
       (void)g.forward(static_cast<int>(n), {.watching = r});
-      r.tell(soma::fact{"loss", {{"value", std::to_string(1.0 / static_cast<double>(n + 1))}}});
+      r.tell(soma::fact{"loss", {{"value", 1.0 / static_cast<double>(n + 1)}}});
       if (++n % every == 0) {
         auto asked = clock_type::now();
         try {

@@ -67,7 +67,13 @@ void append_json(std::string& out, const fact& x) {
     out.push_back(',');
     append_escaped(out, f.key);
     out.push_back(':');
-    append_escaped(out, f.value);
+    if (f.value.is_text()) {
+      append_escaped(out, f.value.text());
+    } else {
+      out.push_back('"');
+      f.value.append_to(out);
+      out.push_back('"');
+    }
   }
   out.push_back('}');
 }

@@ -1,54 +1,33 @@
 #pragma once
 
 /// @file
-/// soma::fact: a name and ordered key/text pairs, the one shape every fact has
-/// in a watcher, on the wire and in the store.
+/// soma::fact: a name and ordered key/value pairs, the one shape every fact
+/// has in a watcher, on the wire and in the store. A value is a soma::scalar:
+/// a whole number, a real or a text.
 
-#include <charconv>
-#include <concepts>
-#include <cstdint>
-#include <initializer_list>
 #include <iosfwd>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <vector>
+
+#include "soma/scalar.hpp"
 
 namespace soma {
 
-/// Formats a number as the text a fact carries: integers in decimal, floating
-/// point as the shortest text that reads back to the same value (2.1 is "2.1",
-/// 0.1 + 0.2 is "0.30000000000000004").
-template <class T>
-  requires std::is_arithmetic_v<T> && (!std::is_same_v<T, bool>)
-std::string text(T x) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), x);
-  return std::string(buf, ec == std::errc{} ? end : buf);
-}
-
-/// One key/text pair of a fact.
+/// One key/value pair of a fact: `{"node", "embed"}`, `{"took_us", 318}`,
+/// `{"value", 2.1}`.
 struct field {
   std::string key;
-  std::string value;
+  scalar value;
 
   field() = default;
 
-  field(std::string k, std::string v) : key(std::move(k)), value(std::move(v)) {}
-
-  field(std::string k, const char* v) : key(std::move(k)), value(v) {}
-
-  field(std::string k, std::string_view v) : key(std::move(k)), value(v) {}
-
-  /// A number, written as soma::text writes it.
-  template <class T>
-    requires std::is_arithmetic_v<T> && (!std::is_same_v<T, bool>)
-  field(std::string k, T v) : key(std::move(k)), value(text(v)) {}
+  field(std::string k, scalar v) : key(std::move(k)), value(std::move(v)) {}
 
   friend bool operator==(const field&, const field&) = default;
 };
 
-/// A fact: a name and ordered key/text pairs.
+/// A fact: a name and ordered key/value pairs.
 ///
 /// The engine says `ran`, `failed`, `recalled`, `kept`, `items`, `left`,
 /// `finished`, `broke` and `machine` (see soma/vocabulary.hpp); levels above
@@ -59,19 +38,20 @@ struct fact {
   std::string name;
   std::vector<field> fields;
 
-  /// The text of the first field named `key`, or nullptr when it has none.
+  /// The value of the first field named `key`, or nullptr when it has none.
   /// The pointer lives as long as this fact is neither changed nor destroyed.
-  [[nodiscard]] const std::string* find(std::string_view key) const noexcept {
+  [[nodiscard]] const scalar* find(std::string_view key) const noexcept {
     for (auto& f : fields)
       if (f.key == key)
         return &f.value;
     return nullptr;
   }
 
-  /// The text of the field named `key`, or an empty view when it has none.
-  [[nodiscard]] std::string_view operator[](std::string_view key) const noexcept {
+  /// The value of the field named `key`, or an empty text when it has none.
+  [[nodiscard]] const scalar& operator[](std::string_view key) const noexcept {
+    static const scalar none;
     auto* v = find(key);
-    return v ? std::string_view{*v} : std::string_view{};
+    return v ? *v : none;
   }
 
   /// Whether the fact has a field named `key`.
@@ -83,8 +63,10 @@ struct fact {
 };
 
 /// The fact as one JSON object on one line (no trailing newline), its name
-/// under "fact" first and then every field in order, all values as strings:
-/// `{"fact":"ran","node":"tokenize","began_us":"8","took_us":"318"}`.
+/// under "fact" first and then every field in order, every value as the
+/// string a person reads (scalar::str), as soma::print prints it and as the
+/// seed did: `{"fact":"ran","node":"tokenize","began_us":"8","took_us":"318"}`.
+/// Readers' `--json` keeps numbers as JSON numbers instead.
 [[nodiscard]] std::string to_json(const fact& x);
 
 /// Appends what to_json returns to `out`, reusing its capacity.

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   std::string said;
   g.forward(argv[2], {.watching = [&](const soma::fact& f) {
                         said += (said.empty() ? "" : ",") + f.name
-                                + (f.has("node") ? " " + std::string{f["node"]} : "");
+                                + (f.has("node") ? " " + std::string{f["node"].text()} : "");
                       },
                       .store = soma::store{argv[1]}});
   std::printf("%s\n", said.c_str());

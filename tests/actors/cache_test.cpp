@@ -28,7 +28,7 @@ struct cache_fixture : system_fixture {
   soma::store kept{tmp / "kept"};
 
   static std::string said(const soma::fact& f) {
-    return f.name + (f.has("node") ? " " + std::string{f["node"]} : "");
+    return f.name + (f.has("node") ? " " + std::string{f["node"].text()} : "");
   }
 
   template <class G>
@@ -75,7 +75,7 @@ BOOST_AUTO_TEST_CASE(recalled_and_kept_carry_the_seeds_fields_and_the_size) {
   auto& r = facts[3];
   BOOST_TEST(r.name == "recalled");
   BOOST_TEST(r["bytes"] == k["bytes"]);
-  BOOST_TEST(std::stoul(std::string{k["bytes"]}) == soma::encode(std::vector<double>{1, 2, 3}).size());
+  BOOST_TEST(static_cast<std::uint64_t>(k["bytes"].integer_or(-1)) == soma::encode(std::vector<double>{1, 2, 3}).size());
   auto ls = soma::cache_entries(kept);
   BOOST_REQUIRE_EQUAL(ls.size(), 1u);
   BOOST_TEST(ls[0].node == "tokenize");
@@ -284,7 +284,7 @@ BOOST_AUTO_TEST_CASE(a_miss_waiting_for_the_write_lock_holds_no_worker) {
   holder.join();
   std::vector<std::string> names;
   for (auto& f : seen.facts())
-    names.push_back(f.name + (f.has("node") ? " " + std::string{f["node"]} : ""));
+    names.push_back(f.name + (f.has("node") ? " " + std::string{f["node"].text()} : ""));
   std::vector<std::string> want{"ran tokenize", "kept tokenize", "ran embed", "ran score",
                                 "finished"};
   BOOST_TEST(names == want, boost::test_tools::per_element());

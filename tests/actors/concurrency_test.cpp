@@ -38,7 +38,7 @@ BOOST_AUTO_TEST_CASE(eight_threads_a_thousand_forwards_each_on_one_graph) {
   auto aware = sys.spawn([grouped](caf::event_based_actor*) -> caf::behavior {
     return {[grouped](const soma::forward_fact& x) {
       std::lock_guard<std::mutex> guard{grouped->first};
-      grouped->second[x.forward].push_back(x.fact.name + " " + std::string{x.fact["node"]});
+      grouped->second[x.forward].push_back(x.fact.name + " " + std::string{x.fact["node"].text()});
     }};
   });
   constexpr int threads = 8;

@@ -84,9 +84,9 @@ inline auto seed_graph(caf::actor_system& sys) {
                                       >> Score{}.named("score"));
 }
 
-/// A field as a number.
+/// A field that must be a whole number, as one (-1 when it is not).
 inline long long num(const soma::fact& f, std::string_view key) {
-  return std::stoll(std::string{f[key]});
+  return f[key].integer_or(-1);
 }
 
 } // namespace soma_test

@@ -193,8 +193,9 @@ forwards_json)
   json "$LOSSES
 assert [list(r) for r in rows] == [['forward', 'state', 'nodes', 'took_us', 'loss.value', 'when']] * 12
 assert [r['forward'] for r in rows] == list(range(12))
-assert rows[0]['loss.value'] == '2.1' and rows[1]['loss.value'] == '1.9600000000000002'
-assert [float(r['loss.value']) for r in rows] == losses()
+assert rows[0]['loss.value'] == 2.1 and rows[1]['loss.value'] == 1.9600000000000002
+assert all(type(r['loss.value']) is float for r in rows)  # told a real, read a real
+assert [r['loss.value'] for r in rows] == losses()
 assert all(r['state'] == 'ok' and r['nodes'] == 3 for r in rows)
 assert all(type(r['took_us']) is int and type(r['when']) is int for r in rows)"
   soma 0 forwards plain --store "$STORE" --json
@@ -288,10 +289,15 @@ facts_json)
 assert [f['fact'] for f in rows] == ['ran', 'ran', 'ran', 'finished', 'loss']
 assert [list(f) for f in rows[:3]] == [['fact', 'node', 'began_us', 'took_us']] * 3
 assert [f['node'] for f in rows[:3]] == ['tokenize', 'embed', 'score']
-assert rows[4] == {'fact': 'loss', 'value': '2.1'}
-assert all(type(v) is str for f in rows for v in f.values())
-# The human form is the same objects, one a line.
-assert rows == [json.loads(l) for l in open('$T/lines')]"
+assert rows[4] == {'fact': 'loss', 'value': 2.1}
+# Typed: a number told is a JSON number of its kind, a text a string.
+assert all(type(f['node']) is str and type(f['began_us']) is int and type(f['took_us']) is int
+           for f in rows[:3])
+assert type(rows[3]['took_us']) is int and type(rows[4]['value']) is float
+# The human form is the same objects, one a line, every value the text a
+# person reads (as soma::print writes it).
+human = lambda f: {k: v if type(v) is str else json.dumps(v) for k, v in f.items()}
+assert [human(f) for f in rows] == [json.loads(l) for l in open('$T/lines')]"
   ;;
 
 nodes)

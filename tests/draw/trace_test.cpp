@@ -339,9 +339,9 @@ BOOST_AUTO_TEST_CASE(a_recorded_run_with_a_recall) {
     for (auto& f : soma::facts(s, "real", n)) {
       if (f.name != "ran")
         continue;
-      auto span = named(events, pid, "X", f["node"], "ran");
+      auto span = named(events, pid, "X", f["node"].text(), "ran");
       BOOST_TEST_REQUIRE(span.size() == 1u, f);
-      BOOST_TEST(num(span[0]["dur"]) == std::stoll(std::string{f["took_us"]}));
+      BOOST_TEST(num(span[0]["dur"]) == f["took_us"].integer_or(-1));
     }
     BOOST_TEST(named(events, pid, "X", "embed").size() == 1u);
     BOOST_TEST(named(events, pid, "X", "score").size() == 1u);

@@ -41,14 +41,14 @@ inline soma::record record_at(std::int64_t when_s, soma::outcome state = soma::o
 }
 
 inline soma::fact ran(const std::string& node, std::int64_t took_us, const std::string& host = "") {
-  soma::fact f{"ran", {{"node", node}, {"took_us", std::to_string(took_us)}}};
+  soma::fact f{"ran", {{"node", node}, {"took_us", took_us}}};
   if (!host.empty())
     f.fields.emplace_back("host", host);
   return f;
 }
 
 inline soma::fact left(const std::string& host, std::int64_t took_us) {
-  return soma::fact{"left", {{"host", host}, {"took_us", std::to_string(took_us)}}};
+  return soma::fact{"left", {{"host", host}, {"took_us", took_us}}};
 }
 
 /// The opinions of one rule of `book` (the shipped rules by default).

@@ -55,9 +55,9 @@ BOOST_AUTO_TEST_CASE(every_reader_through_soma_answers_what_the_local_store_answ
     soma::recorder q{sys, local, {.run = "wednesday"}};
     for (int i = 0; i < 30; ++i) {
       (void)g.forward("the quick brown fox", {.watching = r});
-      r.tell(soma::fact{"loss", {{"value", std::to_string(2.0 / (i + 1))}}});
+      r.tell(soma::fact{"loss", {{"value", 2.0 / (i + 1)}}});
       (void)g.forward("jumps over", {.watching = q});
-      q.tell(soma::fact{"loss", {{"value", std::to_string(i)}, {"acc", std::to_string(i % 7)}}});
+      q.tell(soma::fact{"loss", {{"value", i}, {"acc", i % 7}}});
     }
     auto broken = soma::graph::somatize(sys, Inc{}.named("first") >> Picky{}.named("picky"));
     soma::recorder b{sys, local, {.run = "broken"}};
@@ -120,7 +120,7 @@ BOOST_AUTO_TEST_CASE(a_long_answer_comes_in_parts_and_only_answers_cross_the_wir
     std::string padding(2000, 'x');
     for (int i = 0; i < n; ++i) {
       (void)g.forward("the quick brown fox", {.watching = r});
-      r.tell(soma::fact{"loss", {{"value", std::to_string(i)}}});
+      r.tell(soma::fact{"loss", {{"value", i}}});
       r.tell(soma::fact{"note", {{"pad", padding}}}); // in the blob only
     }
   }
@@ -197,7 +197,7 @@ BOOST_AUTO_TEST_CASE(a_reader_in_parts_holds_no_snapshot_and_the_file_grows_as_w
         });
       for (int i = 0; i < 8000; ++i) {
         (void)g.forward("the quick brown fox", {.watching = r});
-        r.tell(soma::fact{"loss", {{"value", std::to_string(i)}}});
+        r.tell(soma::fact{"loss", {{"value", i}}});
         if (i % 40 == 39)
           r.flush(); // 200 commits, each copying pages a long snapshot would keep
       }
@@ -260,7 +260,7 @@ BOOST_AUTO_TEST_CASE(a_follower_is_sent_only_what_is_new) {
   auto step = [&](int from, int to) {
     for (int i = from; i < to; ++i) {
       (void)g.forward("the quick brown fox", {.watching = r});
-      r.tell(soma::fact{"loss", {{"value", std::to_string(i)}}});
+      r.tell(soma::fact{"loss", {{"value", i}}});
     }
     r.flush();
   };

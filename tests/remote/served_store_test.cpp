@@ -53,7 +53,7 @@ BOOST_AUTO_TEST_CASE(a_recorder_and_a_worker_write_through_soma_and_land_in_the_
     soma::recorder r{sys, through, {.run = "far", .summarising = {"loss"}}};
     for (int i = 0; i < 5; ++i) {
       (void)g.forward("the quick brown fox", {.watching = r});
-      r.tell(soma::fact{"loss", {{"value", std::to_string(1.0 / (i + 1))}}});
+      r.tell(soma::fact{"loss", {{"value", 1.0 / (i + 1)}}});
     }
     r.flush();
   } // a recorder closed has had the server's answer: its forwards committed
@@ -149,7 +149,7 @@ BOOST_AUTO_TEST_CASE(soma_live_and_soma_runs_over_soma_see_a_run_grow) {
   soma::recorder r{sys, through, {.run = "growing", .summarising = {"loss"}}};
   auto step = [&](int i) {
     (void)g.forward("the quick brown fox", {.watching = r});
-    r.tell(soma::fact{"loss", {{"value", std::to_string(1.0 / (i + 1))}}});
+    r.tell(soma::fact{"loss", {{"value", 1.0 / (i + 1)}}});
   };
   for (int i = 0; i < 3; ++i)
     step(i);
@@ -205,7 +205,7 @@ namespace {
 void record_steps(soma::typed_graph<std::string, double>& g, soma::recorder& r, int from, int to) {
   for (int i = from; i < to; ++i) {
     (void)g.forward("the quick brown fox", {.watching = r});
-    r.tell(soma::fact{"loss", {{"value", std::to_string(i)}}});
+    r.tell(soma::fact{"loss", {{"value", i}}});
     std::this_thread::sleep_for(2ms);
   }
 }

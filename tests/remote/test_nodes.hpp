@@ -27,7 +27,7 @@ struct Inc : soma::node<Inc, int, int> {
 /// Doubles, and says so with a fact of its own.
 struct Twice : soma::node<Twice, int, int> {
   Out forward(const In& x, soma::context& ctx) override {
-    ctx.tell(soma::fact{"doubled", {{"from", std::to_string(x)}}});
+    ctx.tell(soma::fact{"doubled", {{"from", x}, {"as", "a number"}}});
     return 2 * x;
   }
 };

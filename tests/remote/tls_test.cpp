@@ -129,7 +129,7 @@ BOOST_AUTO_TEST_CASE(a_worker_in_another_network_namespace_is_reached_over_mutua
   BOOST_TEST(g.forward("the quick brown fox", {.watching = s.watcher(), .broker = broker}) == 2.0);
   BOOST_TEST(names(s.facts) == (std::vector<std::string>{"ran", "machine", "ran", "left", "ran", "finished"}), said(s.facts));
   // Another namespace, the same machine: the machine's id is its hostname-pid.
-  BOOST_TEST(std::string{s.facts[1]["id"]}.find("-" + std::to_string(w1.pid())) != std::string::npos);
+  BOOST_TEST(std::string{s.facts[1]["id"].text()}.find("-" + std::to_string(w1.pid())) != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_recorder_a_worker_and_a_cached_node_write_through_soma_to_a_store_served_in_another_namespace) {

@@ -12,13 +12,36 @@ BOOST_AUTO_TEST_CASE(fields_keep_their_order_and_numbers_read_back_exactly) {
   BOOST_TEST(f.fields[0].key == "value");
   BOOST_TEST(f.fields[1].key == "step");
   BOOST_TEST(f.fields[2].key == "note");
-  BOOST_TEST(f["value"] == "2.1");
-  BOOST_TEST(f["step"] == "7");
+  // A number stays the number it was told, of its kind; text is made of it
+  // only where a person reads it.
+  BOOST_TEST(f["value"].is_real());
+  BOOST_TEST(f["value"] == 2.1);
+  BOOST_TEST(f["value"].number().value_or(0) == 2.1);
+  BOOST_TEST(f["value"] != "2.1");
+  BOOST_TEST(f["value"].str() == "2.1");
+  BOOST_TEST(f["step"].is_integer());
+  BOOST_TEST(f["step"].integer().value_or(0) == 7);
+  BOOST_TEST(f["step"] != 7.0); // the integer 7 is not the real 7
+  BOOST_TEST(f["note"].is_text());
+  BOOST_TEST(f["note"] == "warm");
+  BOOST_TEST(!f["note"].number().has_value());
   BOOST_TEST(f["missing"] == "");
   BOOST_TEST(!f.has("missing"));
   BOOST_TEST(soma::text(0.1 + 0.2) == "0.30000000000000004");
   BOOST_TEST(std::stod(soma::text(1.9600000000000002)) == 1.9600000000000002);
   BOOST_TEST(soma::text(-3) == "-3");
+}
+
+BOOST_AUTO_TEST_CASE(every_kind_of_number_makes_its_kind_of_scalar) {
+  BOOST_TEST(soma::scalar{std::uint8_t{200}}.integer_or(-999) == 200);
+  BOOST_TEST(soma::scalar{-5L}.integer_or(-999) == -5);
+  BOOST_TEST(soma::scalar{2.5f}.is_real());
+  BOOST_TEST(soma::scalar{18446744073709551615ull}.is_real()); // past int64
+  BOOST_TEST(soma::scalar{9223372036854775807ull}.integer_or(-999) == 9223372036854775807LL);
+  BOOST_TEST(soma::scalar{std::string_view{"x"}}.is_text());
+  BOOST_TEST(soma::scalar{}.is_text());
+  BOOST_TEST(soma::scalar{1e300}.str() == "1e+300");
+  BOOST_TEST(soma::scalar{-0.0}.str() == "-0");
 }
 
 BOOST_AUTO_TEST_CASE(json_puts_the_name_first_then_fields_in_order) {

@@ -31,7 +31,7 @@ soma_test::written forward(std::uint64_t n, std::int64_t salt = 0) {
   r.nodes = 3;
   r.took_us = 100 + static_cast<std::int64_t>(n) + salt;
   r.when = 1'900'000'000 + static_cast<std::int64_t>(n / 3) + salt;
-  return {r, {{"ran", {{"node", "a"}, {"took_us", "1"}}}}};
+  return {r, {{"ran", {{"node", "a"}, {"took_us", 1}}}}};
 }
 
 void append(soma::store& s, const std::string& run, std::uint64_t first, std::uint64_t count,

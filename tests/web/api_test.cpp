@@ -159,7 +159,7 @@ BOOST_FIXTURE_TEST_CASE(the_curve_figure_is_soma_plots_and_compares_runs, fixtur
   BOOST_TEST(error_of([&] { (void)curve_svg(s, "sweep-a", {{"with", "nope"}}); }).first == 404);
   // A run compared that told nothing of the fact is named on the figure; one
   // whose records are damaged is an error, not a run that told nothing.
-  soma_test::write_run(s, "silent", {{{"ran", {{"node", "a"}, {"took_us", "1"}}}}});
+  soma_test::write_run(s, "silent", {{{"ran", {{"node", "a"}, {"took_us", 1}}}}});
   auto with_silent = curve_svg(s, "sweep-a", {{"with", "silent"}});
   BOOST_TEST(with_silent.find("told nothing: silent") != std::string::npos, with_silent.substr(0, 600));
   auto key = soma::detail::record_key("sweep-b", 2);

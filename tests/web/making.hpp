@@ -19,14 +19,14 @@ inline written forward_of(std::uint64_t n, std::int64_t when_s = 1'900'000'000) 
   r.state = n % 10 == 9 ? soma::outcome::broke : soma::outcome::ok;
   r.nodes = 2;
   r.took_us = 100 + static_cast<std::int64_t>(n);
-  auto loss = std::to_string(10.0 / static_cast<double>(n + 1));
+  auto loss = 10.0 / static_cast<double>(n + 1);
   r.summary = {{"loss.value", loss}};
   std::vector<soma::fact> facts{
-    {"ran", {{"node", "tokenize"}, {"began_us", "0"}, {"took_us", "40"}}},
-    {"ran", {{"node", "score"}, {"began_us", "40"}, {"took_us", std::to_string(60 + n)}}},
-    {"finished", {{"took_us", std::to_string(r.took_us)}}},
+    {"ran", {{"node", "tokenize"}, {"began_us", 0}, {"took_us", 40}}},
+    {"ran", {{"node", "score"}, {"began_us", 40}, {"took_us", 60 + n}}},
+    {"finished", {{"took_us", r.took_us}}},
     {"loss", {{"value", loss}}},
-    {"lr", {{"value", "0.01"}, {"note", "a \"quoted\" note"}}}};
+    {"lr", {{"value", 0.01}, {"note", "a \"quoted\" note"}}}};
   return {r, facts};
 }
 

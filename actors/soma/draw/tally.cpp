@@ -13,10 +13,8 @@ namespace {
 // number. (Older than this, a fact counts toward the forward that began last.)
 constexpr std::size_t remembered = 64;
 
-std::int64_t micros(std::string_view t) {
-  std::int64_t x = 0;
-  std::from_chars(t.data(), t.data() + t.size(), x);
-  return x;
+std::int64_t micros(const scalar& x) {
+  return x.integer_or(0);
 }
 
 } // namespace
@@ -60,7 +58,7 @@ void tally::count(std::uint64_t n, const fact& f) {
   ++facts_;
   const auto& name = f.name;
   if (name == "ran" || name == "failed") {
-    auto node = f["node"];
+    auto node = f["node"].text();
     auto it = std::find_if(nodes_.begin(), nodes_.end(),
                            [&](const node_time& t) { return t.node == node; });
     if (it == nodes_.end())
@@ -72,10 +70,13 @@ void tally::count(std::uint64_t n, const fact& f) {
   } else if (name == "broke") {
     ++broke_;
   } else if (name == fact_) {
-    auto text = f[field_];
+    auto& value = f[field_];
+    auto text = value.text();
     double v = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) {
+    if (auto n = value.number())
+      v = *n;
+    else if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) {
       ++unreadable_;
       return;
     }

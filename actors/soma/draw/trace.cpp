@@ -31,10 +31,7 @@ void append_string(std::string& out, std::string_view s) {
 
 // A field's number; 0 when it has none (a fact of an older engine).
 std::int64_t micros(const fact& f, std::string_view key) {
-  auto t = f[key];
-  std::int64_t x = 0;
-  std::from_chars(t.data(), t.data() + t.size(), x);
-  return x;
+  return f[key].integer_or(0);
 }
 
 // Writes event objects, one a line, and counts them.
@@ -78,7 +75,7 @@ struct writer {
         out += ',';
       append_string(out, f.fields[i].key);
       out += ':';
-      append_string(out, f.fields[i].value);
+      append_string(out, f.fields[i].value.str());
     }
     out += '}';
   }
@@ -143,21 +140,21 @@ std::string events_of(const record& r, const std::vector<fact>& told, std::int64
   };
   auto forward_name = "forward " + std::to_string(r.forward);
   for (auto& f : told) {
-    auto node = std::string{f["node"]};
+    auto node = std::string{f["node"].text()};
     auto began = micros(f, "began_us");
     auto took = std::max<std::int64_t>(0, micros(f, "took_us"));
     if (f.name == word::ran || f.name == word::failed || f.name == word::kept
         || f.name == word::recalled) {
       bool span = f.name != word::recalled;
       auto worker = from_worker(f);
-      auto i = add({span, worker ? group_of(f["host"]) : here_group, began, span ? took : 0,
+      auto i = add({span, worker ? group_of(f["host"].text()) : here_group, began, span ? took : 0,
                     span ? node : "recalled " + node, &f});
       if (worker)
         waiting.push_back(i);
     } else if (f.name == word::left) {
-      auto trip = add({true, here_group, began, took, "trip to " + std::string{f["host"]}, &f});
+      auto trip = add({true, here_group, began, took, "trip to " + std::string{f["host"].text()}, &f});
       auto end = began + took;
-      auto worker = group_of(f["host"]);
+      auto worker = group_of(f["host"].text());
       std::optional<std::size_t> first;
       std::erase_if(waiting, [&](std::size_t i) {
         auto& m = marks[i];

@@ -47,7 +47,7 @@ caf::duration trip_timeout(const forward_state& fw) {
 
 fact left_fact(const std::string& host, std::int64_t began_us, std::int64_t took_us) {
   return fact{"left",
-              {{"host", host}, {"began_us", std::to_string(began_us)}, {"took_us", std::to_string(took_us)}}};
+              {{"host", host}, {"began_us", began_us}, {"took_us", took_us}}};
 }
 
 // Who a cached slice's outputs belong to: its one node, at its version.
@@ -64,7 +64,7 @@ void send_trip(slice_actor* self, std::uint64_t id);
 void say_facts(slice_actor* self, forward_state& fw, std::vector<fact>& facts, bool no_store) {
   for (auto& x : facts) {
     x.fields.emplace_back("host", self->state.host);
-    if (no_store && x.name == "ran" && self->state.cached && x["node"] == self->state.members.front().name)
+    if (no_store && x.name == "ran" && self->state.cached && x["node"].text() == self->state.members.front().name)
       x.fields.emplace_back("cache", "no store");
     fw.emit(std::move(x), self->context());
   }

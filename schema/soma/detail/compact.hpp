@@ -3,16 +3,18 @@
 /// @file
 /// The compact encoding of format 2 (docs/formats.md, "Compact encoding"):
 /// varints, words from a fixed dictionary, and fact texts that are numbers
-/// kept as numbers. Every byte a reader takes is bounds-checked; running
+/// kept as numbers. soma writes format 3 (packed.hpp) and only reads this;
+/// the writers stay for tests that make format-2 values. Every byte a reader takes is bounds-checked; running
 /// out or meeting a tag it does not know sets `failed`, never reads past
 /// the end.
 
 #include <array>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
+
+#include "soma/scalar.hpp"
 
 namespace soma::detail::compact {
 
@@ -68,44 +70,17 @@ inline void put_name(std::string& out, std::string_view s) {
 /// Tags of a fact's text.
 enum tag : unsigned char { text_tag = 0, integer_tag = 1, real_tag = 2, word_tag = 3 };
 
-// Whether `s` is an integer exactly as soma::text writes one.
-inline bool canonical_integer(std::string_view s, std::int64_t& x) noexcept {
-  if (s.empty() || s.size() > 20)
-    return false;
-  std::size_t i = s[0] == '-' ? 1 : 0;
-  if (i == s.size() || (s[i] == '0' && (s.size() > i + 1 || i == 1)))
-    return false;
-  for (std::size_t j = i; j < s.size(); ++j)
-    if (s[j] < '0' || s[j] > '9')
-      return false;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-  return ec == std::errc{} && end == s.data() + s.size();
-}
-
-// Whether `s` is a double exactly as soma::text writes one (the shortest
-// text that reads back to it).
-inline bool canonical_real(std::string_view s, double& x) noexcept {
-  if (s.empty() || s.size() > 32)
-    return false;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-  if (ec != std::errc{} || end != s.data() + s.size())
-    return false;
-  char buf[32];
-  auto [back, ec2] = std::to_chars(buf, buf + sizeof buf, x);
-  return ec2 == std::errc{} && std::string_view{buf, static_cast<std::size_t>(back - buf)} == s;
-}
-
 /// A fact's text: an integer (zigzag varint) or a double (8 bytes,
 /// little-endian) when the text is exactly how soma writes that number, a
 /// dictionary word, else the text itself. Reads back byte for byte.
 inline void put_text(std::string& out, std::string_view s) {
-  std::int64_t i = 0;
-  double d = 0;
-  if (canonical_integer(s, i)) {
+  auto v = scalar_of_text(s); // the same rule as reading an older soma's text
+  if (auto i = v.integer()) {
     out.push_back(static_cast<char>(integer_tag));
-    put_varint(out, zigzag(i));
-  } else if (s.find_first_of(".e") != std::string_view::npos && canonical_real(s, d)) {
+    put_varint(out, zigzag(*i));
+  } else if (v.is_real()) {
     out.push_back(static_cast<char>(real_tag));
+    double d = *v.number();
     std::uint64_t bits = 0;
     std::memcpy(&bits, &d, sizeof bits);
     char b[8];
@@ -186,34 +161,11 @@ public:
     return bytes(x / 2);
   }
 
-  /// A text, as the number it was kept as (true, `number` set) or as its
-  /// bytes (false, `text` set): for readers that want numbers.
-  bool text_or_number(double& number, std::string_view& text) noexcept {
+  /// A fact's value: a number kept as a number reads as that number (as
+  /// scalar_of_text reads its text), anything else as text.
+  scalar value() {
     switch (byte()) {
-      case integer_tag: number = static_cast<double>(unzigzag(varint())); return true;
-      case real_tag: {
-        auto b = bytes(8);
-        if (failed)
-          return false;
-        std::uint64_t bits = 0;
-        for (int k = 0; k < 8; ++k)
-          bits |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[k])) << (8 * k);
-        std::memcpy(&number, &bits, sizeof number);
-        return true;
-      }
-      case word_tag: text = word(varint()); return false;
-      case text_tag: text = bytes(varint()); return false;
-      default: fail(); return false;
-    }
-  }
-
-  std::string text() {
-    switch (byte()) {
-      case integer_tag: {
-        char buf[24];
-        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, unzigzag(varint()));
-        return std::string(buf, end);
-      }
+      case integer_tag: return scalar{unzigzag(varint())};
       case real_tag: {
         auto b = bytes(8);
         if (failed)
@@ -223,12 +175,10 @@ public:
           bits |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[k])) << (8 * k);
         double d = 0;
         std::memcpy(&d, &bits, sizeof d);
-        char buf[32];
-        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
-        return std::string(buf, end);
+        return scalar{d};
       }
-      case word_tag: return std::string{word(varint())};
-      case text_tag: return std::string{bytes(varint())};
+      case word_tag: return scalar{word(varint())};
+      case text_tag: return scalar{bytes(varint())};
       default: fail(); return {};
     }
   }

@@ -1,53 +1,154 @@
 #include "soma/detail/fact_lists.hpp"
 
-#include "soma/detail/capnp.hpp"
-
+#include <array>
 #include <string>
+
+#include "soma/detail/capnp.hpp"
 
 namespace soma::detail {
 
 namespace {
 
-// Cap'n Proto Text ends at the first NUL, so a NUL inside a fact's text
+// The engine's words in the order of schema Word (1, 2, ...).
+constexpr std::array<std::string_view, 23> engine_words = {
+  "ran",  "failed", "recalled", "kept",  "items",    "left", "finished", "broke",
+  "machine", "node", "began_us", "took_us", "error",  "bytes", "host",  "done",
+  "of",   "id",     "busy",     "memory", "cores",   "up_us", "served"};
+
+// Cap'n Proto Text ends at the first NUL, so a NUL inside a name or a key
 // would cut off everything after it: it is written as U+FFFD instead.
-std::string without_nul(const std::string& s) {
-  if (s.find('\0') == std::string::npos)
-    return s;
+std::string without_nul(std::string_view s) {
   std::string out;
+  out.reserve(s.size());
   for (char c : s)
-    out += c == '\0' ? std::string{"\xEF\xBF\xBD"} : std::string(1, c);
+    if (c == '\0')
+      out += "\xEF\xBF\xBD";
+    else
+      out += c;
   return out;
+}
+
+capnp::Text::Reader text_for_capnp(std::string_view s, std::string& keep) {
+  if (s.find('\0') == std::string_view::npos)
+    return as_text(s);
+  keep = without_nul(s);
+  return as_text(keep);
+}
+
+[[noreturn]] void unknown_word(schema::Word w) {
+  throw undecodable("engine word " + std::to_string(static_cast<unsigned>(w))
+                    + " is not one this soma knows (a newer soma wrote it)");
 }
 
 } // namespace
 
-void write_fields(capnp::List<schema::Field>::Builder out, const std::vector<field>& in) {
+schema::Word word_of(std::string_view s) noexcept {
+  if (s.size() < 2 || s.size() > 8)
+    return schema::Word::NONE;
+  for (std::size_t i = 0; i < engine_words.size(); ++i)
+    if (engine_words[i] == s)
+      return static_cast<schema::Word>(i + 1);
+  return schema::Word::NONE;
+}
+
+std::string_view text_of_word(schema::Word w) noexcept {
+  auto i = static_cast<std::size_t>(w);
+  return i == 0 || i > engine_words.size() ? std::string_view{} : engine_words[i - 1];
+}
+
+void write_entries(capnp::List<schema::Entry>::Builder out, const std::vector<field>& in) {
+  std::string keep;
   for (unsigned i = 0; i < in.size(); ++i) {
-    out[i].setKey(without_nul(in[i].key));
-    out[i].setValue(without_nul(in[i].value));
+    auto e = out[i];
+    if (auto w = word_of(in[i].key); w != schema::Word::NONE)
+      e.setWord(w);
+    else
+      e.setKey(text_for_capnp(in[i].key, keep));
+    auto v = e.initValue();
+    in[i].value.visit([&](const auto& x) {
+      using T = std::decay_t<decltype(x)>;
+      if constexpr (std::is_same_v<T, std::int64_t>) {
+        v.setInt(x);
+      } else if constexpr (std::is_same_v<T, double>) {
+        v.setReal(x);
+      } else if (x.find('\0') == std::string::npos) {
+        v.setText(as_text(x));
+      } else {
+        v.setBytes(as_data(x));
+      }
+    });
   }
+}
+
+std::string_view key_of(schema::Entry::Reader in) {
+  auto w = in.getWord();
+  if (w == schema::Word::NONE) {
+    auto k = in.getKey();
+    return {k.cStr(), k.size()};
+  }
+  auto t = text_of_word(w);
+  if (t.empty())
+    unknown_word(w);
+  return t;
+}
+
+scalar read_value(schema::Entry::Reader in) {
+  auto v = in.getValue();
+  switch (v.which()) {
+    case schema::Entry::Value::INT: return scalar{v.getInt()};
+    case schema::Entry::Value::REAL: return scalar{v.getReal()};
+    case schema::Entry::Value::TEXT: return scalar{text_of(v.getText())};
+    case schema::Entry::Value::BYTES: return scalar{bytes_of(v.getBytes())};
+  }
+  throw undecodable("a field's value is of a kind this soma does not know (a newer soma wrote it)");
+}
+
+std::vector<field> read_entries(capnp::List<schema::Entry>::Reader in) {
+  std::vector<field> out;
+  out.reserve(in.size());
+  for (auto e : in)
+    out.emplace_back(std::string{key_of(e)}, read_value(e));
+  return out;
 }
 
 std::vector<field> read_fields(capnp::List<schema::Field>::Reader in) {
   std::vector<field> out;
   out.reserve(in.size());
-  for (auto f : in)
-    out.emplace_back(text_of(f.getKey()), text_of(f.getValue()));
+  for (auto f : in) {
+    auto v = f.getValue();
+    out.emplace_back(text_of(f.getKey()), scalar_of_text({v.cStr(), v.size()}));
+  }
   return out;
 }
 
 void write_facts(capnp::List<schema::Fact>::Builder out, const std::vector<fact>& facts) {
+  std::string keep;
   for (unsigned i = 0; i < facts.size(); ++i) {
-    out[i].setName(without_nul(facts[i].name));
-    write_fields(out[i].initFields(static_cast<unsigned>(facts[i].fields.size())), facts[i].fields);
+    auto f = out[i];
+    if (auto w = word_of(facts[i].name); w != schema::Word::NONE)
+      f.setWord(w);
+    else
+      f.setName(text_for_capnp(facts[i].name, keep));
+    write_entries(f.initEntries(static_cast<unsigned>(facts[i].fields.size())), facts[i].fields);
   }
 }
 
 std::vector<fact> read_facts(capnp::List<schema::Fact>::Reader in) {
   std::vector<fact> out;
   out.reserve(in.size());
-  for (auto f : in)
-    out.push_back(fact{text_of(f.getName()), read_fields(f.getFields())});
+  for (auto f : in) {
+    fact x;
+    if (auto w = f.getWord(); w != schema::Word::NONE) {
+      auto t = text_of_word(w);
+      if (t.empty())
+        unknown_word(w);
+      x.name = t;
+    } else {
+      x.name = text_of(f.getName());
+    }
+    x.fields = f.hasEntries() ? read_entries(f.getEntries()) : read_fields(f.getFields());
+    out.push_back(std::move(x));
+  }
   return out;
 }
 

@@ -2,9 +2,12 @@
 
 /// @file
 /// Facts into and out of Cap'n Proto lists: one way for every message that
-/// holds facts (a format-1 blob, a worker's answer, a recorder's batch sent
-/// to a served store).
+/// holds facts (a fact blob and a record's summary in the store, a worker's
+/// answer, a recorder's batch sent to a served store). Facts are written
+/// typed (`Fact.word`/`entries`, docs/formats.md); both that and the text
+/// fields of format 1 and older peers are read.
 
+#include <string_view>
 #include <vector>
 
 #include "soma/fact.hpp"
@@ -12,17 +15,36 @@
 
 namespace soma::detail {
 
-/// Fills `out` (sized facts.size()) with `facts`. Text holding NUL bytes is
-/// written with U+FFFD in their place: Cap'n Proto text cannot hold them.
+/// The engine word `s` is (schema Word), or Word::NONE for any other text.
+[[nodiscard]] schema::Word word_of(std::string_view s) noexcept;
+
+/// The text of engine word `w`; empty for NONE and for a word this soma does
+/// not know (a newer soma's).
+[[nodiscard]] std::string_view text_of_word(schema::Word w) noexcept;
+
+/// Fills `out` (sized facts.size()) with `facts`, typed. Names and keys
+/// holding NUL bytes are written with U+FFFD in their place (Cap'n Proto
+/// text cannot hold them); a text value holding one is written as bytes.
 void write_facts(capnp::List<schema::Fact>::Builder out, const std::vector<fact>& facts);
 
-/// The facts of `in`, in order.
+/// The facts of `in`, in order. Throws undecodable for an engine word this
+/// soma does not know.
 [[nodiscard]] std::vector<fact> read_facts(capnp::List<schema::Fact>::Reader in);
 
-/// Fills `out` (sized in.size()) with `in`, NULs as in write_facts.
-void write_fields(capnp::List<schema::Field>::Builder out, const std::vector<field>& in);
+/// Fills `out` (sized in.size()) with `in`, typed, as write_facts does.
+void write_entries(capnp::List<schema::Entry>::Builder out, const std::vector<field>& in);
 
-/// The fields of `in`, in order.
+/// The fields of `in`, in order; throws as read_facts does.
+[[nodiscard]] std::vector<field> read_entries(capnp::List<schema::Entry>::Reader in);
+
+/// One field of `in` as its value; throws as read_facts does.
+[[nodiscard]] scalar read_value(schema::Entry::Reader in);
+
+/// The key of an entry (its word's text, or its key).
+[[nodiscard]] std::string_view key_of(schema::Entry::Reader in);
+
+/// The fields of a format-1 list of text pairs, each value read as
+/// scalar_of_text reads it.
 [[nodiscard]] std::vector<field> read_fields(capnp::List<schema::Field>::Reader in);
 
 } // namespace soma::detail

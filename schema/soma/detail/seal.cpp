@@ -36,10 +36,12 @@ void seal(std::string& out, std::string_view key, std::size_t at) noexcept {
     head[4 + i] = static_cast<unsigned char>(sum >> (8 * i));
 }
 
-std::string sealed(std::string_view key, sealed_kind kind, std::string_view payload) {
+std::string sealed(std::string_view key, sealed_kind kind, std::string_view payload,
+                   std::uint8_t format) {
   std::string out;
   out.reserve(seal_bytes + payload.size());
   begin_seal(out, kind);
+  out[2] = static_cast<char>(format);
   out.append(payload);
   seal(out, key);
   return out;
@@ -53,7 +55,7 @@ std::string_view unchecked_payload(std::string_view bytes) noexcept {
 }
 
 seal_state unseal(std::string_view key, std::string_view bytes, sealed_kind kind,
-                  std::string_view& payload) noexcept {
+                  std::string_view& payload, std::uint8_t* format) noexcept {
   auto* head = reinterpret_cast<const unsigned char*>(bytes.data());
   if (bytes.size() < 2 || head[0] != magic0 || head[1] != magic1) {
     payload = bytes;
@@ -67,10 +69,12 @@ seal_state unseal(std::string_view key, std::string_view bytes, sealed_kind kind
   std::uint32_t stored = 0;
   for (int i = 0; i < 4; ++i)
     stored |= static_cast<std::uint32_t>(head[4 + i]) << (8 * i);
-  if (checksum(key, head, payload) != stored || head[2] < format_version)
+  if (checksum(key, head, payload) != stored || head[2] < oldest_sealed_format)
     return seal_state::damaged;
   if (head[2] > format_version)
     return seal_state::newer;
+  if (format)
+    *format = head[2];
   return head[3] == static_cast<unsigned char>(kind) ? seal_state::ok : seal_state::damaged;
 }
 

@@ -21,8 +21,13 @@
 
 namespace soma::detail {
 
-/// The format a sealed value's payload is written in.
-inline constexpr std::uint8_t format_version = 2;
+/// The format this soma writes a sealed value's payload in: 3, packed Cap'n
+/// Proto records, fact blobs and run metadata (packed.hpp). It reads 2 (their
+/// compact encoding) too, and values of other kinds are the same in both.
+inline constexpr std::uint8_t format_version = 3;
+
+/// The oldest sealed format this soma reads (format 1 was not sealed).
+inline constexpr std::uint8_t oldest_sealed_format = 2;
 
 /// What a sealed value holds; part of its checksum.
 enum class sealed_kind : std::uint8_t {
@@ -49,8 +54,11 @@ void begin_seal(std::string& out, sealed_kind kind);
 /// and everything after the envelope.
 void seal(std::string& out, std::string_view key, std::size_t at = 0) noexcept;
 
-/// `payload` sealed at `key`: the envelope, then a copy of it.
-[[nodiscard]] std::string sealed(std::string_view key, sealed_kind kind, std::string_view payload);
+/// `payload` sealed at `key`: the envelope, then a copy of it. `format` is
+/// what the envelope says the payload is written in (tests make values of
+/// an older format with it).
+[[nodiscard]] std::string sealed(std::string_view key, sealed_kind kind, std::string_view payload,
+                                 std::uint8_t format = format_version);
 
 /// What unseal() found.
 enum class seal_state {
@@ -60,9 +68,12 @@ enum class seal_state {
   newer,    ///< sealed by a newer format than this soma reads
 };
 
-/// Reads the envelope of `bytes`, stored at `key`.
+/// Reads the envelope of `bytes`, stored at `key`; when ok, `format` (if
+/// given) is the format it was written in (oldest_sealed_format to
+/// format_version).
 [[nodiscard]] seal_state unseal(std::string_view key, std::string_view bytes, sealed_kind kind,
-                                std::string_view& payload) noexcept;
+                                std::string_view& payload,
+                                std::uint8_t* format = nullptr) noexcept;
 
 /// The payload of `bytes` without checking it (all of a value of format 1):
 /// for a reader that only needs a field it can check another way.

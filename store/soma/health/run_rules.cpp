@@ -312,11 +312,15 @@ public:
 };
 
 bool finite_field(const field& f) {
+  if (auto x = f.value.number())
+    return std::isfinite(*x);
+  // A text that reads as a number ("nan", "inf" from an older soma) counts
+  // as that number; any other text has nothing to be finite or not.
+  auto t = f.value.text();
   double x = 0;
-  auto* b = f.value.data();
-  auto [end, ec] = std::from_chars(b, b + f.value.size(), x);
-  if (ec != std::errc{} || end != b + f.value.size())
-    return true; // a text, not a number: nothing to be finite or not
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+  if (ec != std::errc{} || end != t.data() + t.size())
+    return true;
   return std::isfinite(x);
 }
 
@@ -359,7 +363,7 @@ public:
         if (!(in_a_row > s.over()))
           continue;
         auto o = about_run(name(), t, "run", f.key + " of run " + t.run);
-        o.measure = "forwards in a row with " + f.key + " " + f.value;
+        o.measure = "forwards in a row with " + f.key + " " + f.value.str();
         o.value = in_a_row;
         o.threshold = s.over();
         o.since_us = us_of_s(rs[first].when);

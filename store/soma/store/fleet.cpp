@@ -14,12 +14,11 @@ namespace soma {
 namespace {
 
 template <class T>
-std::optional<T> number(std::string_view text) {
-  T x{};
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-  if (ec != std::errc{} || end != text.data() + text.size())
+std::optional<T> number(const scalar& x) {
+  auto n = x.number();
+  if (!n || (std::is_integral_v<T> && !x.is_integer()))
     return std::nullopt;
-  return x;
+  return static_cast<T>(*n);
 }
 
 } // namespace
@@ -45,7 +44,7 @@ std::vector<fleet_row> joined_fleet(const detail::host_scan& scanned,
   for (auto& h : scanned.rows) {
     fleet_row row{h.host, "", h.slices, h.took_us, h.waiting_us};
     if (auto m = scanned.machines.find(h.host); m != scanned.machines.end()) {
-      std::string id{m->second["id"]};
+      std::string id{m->second["id"].text()};
       joined.insert(id);
       fill(row, id);
       if (!row.busy)

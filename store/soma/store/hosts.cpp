@@ -15,10 +15,8 @@ namespace soma {
 
 namespace {
 
-std::int64_t micros(std::string_view text) {
-  std::int64_t x = 0;
-  std::from_chars(text.data(), text.data() + text.size(), x);
-  return x;
+std::int64_t micros(const scalar& x) {
+  return x.integer_or(0);
 }
 
 host_row& row_of(std::vector<host_row>& rows, std::string_view host) {
@@ -36,14 +34,14 @@ std::vector<host_row> hosts(const store& s, std::string_view run) {
 
 void detail::host_tally::add(const std::vector<fact>& told) {
   for (auto& f : told) {
-    if (f.name == "machine" && !f["host"].empty()) {
-      machines_.insert_or_assign(std::string{f["host"]}, f);
+    if (f.name == "machine" && !f["host"].text().empty()) {
+      machines_.insert_or_assign(std::string{f["host"].text()}, f);
       continue;
     }
     bool left = f.name == "left";
     if (!left && f.name != "ran" && f.name != "failed")
       continue;
-    auto host = f["host"];
+    auto host = f["host"].text();
     auto& row = row_of(rows_, host.empty() ? std::string_view{"here"} : host);
     trips_.resize(rows_.size());
     auto i = static_cast<std::size_t>(&row - rows_.data());

@@ -79,8 +79,12 @@ std::pair<std::string, std::string> split_name(std::string_view name) {
   return {std::string{name.substr(0, dot)}, std::string{name.substr(dot + 1)}};
 }
 
-double number(std::string_view text, std::string_view run, std::uint64_t n,
+double number(const scalar& value, std::string_view run, std::uint64_t n,
               std::string_view name) {
+  if (auto x = value.number())
+    return *x;
+  // A text that reads as a number ("nan", "1e5") is plotted as one.
+  auto text = value.text();
   double x = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
   if (ec != std::errc{} || end != text.data() + text.size())
@@ -241,15 +245,14 @@ detail::curve_part detail::local_answers::curve(std::string_view run, std::strin
                    [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
                      auto value = detail::summary_field(key, bytes, where(env, run, n, "the record"), flat);
                      if (value)
-                       out.points.emplace_back(n, value->number ? *value->number
-                                                                : number(value->text, run, n, flat));
+                       out.points.emplace_back(n, number(*value, run, n, flat));
                    });
       return;
     }
     each_between(env, txn, dbi(db::facts), run, from, to, "fact blobs",
                  [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
                    auto told = detail::decode_facts(key, bytes, where(env, run, n, "the fact blob"));
-                   const std::string* value = nullptr;
+                   const scalar* value = nullptr;
                    for (auto& f : told)
                      if (f.name == fact_name)
                        if (auto* v = f.find(field_name))
@@ -463,7 +466,7 @@ void detail::node_tally::add(const std::vector<fact>& told) {
     bool ran = f.name == "ran", failed = f.name == "failed", recalled = f.name == "recalled";
     if (!ran && !failed && !recalled)
       continue;
-    auto node = f["node"];
+    auto node = f["node"].text();
     auto it = index_.find(node);
     if (it == index_.end()) {
       it = index_.emplace(std::string{node}, rows_.size()).first;
@@ -474,13 +477,10 @@ void detail::node_tally::add(const std::vector<fact>& told) {
     row.failed += failed;
     row.recalled += recalled;
     if (ran || failed) {
-      std::int64_t took = 0;
-      auto t = f["took_us"];
-      std::from_chars(t.data(), t.data() + t.size(), took);
-      row.took_us += took;
+      row.took_us += f["took_us"].integer_or(0);
     }
-    add_once(row.hosts, f["host"]);
-    add_once(row.devices, f["device"]);
+    add_once(row.hosts, f["host"].text());
+    add_once(row.devices, f["device"].text());
   }
 }
 

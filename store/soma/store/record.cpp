@@ -7,6 +7,7 @@
 #include "soma/detail/capnp.hpp"
 #include "soma/detail/compact.hpp"
 #include "soma/detail/fact_lists.hpp"
+#include "soma/detail/packed.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma {
@@ -68,11 +69,27 @@ void damaged_value(const origin& where, std::string_view why) {
   throw store_error(msg, store_trouble::damaged);
 }
 
+namespace {
+
+// Reads a format-3 payload with `f`; what does not decode is damage.
+template <class F>
+auto read_packed(const origin& where, std::string_view what, F&& f) {
+  try {
+    return f();
+  } catch (const undecodable& e) {
+    damaged_value(where, "its checksum matches but its bytes do not decode as " + std::string{what}
+                           + " (" + e.what() + ")");
+  }
+}
+
+} // namespace
+
 int open_sealed(std::string_view key, std::string_view bytes, sealed_kind kind,
                 const origin& where, std::string_view& payload) {
-  switch (unseal(key, bytes, kind, payload)) {
+  std::uint8_t format = 0;
+  switch (unseal(key, bytes, kind, payload, &format)) {
     case seal_state::unsealed: return 1;
-    case seal_state::ok: return format_version;
+    case seal_state::ok: return format;
     case seal_state::newer:
       throw store_error(where.str() + " was written by a newer soma (format "
                         + std::to_string(static_cast<unsigned char>(bytes[2]))
@@ -89,21 +106,13 @@ unsigned char state_byte(outcome x) {
   return static_cast<unsigned char>(x);
 }
 
-void put_fields(std::string& out, const std::vector<field>& fields) {
-  compact::put_varint(out, fields.size());
-  for (auto& f : fields) {
-    compact::put_name(out, f.key);
-    compact::put_text(out, f.value);
-  }
-}
-
 std::vector<field> get_fields(compact::reader& in) {
   std::vector<field> out;
   auto n = in.count(2);
   out.reserve(n);
   for (std::size_t i = 0; i < n && !in.failed; ++i) {
     auto key = in.name();
-    out.emplace_back(std::move(key), in.text());
+    out.emplace_back(std::move(key), in.value());
   }
   return out;
 }
@@ -113,12 +122,7 @@ std::vector<field> get_fields(compact::reader& in) {
 void encode_record_into(std::string& out, const record& x, std::string_view key) {
   auto at = out.size();
   begin_seal(out, sealed_kind::record);
-  compact::put_varint(out, x.forward);
-  out.push_back(static_cast<char>(state_byte(x.state)));
-  compact::put_varint(out, x.nodes);
-  compact::put_varint(out, compact::zigzag(x.took_us));
-  compact::put_varint(out, compact::zigzag(x.when));
-  put_fields(out, x.summary);
+  packed::put_record(out, x);
   seal(out, key, at);
 }
 
@@ -131,8 +135,11 @@ std::string encode_record(const record& x, std::string_view key) {
 
 record decode_record(std::string_view key, std::string_view bytes, const origin& where) {
   std::string_view payload;
-  if (open_sealed(key, bytes, sealed_kind::record, where, payload) == 1)
+  auto format = open_sealed(key, bytes, sealed_kind::record, where, payload);
+  if (format == 1)
     return decode_record_v1(payload, where);
+  if (format == 3)
+    return read_packed(where, "a record", [&] { return packed::get_record(payload); });
   compact::reader in{payload};
   record x;
   x.forward = in.varint();
@@ -147,30 +154,32 @@ record decode_record(std::string_view key, std::string_view bytes, const origin&
   return x;
 }
 
-std::optional<summary_value> summary_field(std::string_view key, std::string_view bytes,
-                                           const origin& where, std::string_view name) {
+std::optional<scalar> summary_field(std::string_view key, std::string_view bytes,
+                                    const origin& where, std::string_view name) {
   std::string_view payload;
-  if (open_sealed(key, bytes, sealed_kind::record, where, payload) == 1) {
+  auto format = open_sealed(key, bytes, sealed_kind::record, where, payload);
+  if (format == 1) {
     for (auto& f : decode_record_v1(payload, where).summary)
       if (f.key == name)
-        return summary_value{std::nullopt, f.value};
+        return f.value;
     return std::nullopt;
   }
+  if (format == 3)
+    return read_packed(where, "a record",
+                       [&] { return packed::get_summary_value(payload, name); });
   compact::reader in{payload};
   in.varint();                       // forward
   auto state = in.byte();
   in.varint();                       // nodes
   in.varint();                       // took_us
   in.varint();                       // when
-  std::optional<summary_value> found;
+  std::optional<scalar> found;
   auto n = in.count(2);
   for (std::size_t i = 0; i < n && !in.failed; ++i) {
     auto field = in.name_view();
-    double number = 0;
-    std::string_view text;
-    bool is_number = in.text_or_number(number, text);
+    auto value = in.value();
     if (field == name && !in.failed)
-      found = is_number ? summary_value{number, {}} : summary_value{std::nullopt, std::string{text}};
+      found = std::move(value);
   }
   if (in.failed || !in.at_end() || state > state_byte(outcome::open))
     damaged_value(where, "its checksum matches but its bytes do not decode as a record");
@@ -180,11 +189,7 @@ std::optional<summary_value> summary_field(std::string_view key, std::string_vie
 void encode_facts_into(std::string& out, const std::vector<fact>& facts, std::string_view key) {
   auto at = out.size();
   begin_seal(out, sealed_kind::facts);
-  compact::put_varint(out, facts.size());
-  for (auto& f : facts) {
-    compact::put_name(out, f.name);
-    put_fields(out, f.fields);
-  }
+  packed::put_facts(out, facts);
   seal(out, key, at);
 }
 
@@ -197,8 +202,11 @@ std::string encode_facts(const std::vector<fact>& facts, std::string_view key) {
 
 std::vector<fact> decode_facts(std::string_view key, std::string_view bytes, const origin& where) {
   std::string_view payload;
-  if (open_sealed(key, bytes, sealed_kind::facts, where, payload) == 1)
+  auto format = open_sealed(key, bytes, sealed_kind::facts, where, payload);
+  if (format == 1)
     return decode_facts_v1(payload, where);
+  if (format == 3)
+    return read_packed(where, "facts", [&] { return packed::get_facts(payload); });
   compact::reader in{payload};
   std::vector<fact> out;
   auto n = in.count(2);
@@ -215,37 +223,18 @@ std::vector<fact> decode_facts(std::string_view key, std::string_view bytes, con
 std::string encode_run_meta(const run_meta& meta, std::string_view key) {
   std::string out;
   begin_seal(out, sealed_kind::run_meta);
-  compact::put_varint(out, meta.summarising.size());
-  for (auto& name : meta.summarising)
-    compact::put_name(out, name);
-  compact::put_varint(out, meta.next ? *meta.next + 1 : 0);
-  if (!meta.totals) {
-    // As before totals were kept: ended_us only when set, as the one
-    // varint after next.
-    if (meta.ended_us)
-      compact::put_varint(out, compact::zigzag(*meta.ended_us));
-    seal(out, key);
-    return out;
-  }
-  // With totals, ended_us behind a byte that says whether it is there:
-  // two or more varints after next tell this form from the one above.
-  compact::put_varint(out, meta.ended_us ? 1 : 0);
-  if (meta.ended_us)
-    compact::put_varint(out, compact::zigzag(*meta.ended_us));
-  auto& t = *meta.totals;
-  compact::put_varint(out, t.forwards);
-  compact::put_varint(out, t.broke);
-  compact::put_varint(out, compact::zigzag(t.took_us));
-  compact::put_varint(out, compact::zigzag(t.first));
-  compact::put_varint(out, compact::zigzag(t.last));
+  packed::put_run_meta(out, meta);
   seal(out, key);
   return out;
 }
 
 run_meta decode_run_meta(std::string_view key, std::string_view bytes, const origin& where) {
   std::string_view payload;
-  if (open_sealed(key, bytes, sealed_kind::run_meta, where, payload) == 1)
+  auto format = open_sealed(key, bytes, sealed_kind::run_meta, where, payload);
+  if (format == 1)
     return run_meta{decode_run_meta_v1(payload, where), std::nullopt};
+  if (format == 3)
+    return read_packed(where, "run metadata", [&] { return packed::get_run_meta(payload); });
   compact::reader in{payload};
   run_meta out;
   auto n = in.count(1);

@@ -91,7 +91,7 @@ record make_record(const std::vector<fact>& facts, std::uint64_t n, outcome stat
   std::vector<std::string_view> nodes;
   for (auto& x : facts) {
     if (x.name == "ran" || x.name == "failed" || x.name == "recalled") {
-      auto node = x["node"];
+      auto node = x["node"].text();
       if (std::find(nodes.begin(), nodes.end(), node) == nodes.end())
         nodes.push_back(node);
     }

@@ -148,9 +148,7 @@ json run_page(const store& s, std::string_view run) {
           if (vocabulary::is_engine_word(f.name))
             continue;
           for (auto& x : f.fields) {
-            double v = 0;
-            auto [end, ec] = std::from_chars(x.value.data(), x.value.data() + x.value.size(), v);
-            if (ec != std::errc{} || end != x.value.data() + x.value.size())
+            if (!x.value.is_number())
               continue;
             auto name = f.name + "." + x.key;
             if (std::find(series.begin(), series.end(), name) == series.end()

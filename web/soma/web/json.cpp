@@ -9,6 +9,14 @@
 
 namespace soma::web {
 
+json json_of(const scalar& x) {
+  if (auto i = x.integer())
+    return *i;
+  if (auto d = x.number(); d && std::isfinite(*d))
+    return *d;
+  return x.str();
+}
+
 json json_of(const run_row& x) {
   return json{{"run", x.run},         {"forwards", x.forwards}, {"broke", x.broke},
               {"took_us", x.took_us}, {"first", x.first},       {"last", x.last}};
@@ -20,7 +28,7 @@ json json_of(const record& x) {
            {"nodes", x.nodes},
            {"took_us", x.took_us}};
   for (auto& f : x.summary)
-    out[f.key] = f.value;
+    out[f.key] = json_of(f.value);
   out["when"] = x.when;
   return out;
 }
@@ -51,6 +59,24 @@ void number(std::string& out, std::int64_t x) {
   out.append(buf, end);
 }
 
+// A fact's value as json_of(scalar) writes it.
+void scalar_json(std::string& out, const scalar& x) {
+  if (x.is_text()) {
+    quoted(out, x.text());
+  } else if (x.is_integer()) {
+    x.append_to(out);
+  } else if (std::isfinite(*x.number())) {
+    // The shortest text that reads back to it, with ".0" when that looks
+    // whole (as json_of writes it), so that a reader still sees a real.
+    auto at = out.size();
+    x.append_to(out);
+    if (out.find_first_of(".e", at) == std::string::npos)
+      out += ".0";
+  } else {
+    quoted(out, x.str());
+  }
+}
+
 } // namespace
 
 void append_json(std::string& out, const record& x, std::uint64_t total) {
@@ -66,7 +92,7 @@ void append_json(std::string& out, const record& x, std::uint64_t total) {
     out += ',';
     quoted(out, f.key);
     out += ':';
-    quoted(out, f.value);
+    scalar_json(out, f.value);
   }
   out += ",\"when\":";
   number(out, x.when);
@@ -82,7 +108,7 @@ json json_of(const std::pair<std::uint64_t, double>& point) {
 json json_of(const fact& x) {
   json out{{"fact", x.name}};
   for (auto& f : x.fields)
-    out[f.key] = f.value;
+    out[f.key] = json_of(f.value);
   return out;
 }
 

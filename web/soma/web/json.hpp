@@ -3,8 +3,10 @@
 /// @file
 /// The readers' rows as JSON objects whose keys are the readers' field
 /// names, in the readers' order (ordered_json: a sorted object would put
-/// "broke" before "run"). Counts and times are JSON numbers; what a fact
-/// said stays the text it was told, as soma::to_json writes it.
+/// "broke" before "run"). Counts and times are JSON numbers, and so is a
+/// fact's field that holds a number (a real that is not finite is the
+/// string "nan", "inf" or "-inf", which JSON has no number for); a text is a
+/// string.
 
 #include <cstdint>
 #include <map>
@@ -28,10 +30,14 @@ namespace soma::web {
 
 using json = nlohmann::ordered_json;
 
+/// A fact's value: a JSON number for an integer or a finite real, else a
+/// string (a text; "nan", "inf", "-inf").
+[[nodiscard]] json json_of(const scalar& x);
+
 /// {"run", "forwards", "broke", "took_us", "first", "last"}.
 [[nodiscard]] json json_of(const run_row& x);
 
-/// {"forward", "state", "nodes", "took_us", <summary keys as text>, "when"},
+/// {"forward", "state", "nodes", "took_us", <summary keys, typed>, "when"},
 /// the seed's order.
 [[nodiscard]] json json_of(const record& x);
 
@@ -43,7 +49,7 @@ void append_json(std::string& out, const record& x, std::uint64_t total);
 /// {"forward", "value"}, both numbers.
 [[nodiscard]] json json_of(const std::pair<std::uint64_t, double>& point);
 
-/// {"fact": name, <fields in order, as text>}.
+/// {"fact": name, <fields in order, typed>}.
 [[nodiscard]] json json_of(const fact& x);
 
 /// {"node", "ran", "recalled", "failed", "took_us", "hosts", "devices", "mean_us"}.

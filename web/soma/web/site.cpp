@@ -82,7 +82,8 @@ bool send_forwards(const store& s, stream& st, httplib::DataSink& sink) {
     for (auto& r : page.records) {
       data.clear();
       bool ascii = std::all_of(r.summary.begin(), r.summary.end(), [](const field& f) {
-        return std::all_of(f.value.begin(), f.value.end(), [](unsigned char c) { return c < 0x80; })
+        auto v = f.value.text();
+        return std::all_of(v.begin(), v.end(), [](unsigned char c) { return c < 0x80; })
                && std::all_of(f.key.begin(), f.key.end(), [](unsigned char c) { return c < 0x80; });
       });
       if (ascii) {

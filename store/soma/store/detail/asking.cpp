@@ -289,7 +289,7 @@ hosts_part decode_hosts(std::string_view bytes) {
       p.trips.push_back(y.getTripsUs());
     }
     for (auto& f : read_facts(x.getMachines()))
-      p.machines.insert_or_assign(std::string{f["host"]}, f);
+      p.machines.insert_or_assign(std::string{f["host"].text()}, f);
     p.next = x.getNext();
     p.total = x.getTotal();
     return p;

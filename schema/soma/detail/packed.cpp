@@ -1,0 +1,176 @@
+#include "soma/detail/packed.hpp"
+
+#include <capnp/message.h>
+#include <capnp/serialize-packed.h>
+#include <kj/io.h>
+
+#include "soma/detail/capnp.hpp"
+#include "soma/detail/fact_lists.hpp"
+#include "soma/schema/soma.capnp.h"
+
+namespace soma::detail::packed {
+
+namespace {
+
+// The first segment every message is built in: a forward's record and facts
+// fit (a few hundred bytes), so building one allocates nothing. Zeroed, as
+// MallocMessageBuilder wants it, and zeroed again by its destructor.
+constexpr unsigned scratch_words = 1024;
+thread_local capnp::word scratch[scratch_words];
+
+// Builds a message with `build` and appends it, packed, to `out`: written
+// straight into out's tail, sized for the worst case of packing (a tag byte
+// and a count for every 8 bytes) and cut back to what was written.
+template <class Root, class Build>
+void put(std::string& out, Build&& build) {
+  capnp::MallocMessageBuilder msg{kj::arrayPtr(scratch, scratch_words)};
+  build(msg.initRoot<Root>());
+  auto words = capnp::computeSerializedSizeInWords(msg);
+  auto at = out.size();
+  out.resize(at + words * 10 + 16);
+  kj::ArrayOutputStream stream{
+    kj::arrayPtr(reinterpret_cast<kj::byte*>(out.data() + at), out.size() - at)};
+  capnp::writePackedMessage(stream, msg);
+  out.resize(at + stream.getArray().size());
+}
+
+// Reads `payload` as one packed message whose root is `Root` and gives the
+// root to `f`. A message may take at most 64 words unpacked for each byte
+// packed (a legible one takes under 2), so damage that claims a huge message
+// is refused before anything is allocated for it. Every error of Cap'n
+// Proto's, and bytes after the message, is undecodable.
+template <class Root, class F>
+auto get(std::string_view payload, F&& f) {
+  try {
+    kj::ArrayInputStream in{
+      kj::arrayPtr(reinterpret_cast<const kj::byte*>(payload.data()), payload.size())};
+    capnp::ReaderOptions options;
+    options.traversalLimitInWords = 64 * payload.size() + 64;
+    capnp::PackedMessageReader reader{in, options};
+    auto result = f(reader.template getRoot<Root>());
+    if (in.tryGetReadBuffer().size() != 0)
+      throw undecodable("bytes are left after the message");
+    return result;
+  } catch (const kj::Exception& e) {
+    throw undecodable(e.getDescription().cStr());
+  }
+}
+
+outcome state_of(schema::State s) {
+  switch (s) {
+    case schema::State::OK: return outcome::ok;
+    case schema::State::BROKE: return outcome::broke;
+    case schema::State::OPEN: return outcome::open;
+  }
+  throw undecodable("a record's state is " + std::to_string(static_cast<unsigned>(s))
+                    + ", which this soma does not know");
+}
+
+schema::State state_of(outcome s) {
+  switch (s) {
+    case outcome::ok: return schema::State::OK;
+    case outcome::broke: return schema::State::BROKE;
+    default: return schema::State::OPEN;
+  }
+}
+
+} // namespace
+
+void put_record(std::string& out, const record& x) {
+  put<schema::Record>(out, [&](schema::Record::Builder r) {
+    r.setForward(x.forward);
+    r.setState(state_of(x.state));
+    r.setNodes(x.nodes);
+    r.setTookUs(x.took_us);
+    r.setWhen(x.when);
+    if (!x.summary.empty())
+      write_entries(r.initValues(static_cast<unsigned>(x.summary.size())), x.summary);
+  });
+}
+
+record get_record(std::string_view payload) {
+  return get<schema::Record>(payload, [](schema::Record::Reader r) {
+    record x;
+    x.forward = r.getForward();
+    x.state = state_of(r.getState());
+    x.nodes = r.getNodes();
+    x.took_us = r.getTookUs();
+    x.when = r.getWhen();
+    x.summary = r.hasValues() ? read_entries(r.getValues()) : read_fields(r.getSummary());
+    return x;
+  });
+}
+
+std::optional<scalar> get_summary_value(std::string_view payload, std::string_view name) {
+  return get<schema::Record>(payload, [&](schema::Record::Reader r) {
+    state_of(r.getState()); // a state this soma does not know is damage here too
+    std::optional<scalar> found;
+    if (r.hasValues()) {
+      for (auto e : r.getValues())
+        if (key_of(e) == name)
+          found = read_value(e);
+    } else {
+      for (auto f : r.getSummary())
+        if (std::string_view{f.getKey().cStr(), f.getKey().size()} == name)
+          found = scalar_of_text({f.getValue().cStr(), f.getValue().size()});
+    }
+    return found;
+  });
+}
+
+void put_facts(std::string& out, const std::vector<fact>& facts) {
+  put<schema::FactList>(out, [&](schema::FactList::Builder r) {
+    write_facts(r.initFacts(static_cast<unsigned>(facts.size())), facts);
+  });
+}
+
+std::vector<fact> get_facts(std::string_view payload) {
+  return get<schema::FactList>(payload,
+                               [](schema::FactList::Reader r) { return read_facts(r.getFacts()); });
+}
+
+void put_run_meta(std::string& out, const run_meta& x) {
+  put<schema::RunMeta>(out, [&](schema::RunMeta::Builder r) {
+    auto names = r.initSummarising(static_cast<unsigned>(x.summarising.size()));
+    for (unsigned i = 0; i < x.summarising.size(); ++i)
+      names.set(i, as_text(x.summarising[i]));
+    if (x.next) {
+      r.setHasNext(true);
+      r.setNext(*x.next);
+    }
+    if (x.ended_us) {
+      r.setEnded(true);
+      r.setEndedUs(*x.ended_us);
+    }
+    if (x.totals) {
+      auto t = r.initTotals();
+      t.setForwards(x.totals->forwards);
+      t.setBroke(x.totals->broke);
+      t.setTookUs(x.totals->took_us);
+      t.setFirst(x.totals->first);
+      t.setLast(x.totals->last);
+    }
+  });
+}
+
+run_meta get_run_meta(std::string_view payload) {
+  return get<schema::RunMeta>(payload, [](schema::RunMeta::Reader r) {
+    run_meta x;
+    for (auto s : r.getSummarising())
+      x.summarising.push_back(text_of(s));
+    if (r.getHasNext())
+      x.next = r.getNext();
+    if (r.getEnded())
+      x.ended_us = r.getEndedUs();
+    if (r.hasTotals()) {
+      auto t = r.getTotals();
+      run_totals y{t.getForwards(), t.getBroke(), t.getTookUs(), t.getFirst(), t.getLast()};
+      if (y.broke > y.forwards || (y.forwards > 0 && y.first > y.last))
+        throw undecodable("its totals cannot be: more broke than forwards, or first after last");
+      x.totals = y;
+    }
+    return x;
+  });
+}
+
+} // namespace soma::detail::packed

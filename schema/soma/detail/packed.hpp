@@ -1,0 +1,44 @@
+#pragma once
+
+/// @file
+/// Format 3 (docs/formats.md): a forward's record, its fact blob and its
+/// run's metadata as packed Cap'n Proto messages of schema/soma.capnp
+/// (`Record`, `FactList`, `RunMeta`), with typed values. These are the
+/// payloads; the store seals them (seal.hpp). `capnp decode --packed
+/// schema/soma.capnp Record` reads one.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "soma/fact.hpp"
+#include "soma/record.hpp"
+
+namespace soma::detail::packed {
+
+/// Appends `x` as a packed `Record` to `out`.
+void put_record(std::string& out, const record& x);
+
+/// Appends `facts` as a packed `FactList` to `out`.
+void put_facts(std::string& out, const std::vector<fact>& facts);
+
+/// Appends `x` as a packed `RunMeta` to `out`.
+void put_run_meta(std::string& out, const run_meta& x);
+
+/// What put_record wrote. Throws undecodable when `payload` is not one.
+[[nodiscard]] record get_record(std::string_view payload);
+
+/// What put_facts wrote; throws undecodable as get_record does.
+[[nodiscard]] std::vector<fact> get_facts(std::string_view payload);
+
+/// What put_run_meta wrote; throws undecodable as get_record does.
+[[nodiscard]] run_meta get_run_meta(std::string_view payload);
+
+/// The summary field `name` of the record `payload` (the last one of that
+/// name), without making the rest of it; nullopt when it has none. Throws
+/// undecodable as get_record does.
+[[nodiscard]] std::optional<scalar> get_summary_value(std::string_view payload,
+                                                      std::string_view name);
+
+} // namespace soma::detail::packed
