@@ -8,6 +8,7 @@
 
 #include "soma/error.hpp"
 #include "soma/fact.hpp"
+#include "soma/watching.hpp"
 
 namespace soma {
 
@@ -17,6 +18,7 @@ system_config::system_config() {
   set("work-stealing.moderate-poll-attempts", size_t{0});
   set("work-stealing.aggressive-poll-attempts", size_t{2000});
   add_message_type<fact>("soma::fact");
+  add_message_type<forward_facts>("soma::forward_facts");
   load<caf::io::middleman>();
   set("middleman.workers", size_t{0});
   detect_within(default_detection);

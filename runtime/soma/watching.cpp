@@ -15,6 +15,8 @@ watching::watching(std::vector<watcher> ws) {
 void watching::add(watcher w) {
   if (w.sink())
     sinks_.push_back(w.sink());
+  else if (w.is_actor() && w.is_whole_forwards())
+    whole_.push_back(w.actor());
   else if (w.is_actor() && w.is_forward_aware())
     forward_aware_.push_back(w.actor());
   else if (w.is_actor())

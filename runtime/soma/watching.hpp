@@ -34,6 +34,20 @@ auto inspect(Inspector& f, forward_fact& x) {
   return f(x.forward, x.fact);
 }
 
+/// Every fact of one forward, in the order told, as one message: what a
+/// whole-forward actor watcher receives (see watcher::whole_forwards), once
+/// the forward ends with `finished` or `broke`.
+struct forward_facts {
+  std::uint64_t forward = 0;
+  std::vector<soma::fact> facts;
+};
+
+/// CAF inspection, so forward_facts can cross the network.
+template <class Inspector>
+auto inspect(Inspector& f, forward_facts& x) {
+  return f(x.forward, x.facts);
+}
+
 /// One subscriber to facts: a callable or a CAF actor.
 ///
 /// A callable is called with each fact on the thread that stamped it (the node
@@ -67,6 +81,17 @@ public:
     return w;
   }
 
+  /// An actor told each forward's facts as one soma::forward_facts message,
+  /// sent when the forward ends (its `finished` or `broke`), in the order they
+  /// were told: a message a forward instead of one a fact, for a watcher that
+  /// can wait for the end. Every fact of a forward comes before its end; the
+  /// order of messages from overlapping forwards is the order they ended.
+  static watcher whole_forwards(caf::actor a) {
+    watcher w{std::move(a)};
+    w.whole_ = true;
+    return w;
+  }
+
   /// What a sink is called with: the forward's id and the fact.
   using sink_fn = std::function<void(std::uint64_t forward, const fact&)>;
 
@@ -88,6 +113,9 @@ public:
   /// Whether the actor is told soma::forward_fact.
   [[nodiscard]] bool is_forward_aware() const noexcept { return forward_aware_; }
 
+  /// Whether the actor is told soma::forward_facts, once a forward.
+  [[nodiscard]] bool is_whole_forwards() const noexcept { return whole_; }
+
   /// Whether this watcher is an actor (else a callable).
   [[nodiscard]] bool is_actor() const noexcept { return static_cast<bool>(actor_); }
 
@@ -104,6 +132,7 @@ private:
   sink_fn sink_;
   caf::actor actor_;
   bool forward_aware_ = false;
+  bool whole_ = false;
 };
 
 /// Every watcher of one forward: none, one, or several, in any mix.
@@ -141,7 +170,8 @@ public:
   [[nodiscard]] bool empty() const noexcept { return size() == 0; }
 
   [[nodiscard]] std::size_t size() const noexcept {
-    return callables_.size() + actors_.size() + forward_aware_.size() + sinks_.size();
+    return callables_.size() + actors_.size() + forward_aware_.size() + sinks_.size()
+           + whole_.size();
   }
 
   /// The callables, in the order they were given.
@@ -160,11 +190,15 @@ public:
     return forward_aware_;
   }
 
+  /// The actors told soma::forward_facts, in the order they were given.
+  [[nodiscard]] const std::vector<caf::actor>& whole_forwards() const noexcept { return whole_; }
+
 private:
   std::vector<std::function<void(const fact&)>> callables_;
   std::vector<watcher::sink_fn> sinks_;
   std::vector<caf::actor> actors_;
   std::vector<caf::actor> forward_aware_;
+  std::vector<caf::actor> whole_;
 };
 
 } // namespace soma

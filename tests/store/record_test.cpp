@@ -18,9 +18,10 @@ namespace {
 const std::string key = soma::detail::record_key("test", 3);
 
 // The bytes a seed forward's record and facts take in format 3, at most
-// (a_forward_of_the_seed_is_small): what was measured, so that a change that
-// makes them bigger is seen. Issue 27's target is 1.5 x format 2's 121.
-constexpr std::size_t seed_forward_bytes = 400;
+// (a_forward_of_the_seed_is_small): what was measured (191 + 63 = 254), so
+// that a change that makes them bigger is seen. Issue 27's target, 1.5 x
+// format 2's 121 = 181, is missed: docs/formats.md says where they go.
+constexpr std::size_t seed_forward_bytes = 256;
 
 // Whether decoding throws a store_error whose text starts with `start`, of
 // the kind that text says: `damaged` for damage, `failed` for a newer format

@@ -80,16 +80,32 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
   }
   if (calling.owns_lock())
     calling.unlock();
-  auto& actors = watching_->actors();
-  auto& aware = watching_->forward_aware();
-  if (actors.empty() && aware.empty())
-    return;
   // One message shared by every actor of a kind: copied once, not per actor.
   auto send = [host](const std::vector<caf::actor>& to, const caf::message& msg) {
     for (auto& a : to)
       caf::actor_cast<caf::abstract_actor*>(a)->enqueue(nullptr, caf::make_message_id(), msg,
                                                          host);
   };
+  if (auto& whole = watching_->whole_forwards(); !whole.empty()) {
+    // Only the actor holding the forward says facts, so `gathered_` is
+    // touched by one thread at a time, handed on with the forward.
+    bool ends = x.name == "finished" || x.name == "broke";
+    auto& actors = watching_->actors();
+    if (ends || !actors.empty() || !watching_->forward_aware().empty())
+      gathered_.push_back(x);
+    else
+      gathered_.push_back(std::move(x));
+    if (ends) {
+      send(whole, caf::make_message(forward_facts{id_, std::move(gathered_)}));
+      gathered_ = {};
+    }
+    if (actors.empty() && watching_->forward_aware().empty())
+      return;
+  }
+  auto& actors = watching_->actors();
+  auto& aware = watching_->forward_aware();
+  if (actors.empty() && aware.empty())
+    return;
   if (aware.empty()) {
     send(actors, caf::make_message(std::move(x)));
   } else if (actors.empty()) {
