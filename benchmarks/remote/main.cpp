@@ -3,7 +3,11 @@
 //   a  the cheap node in-process (a blocking forward of a 1-node graph)
 //   b  raw TCP ping-pong over loopback, TCP_NODELAY, of the trip's bytes (floor)
 //   c  the cheap node on a worker already up, one forward at a time (warm trip)
+//   c' plain CAF's remote request/response of the same bytes, one at a time
+//   c" c' through a local actor that relays each request and its answer
 //   d  the same with many forwards in flight through one worker
+//   d' plain CAF's request/response with as many in flight
+//   d" d' through the relay of c"
 //   e  c over mutual TLS
 //   f  cold start: worker::spawn, then the first result
 //   g  c with CAF's heartbeat off on both ends, beside c (heartbeat on, the default)
@@ -14,6 +18,12 @@
 //   k  a cached remote node recalled: no trip (beside a and c)
 //   l  a 1 MiB value's trip there and back, beside a memcpy of it both ways and
 //      the raw TCP ping-pong of 1 MiB (its floor)
+//   m  soma's own wire work per trip, in-process: what it adds to CAF's
+//
+// Plain CAF's peer is a process of its own (bench_remote_caf_peer), as
+// soma's worker is, with soma::system_config's settings on both ends; its
+// strings are sized so that a request and an answer put as many bytes on
+// the wire as soma's trip does, counted by the kernel (TCP_INFO).
 //
 // Medians over --reps runs of --n trips; ratios against b from the same run.
 
@@ -31,12 +41,15 @@
 #include <atomic>
 #include <future>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <caf/actor_system.hpp>
@@ -44,18 +57,27 @@
 
 #include "bench.hpp"
 #include "cheap_node.hpp"
+#include "context_switches.hpp"
+#include "plain_caf.hpp"
+#include "soma/detail/forward_state.hpp"
 #include "soma/remote/broker.hpp"
 #include "soma/graph.hpp"
 #include "soma/system_config.hpp"
 #include "soma/remote/worker.hpp"
 #include "soma/store/store.hpp"
+#include "soma/wire/slice.hpp"
+#include "tcp_counters.hpp"
 
 namespace {
 
 using clock_type = std::chrono::steady_clock;
 constexpr const char* driver = "bench_remote";
 constexpr const char* usage =
-  "usage: bench_remote [--n TRIPS] [--reps R] [--inflight K] [--no-tls] [--stops S] [--terms T]\n";
+  "usage: bench_remote [--n TRIPS] [--reps R] [--inflight K] [--no-tls] [--stops S] [--terms T]\n"
+  "                    [--caf.KEY=VALUE ...]\n"
+  "  --caf.KEY=VALUE  a CAF 0.17 option (as --KEY=VALUE) over soma::system_config's, for this\n"
+  "                   process's actor systems and plain CAF's peer; soma-node workers keep\n"
+  "                   soma::system_config's\n";
 
 double micros(clock_type::duration d) {
   return std::chrono::duration<double, std::micro>(d).count();
@@ -311,13 +333,67 @@ std::string certificates(const std::string& dir) {
   return ok ? dir : "";
 }
 
+// What one trip costs beside time, averaged over `trips` trips made by `run`.
+struct per_trip {
+  double out = 0, back = 0;            ///< bytes on the wire each way
+  double switches_here = 0;            ///< context switches in this process
+  double switches_there = 0;           ///< and in the peer's, `there`
+};
+
+// Every connection and thread of this process is counted, so run it when
+// only the trips' connection is busy.
+template <class F>
+per_trip count_trips(std::size_t trips, pid_t there, F run) {
+  auto t0 = tcp_counters::now();
+  auto here0 = context_switches(getpid()), there0 = context_switches(there);
+  run();
+  auto here1 = context_switches(getpid()), there1 = context_switches(there);
+  auto t1 = tcp_counters::now();
+  auto per = [trips](std::uint64_t a, std::uint64_t b) {
+    return static_cast<double>(b - a) / static_cast<double>(trips);
+  };
+  return {per(t0.sent, t1.sent), per(t0.received, t1.received), per(here0, here1), per(there0, there1)};
+}
+
+// (m) what soma does per trip that plain CAF does not, in-process: the
+// worker checks the header against its bound plan, makes the `ran` fact and
+// encodes the SliceResult; the client copies the header into the message,
+// decodes the SliceResult and stamps its facts with the host. µs per trip.
+double wire_work(const std::string& header, std::size_t n, std::size_t* answer_bytes) {
+  const std::string bound = header;
+  std::size_t sum = 0;
+  auto t0 = clock_type::now();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string sent = header; // into the trip's message
+    sum += sent == bound;      // the worker's plan is bound to this header
+    soma::wire::slice_answer a;
+    a.facts.push_back(soma::detail::ran_fact("cheap", static_cast<std::int64_t>(i), 3));
+    auto bytes = soma::wire::encode_slice_answer(a);
+    *answer_bytes = bytes.size();
+    auto r = soma::wire::decode_slice_answer(bytes);
+    for (auto& x : r.facts)
+      x.fields.emplace_back("host", "w1");
+    sum += r.facts.size();
+  }
+  auto us = micros(clock_type::now() - t0) / static_cast<double>(n);
+  if (sum == 42)
+    std::puts("");
+  return us;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
   std::size_t n = 2000, reps = 5, k = 64, stops = 10, terms = 20;
   bool tls = true;
+  std::vector<std::string> caf_args;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    if (a.starts_with("--caf.")) {
+      // CAF 0.17 names its options without the "caf." that 0.18 added.
+      caf_args.push_back("--" + a.substr(6));
+      continue;
+    }
     auto value = [&] {
       if (i + 1 >= argc)
         bench::refuse(driver, usage, a + " needs a value");
@@ -343,6 +419,12 @@ int main(int argc, char** argv) {
               n, reps, k);
 
   soma::system_config cfg;
+  if (!caf_args.empty()) {
+    if (auto err = cfg.parse(caf_args))
+      bench::refuse(driver, usage, "CAF rejected the --caf options: " + to_string(err));
+    if (cfg.cli_helptext_printed)
+      return 0;
+  }
   auto dir = std::filesystem::temp_directory_path() / ("bench-remote-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   std::string certs = tls ? certificates(dir.string()) : "";
@@ -373,6 +455,8 @@ int main(int argc, char** argv) {
   soma::system_config quiet_cfg;
   quiet_cfg.set("middleman.heartbeat-interval", caf::timespan{0});
   quiet_cfg.set("middleman.connection-timeout", caf::timespan{0});
+  if (!caf_args.empty())
+    (void)quiet_cfg.parse(caf_args); // checked on cfg above
   caf::actor_system quiet_sys{quiet_cfg};
   // A beat every 600 s: off, for what a run of this length can see.
   auto qw = soma::worker::spawn(quiet_sys, {node, "--nodes", lib, "--connection-timeout", "3600"});
@@ -394,15 +478,45 @@ int main(int argc, char** argv) {
   const std::string mib(std::size_t{1} << 20, 'v');
   const std::size_t big_n = std::max<std::size_t>(20, n / 20);
 
-  std::vector<double> a, floor, c, d, e, g, j, kr, l, l_floor, l_copy;
+  // c', d': plain CAF, its strings sized to put soma's trip's bytes on the
+  // wire: soma's counted first, then plain CAF's framing of empty strings.
+  // Each call makes n + n / 10 + 1 trips, its untimed warm-up included.
+  const std::size_t calibration = 500, trips = calibration + calibration / 10 + 1;
+  (void)remote.forward(0, opt);
+  auto soma_trip = count_trips(trips, w.pid(), [&] { (void)blocking_trips(remote, opt, calibration); });
+  caf_peer peer{sys, SOMA_CAF_PEER_PROGRAM, caf_args};
+  peer.reply_bytes(0);
+  auto frame = count_trips(trips, peer.pid(), [&] { (void)plain_trips(sys, peer.actor(), "", 0, calibration); });
+  auto sized = [](double soma_bytes, double frame) {
+    return static_cast<std::size_t>(std::max(0.0, std::round(soma_bytes - frame)));
+  };
+  const std::string payload(sized(soma_trip.out, frame.out), 'p');
+  const std::size_t reply = sized(soma_trip.back, frame.back);
+  peer.reply_bytes(reply);
+  auto plain_trip =
+    count_trips(trips, peer.pid(), [&] { (void)plain_trips(sys, peer.actor(), payload, reply, calibration); });
+  auto nodelay = tcp_counters::now();
+  auto relay = plain_relay(sys, peer);
+  auto relay_trip =
+    count_trips(trips, peer.pid(), [&] { (void)plain_trips(sys, relay, payload, reply, calibration); });
+
+  std::vector<double> a, floor, c, c_caf, c_relay, d, d_relay, d_caf, e, g, j, kr, l, l_floor, l_copy, m;
   // The trip's bytes: a Slice of one node with an 8-byte input, and its answer.
   const std::size_t trip_bytes = 256;
+  soma::wire::slice_node cheap_node{"Cheap", "cheap", std::string(64, 'd'), lib, ""};
+  const auto header = soma::wire::encode_slice({cheap_node});
+  std::size_t answer_bytes = 0;
   for (std::size_t r = 0; r < reps; ++r) {
     a.push_back(blocking_trips(local, {}, n));
     floor.push_back(tcp_ping_pong(trip_bytes, n));
     c.push_back(blocking_trips(remote, opt, n));
+    c_caf.push_back(plain_trips(sys, peer.actor(), payload, reply, n));
+    c_relay.push_back(plain_trips(sys, relay, payload, reply, n));
     g.push_back(blocking_trips(quiet_remote, qopt, n));
     d.push_back(in_flight(sys, remote, b, n * 5, k));
+    d_caf.push_back(plain_in_flight(sys, peer.actor(), payload, reply, n * 5, k));
+    d_relay.push_back(plain_in_flight(sys, relay, payload, reply, n * 5, k));
+    m.push_back(wire_work(header, n * 10, &answer_bytes));
     j.push_back(blocking_trips(three, opt, n));
     // The same inputs every rep: after the first, every forward recalls.
     kr.push_back(blocking_trips(cached, kopt, n));
@@ -425,8 +539,25 @@ int main(int argc, char** argv) {
   print("a  the node in-process (blocking forward)", a, 0);
   print("b  raw TCP ping-pong, 256 B, loopback (floor)", floor, 0);
   print("c  warm trip to a worker (blocking forward)", c, f);
+  print("c' plain CAF request/response, same bytes", c_caf, f);
+  std::printf("   c / c' = %.2f; on the wire per trip: soma %.0f B out, %.0f B back; plain CAF %.0f out, "
+              "%.0f back (strings of %zu and %zu B)\n",
+              median(c) / median(c_caf), soma_trip.out, soma_trip.back, plain_trip.out, plain_trip.back,
+              payload.size(), reply);
+  std::printf("   TCP_NODELAY on %d of this process's %d CAF connections\n", nodelay.nodelay,
+              nodelay.connections);
+  print("c\" c' through a local relay actor", c_relay, f);
+  std::printf("   c / c\" = %.2f: c\" adds the hop soma's slice actor makes each way\n",
+              median(c) / median(c_relay));
+  std::printf("   context switches per trip, here + there: c %.1f + %.1f, c' %.1f + %.1f, c\" %.1f + %.1f\n",
+              soma_trip.switches_here, soma_trip.switches_there, plain_trip.switches_here,
+              plain_trip.switches_there, relay_trip.switches_here, relay_trip.switches_there);
   print("d  many in flight through one worker, per trip", d, f);
   std::printf("   = %.0f trips/s\n", 1e6 / median(d));
+  print("d' plain CAF, as many in flight, per trip", d_caf, f);
+  std::printf("   = %.0f trips/s\n", 1e6 / median(d_caf));
+  print("d\" d' through the local relay actor", d_relay, f);
+  std::printf("   = %.0f trips/s\n", 1e6 / median(d_relay));
   if (!e.empty())
     print("e  warm trip over mutual TLS", e, f);
   else
@@ -444,6 +575,11 @@ int main(int argc, char** argv) {
   print("l  a 1 MiB value there and back", l, lf);
   print("   raw TCP ping-pong of 1 MiB (its floor)", l_floor, 0);
   print("   memcpy of 1 MiB there and back", l_copy, 0);
+  print("m  soma's own wire work per trip, in-process", m, 0);
+  std::printf("   header %zu B, SliceResult with one ran fact %zu B", header.size(), answer_bytes);
+  if (median(c) > median(c_caf))
+    std::printf("; m / (c - c') = %.2f", median(m) / (median(c) - median(c_caf)));
+  std::printf("\n");
   auto bound = soma::detection_bound(sys.config()).count();
   print_ms("h  SIGSTOP to the error of the forward in flight", detect_stopped(sys, node, lib, stops),
            "bound " + std::to_string(bound) + " ms");
@@ -451,6 +587,14 @@ int main(int argc, char** argv) {
            "bound 2000 ms (--stop-within 1.5 s)");
   std::printf("\ntargets: c ≤ 4× b (stretch 3×); d ≥ 80,000 trips/s; f < 50 ms; g within noise "
               "of c; h ≤ its bound; i ≤ 2000 ms; k far under c (no trip)\n");
+  auto met = [](bool ok) { return ok ? "met" : "MISSED"; };
+  std::printf("warm trip at most plain CAF's: c %.1f µs vs plain CAF %.1f µs %s\n", median(c), median(c_caf),
+              met(median(c) <= median(c_caf)));
+  std::printf("in flight at least plain CAF's: d %.0f/s vs plain CAF %.0f/s %s\n", 1e6 / median(d),
+              1e6 / median(d_caf), met(median(d) <= median(d_caf)));
+  std::printf("gRPC's mark, warm trip at most 2.0× b (gRPC 1.5-2.0×): c %.2f× b %s\n", median(c) / f,
+              met(median(c) <= 2.0 * f));
+  caf::anon_send_exit(relay, caf::exit_reason::user_shutdown);
   std::filesystem::remove_all(dir);
   return 0;
 }
