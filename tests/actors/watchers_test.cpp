@@ -77,6 +77,54 @@ BOOST_AUTO_TEST_CASE(an_actor_has_every_fact_in_its_mailbox_before_forward_retur
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_whole_forward_watcher_gets_each_forward_as_one_message_in_order) {
+  // Each forward's facts as one soma::forward_facts, sent when it ends: the
+  // very facts a callable and a per-fact actor saw, in order, typed.
+  auto g = seed_graph(sys);
+  auto whole = std::make_shared<collected>(); // a "forward" marker, then its facts
+  auto actor = sys.spawn([whole](caf::event_based_actor*) -> caf::behavior {
+    return {[whole](const soma::forward_facts& x) {
+      whole->push(soma::fact{"forward", {{"id", x.forward}, {"facts", x.facts.size()}}});
+      for (auto& f : x.facts)
+        whole->push(f);
+    }};
+  });
+  auto per_fact = std::make_shared<collected>();
+  auto each = spawn_collector(sys, per_fact);
+  std::vector<soma::fact> called;
+  for (int round = 0; round < 20; ++round)
+    g.forward("the quick brown fox",
+              {.watching = {[&](const soma::fact& f) { called.push_back(f); },
+                            soma::watcher::whole_forwards(actor), each}});
+  BOOST_CHECK_THROW(g.forward("", {.watching = {[&](const soma::fact& f) { called.push_back(f); },
+                                                soma::watcher::whole_forwards(actor)}}),
+                    soma::forward_error);
+  BOOST_REQUIRE(whole->wait_for(20 * 5 + 1 + 4));
+  BOOST_REQUIRE(per_fact->wait_for(80));
+  auto got = whole->facts();
+  BOOST_REQUIRE_EQUAL(got.size(), 20u * 5 + 1 + 4); // 20 x (marker + 4), then marker + 4
+  BOOST_REQUIRE_EQUAL(called.size(), 84u);
+  std::int64_t last_id = -1;
+  std::size_t c = 0;
+  for (std::size_t at = 0; at < got.size();) {
+    BOOST_REQUIRE(got[at].name == "forward");
+    auto id = got[at]["id"].integer_or(-1);
+    BOOST_TEST(id > last_id); // one message a forward, in the order they ended
+    last_id = id;
+    auto n = static_cast<std::size_t>(got[at]["facts"].integer_or(0));
+    ++at;
+    for (std::size_t i = 0; i < n; ++i, ++at, ++c)
+      BOOST_TEST(got[at] == called[c]);
+    BOOST_TEST((got[at - 1].name == "finished" || got[at - 1].name == "broke"));
+  }
+  BOOST_TEST(c == called.size());
+  BOOST_TEST(got.back().name == "broke");
+  BOOST_TEST(got[1]["took_us"].is_integer()); // typed, as every watcher is told
+  auto one_by_one = per_fact->facts();
+  for (std::size_t i = 0; i < 80; ++i)
+    BOOST_TEST(one_by_one[i] == called[i]);
+}
+
 BOOST_AUTO_TEST_CASE(a_watcher_that_throws_is_dropped_and_the_others_see_everything) {
   auto g = seed_graph(sys);
   auto into = std::make_shared<collected>();
