@@ -1,13 +1,16 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <set>
 #include <cstdint>
 
 #include <capnp/message.h>
 #include <capnp/serialize-packed.h>
 #include <kj/io.h>
 
+#include "soma/detail/fact_lists.hpp"
 #include "soma/detail/seal.hpp"
+#include "soma/vocabulary.hpp"
 #include "soma/schema/soma.capnp.h"
 #include "soma/store/keys.hpp"
 #include "soma/store/record.hpp"
@@ -93,6 +96,24 @@ BOOST_AUTO_TEST_CASE(facts_round_trip_in_order_typed_with_every_byte) {
   BOOST_TEST(back[4]["big"].is_real()); // past int64: a real
   BOOST_TEST(back[5]["busy"].is_real());
   BOOST_TEST(soma::detail::decode_facts(key, soma::detail::encode_facts({}, key), {"test"}).empty());
+}
+
+BOOST_AUTO_TEST_CASE(the_engine_words_and_only_they_are_written_as_words) {
+  std::vector<std::string_view> engine{soma::vocabulary::all.begin(), soma::vocabulary::all.end()};
+  for (auto k : {"node", "began_us", "took_us", "error", "bytes", "host", "done", "of", "id", "busy",
+                 "memory", "cores", "up_us", "served"})
+    engine.push_back(k);
+  std::set<soma::schema::Word> seen;
+  for (auto w : engine) {
+    auto word = soma::detail::word_of(w);
+    BOOST_TEST((word != soma::schema::Word::NONE), w);
+    BOOST_TEST(soma::detail::text_of_word(word) == w);
+    seen.insert(word);
+  }
+  BOOST_TEST(seen.size() == engine.size()); // no two words the same
+  for (auto user : {"loss", "value", "acc", "step", "nodes", "Node", "ran ", "", "o", "took_ms",
+                    "device", "version", "type", "machines", "byte"})
+    BOOST_TEST((soma::detail::word_of(user) == soma::schema::Word::NONE), user);
 }
 
 BOOST_AUTO_TEST_CASE(a_text_stays_a_text_and_a_number_a_number) {

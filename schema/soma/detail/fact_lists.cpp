@@ -43,12 +43,49 @@ capnp::Text::Reader text_for_capnp(std::string_view s, std::string& keep) {
 } // namespace
 
 schema::Word word_of(std::string_view s) noexcept {
-  if (s.size() < 2 || s.size() > 8)
-    return schema::Word::NONE;
-  for (std::size_t i = 0; i < engine_words.size(); ++i)
-    if (engine_words[i] == s)
-      return static_cast<schema::Word>(i + 1);
-  return schema::Word::NONE;
+  // Told for every name and key of every fact: a switch on the length and
+  // one letter, then one compare, not a walk through all the words.
+  using W = schema::Word;
+  auto is = [&](std::string_view w, W x) { return s == w ? x : W::NONE; };
+  switch (s.size()) {
+    case 2: return s[0] == 'i' ? is("id", W::ID) : is("of", W::OF);
+    case 3: return is("ran", W::RAN);
+    case 4:
+      switch (s[0]) {
+        case 'k': return is("kept", W::KEPT);
+        case 'l': return is("left", W::LEFT);
+        case 'n': return is("node", W::NODE);
+        case 'b': return is("busy", W::BUSY);
+        case 'd': return is("done", W::DONE);
+        case 'h': return is("host", W::HOST);
+        default: return W::NONE;
+      }
+    case 5:
+      switch (s[0]) {
+        case 'i': return is("items", W::ITEMS);
+        case 'b': return s[1] == 'r' ? is("broke", W::BROKE) : is("bytes", W::BYTES);
+        case 'e': return is("error", W::ERROR);
+        case 'c': return is("cores", W::CORES);
+        case 'u': return is("up_us", W::UP_US);
+        default: return W::NONE;
+      }
+    case 6:
+      switch (s[0]) {
+        case 'f': return is("failed", W::FAILED);
+        case 'm': return is("memory", W::MEMORY);
+        case 's': return is("served", W::SERVED);
+        default: return W::NONE;
+      }
+    case 7: return s[0] == 'm' ? is("machine", W::MACHINE) : is("took_us", W::TOOK_US);
+    case 8:
+      switch (s[0]) {
+        case 'r': return is("recalled", W::RECALLED);
+        case 'f': return is("finished", W::FINISHED);
+        case 'b': return is("began_us", W::BEGAN_US);
+        default: return W::NONE;
+      }
+    default: return W::NONE;
+  }
 }
 
 std::string_view text_of_word(schema::Word w) noexcept {
