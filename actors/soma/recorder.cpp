@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <caf/actor_system.hpp>
 #include <caf/scoped_actor.hpp>
@@ -115,6 +116,11 @@ struct recorder_state {
   std::chrono::milliseconds durable_within{100};
   std::size_t batch = 1000;
   std::deque<held_entry> held; ///< oldest first; the back began last
+  /// Where each held forward is, by id: with many forwards in flight and a
+  /// write in flight, thousands are held, and a walk per fact would cost
+  /// their number. (A deque's push_back keeps references; rebuilt when
+  /// held is trimmed.)
+  std::unordered_map<std::uint64_t, held_entry*> index;
   std::vector<fact> prelude;   ///< told before any forward began
   std::size_t dirty = 0;
   bool tick_due = false;
@@ -219,6 +225,10 @@ void start_write(recorder_actor* self) {
       keep.push_back(std::move(e));
   }
   st.held = std::move(keep);
+  st.index.clear();
+  for (auto& e : st.held)
+    if (e.forward.id != 0)
+      st.index.emplace(e.forward.id, &e);
   st.dirty = 0;
   auto number = ++st.sent;
   self->request(st.writer, caf::infinite, detail::write_atom::value, std::move(batch))
@@ -226,9 +236,8 @@ void start_write(recorder_actor* self) {
       [self, number](detail::record_numbers& written) {
         auto& st = self->state;
         for (auto& [id, n] : written.numbered)
-          for (auto& e : st.held)
-            if (e.forward.id == id && id != 0)
-              e.forward.number = n;
+          if (auto it = st.index.find(id); id != 0 && it != st.index.end())
+            it->second->forward.number = n;
         st.error = std::move(written.error);
         st.done = number;
         answer_waiters(self);
@@ -261,15 +270,15 @@ void touched(recorder_actor* self, held_entry& e) {
 
 held_entry& entry_for(recorder_actor* self, std::uint64_t id) {
   auto& st = self->state;
-  for (auto it = st.held.rbegin(); it != st.held.rend(); ++it)
-    if (it->forward.id == id)
-      return *it;
+  if (auto it = st.index.find(id); it != st.index.end())
+    return *it->second;
   held_entry e;
   e.forward.id = id;
   e.forward.when = unix_now();
   e.forward.facts = std::move(st.prelude);
   st.prelude.clear();
   st.held.push_back(std::move(e));
+  st.index.emplace(id, &st.held.back());
   return st.held.back();
 }
 

@@ -234,9 +234,12 @@ void in_flight(row& r, const int_graph& g, const options& opt, const soma::watch
 // repetition, timed from the first forward to the end of flush(), which
 // returns once every record is durable. The store must then hold n records.
 void in_flight_recorded(row& r, const int_graph& g, const options& opt, caf::actor_system& sys) {
-  auto dir = std::filesystem::temp_directory_path()
-             / ("bench_forward." + std::to_string(::getpid()) + ".recorded");
+  // A directory of its own each repetition: a store stays open in the
+  // process while anything holds it, so one path would be the same store.
+  unsigned rep = 0;
   measure(r, opt.reps, opt.throughput_forwards, [&](std::size_t n) {
+    auto dir = std::filesystem::temp_directory_path()
+               / ("bench_forward." + std::to_string(::getpid()) + ".recorded." + std::to_string(rep++));
     std::filesystem::remove_all(dir);
     auto took = clock::duration{};
     {
