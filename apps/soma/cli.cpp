@@ -365,6 +365,18 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   // `soma help` and `soma help CMD` are `soma --help` and `soma CMD --help`.
   std::vector<std::string> args{argv, argv + argc};
   if (args.size() >= 2 && args[1] == "help") {
+    // `soma help NOPE` names what it does not know, and the commands it does.
+    if (args.size() >= 3 && !args[2].starts_with("-")) {
+      std::string known;
+      bool found = false;
+      for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+        found |= sub->get_name() == args[2];
+        known += (known.empty() ? "" : ", ") + sub->get_name();
+      }
+      if (!found)
+        throw usage_error("there is no command '" + args[2] + "' to help with; the commands are "
+                          + known);
+    }
     args.erase(args.begin() + 1);
     args.push_back("--help");
   }

@@ -131,6 +131,11 @@ help)
   soma 0 help
   no_err
   diff -u "$T/help" "$T/out" >&2 || fail "soma help is not soma --help"
+  # A command it does not know is a usage error naming it and the commands.
+  soma 2 help nope
+  grep -qF "soma: there is no command 'nope' to help with; the commands are runs, forwards," "$T/err" \
+    || fail "soma help nope does not name nope and the commands"
+  [ -s "$T/out" ] && fail "soma help nope printed help"
   ;;
 
 version)
