@@ -130,6 +130,23 @@ std::string describe(const CLI::ParseError& e, const CLI::App& app) {
     if (dynamic_cast<const CLI::RequiredError*>(&e))
       return std::string{"say what to read: "} + synopsis + " (" + help_hint(app) + ")";
   }
+  // A command of commands (plot, cache) given none, or one it does not have:
+  // CLI11 says "A subcommand is required" either way; say which, and the choices.
+  const CLI::App* typed = &app;
+  while (!typed->get_subcommands().empty())
+    typed = typed->get_subcommands().front();
+  auto choices = typed->get_subcommands([](const CLI::App*) { return true; });
+  if (typed != &app && !choices.empty() && dynamic_cast<const CLI::RequiredError*>(&e)) {
+    std::string names;
+    for (auto* c : choices)
+      names += (names.empty() ? "" : ", ") + c->get_name();
+    auto extras = typed->remaining();
+    auto name = "soma " + typed->get_name();
+    if (!extras.empty() && !extras.front().starts_with('-'))
+      return name + " has no '" + extras.front() + "'; it takes one of: " + names + " ("
+             + help_hint(app) + ")";
+    return name + " needs one of: " + names + " (" + help_hint(app) + ")";
+  }
   return what + "; " + help_hint(app);
 }
 

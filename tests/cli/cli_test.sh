@@ -449,6 +449,15 @@ unknown_command)
   expect_usage_error "unknown option '--bogus' (\`soma --help\` lists the commands)" --bogus
   error_starting "The following argument was not expected: --bogus; \`soma runs --help\` says how it goes" \
     runs --bogus --store "$STORE"
+  # A command of commands names what it was given, and its choices.
+  expect_usage_error "soma plot has no 'foo'; it takes one of: progress, spent, machines, study, graph (\`soma plot --help\` says how it goes)" \
+    plot foo
+  expect_usage_error "soma plot needs one of: progress, spent, machines, study, graph (\`soma plot --help\` says how it goes)" \
+    plot
+  expect_usage_error "soma cache has no 'frob'; it takes one of: ls, clear (\`soma cache --help\` says how it goes)" \
+    cache frob --store "$STORE"
+  expect_usage_error "soma cache needs one of: ls, clear (\`soma cache --help\` says how it goes)" \
+    cache --store "$STORE"
   ;;
 
 no_command)
