@@ -387,6 +387,11 @@ missing_store)
   mkdir "$T/empty"
   error_starting "no store at '$T/empty'" runs --store "$T/empty"
   [ -z "$(ls -A "$T/empty")" ] || fail "reading an empty directory wrote into it"
+  # A file is no store: said so, not "permission denied".
+  echo "not a store" >"$T/afile"
+  expect_usage_error "no store at '$T/afile': it is a file, not a directory; give the directory a recorder wrote to (--store DIR or \$SOMA_STORE)" \
+    runs --store "$T/afile"
+  [ "$(cat "$T/afile")" = "not a store" ] || fail "reading a file as a store changed it"
   ;;
 
 not_a_store)

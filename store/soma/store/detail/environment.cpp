@@ -147,6 +147,12 @@ environment::environment(std::string path, const store_options& options)
   auto data = path_ + "/data.mdb";
   auto lock = path_ + "/lock.mdb";
   std::error_code ec;
+  // A file where the store's directory should be is no store, whatever its
+  // permissions: said as such, not as a permission it does not lack.
+  if (struct stat st {}; ::stat(path_.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+    throw store_error("no store at '" + path_ + "': it is a file, not a directory; give the "
+                      "directory a recorder wrote to (--store DIR or $SOMA_STORE)",
+                      store_trouble::missing);
   if (read_only_) {
     struct stat st {};
     if (::stat(path_.c_str(), &st) != 0) {
