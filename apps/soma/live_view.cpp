@@ -20,17 +20,6 @@ constexpr std::size_t page_size = 50'000;  // records a read asks for at once
 constexpr std::size_t gap_forwards = 32;   // forwards the recent mean gap is of
 constexpr std::int64_t kept_seconds = 60;  // per-second counts kept, for the rate
 
-std::optional<double> number(const scalar& value) {
-  if (auto n = value.number())
-    return n;
-  auto t = value.text(); // a text that reads as a number ("nan") counts as one
-  double x = 0;
-  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
-  if (t.empty() || ec != std::errc{} || end != t.data() + t.size())
-    return std::nullopt;
-  return x;
-}
-
 // Whole seconds read off records' clocks, for a person: 42 s, 4m 12s, 2h
 // 05m, 3d 04h (a time's duration is table.hpp's duration).
 std::string seconds(std::int64_t s) {
@@ -143,12 +132,12 @@ std::optional<double> run_follower::value_of(const store& s, const record& r) {
   if (*summarised_) {
     for (auto& f : r.summary)
       if (f.key == key_)
-        x = number(f.value);
+        x = read_number(f.value);
     return x;
   }
   for (auto& f : facts_of(s, r.forward)) // the last telling counts, as curve() says
     if (f.name == name_ && f.has(field_))
-      x = number(f[field_]);
+      x = read_number(f[field_]);
   return x;
 }
 
@@ -197,7 +186,7 @@ void run_follower::read_values(const store& s) {
     std::optional<double> x;
     for (auto& f : facts_of(s, valued_))
       if (f.name == name_ && f.has(field_))
-        x = number(f[field_]);
+        x = read_number(f[field_]);
     ++fetched;
     if (x) {
       ++told_;

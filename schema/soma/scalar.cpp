@@ -60,6 +60,17 @@ bool canonical_real(std::string_view s, double& x) noexcept {
 
 } // namespace
 
+std::optional<double> read_number(const scalar& x) noexcept {
+  if (auto n = x.number())
+    return n;
+  auto t = x.text();
+  double d = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), d);
+  if (t.empty() || ec != std::errc{} || end != t.data() + t.size())
+    return std::nullopt;
+  return d;
+}
+
 scalar scalar_of_text(std::string_view s) {
   std::int64_t i = 0;
   double d = 0;

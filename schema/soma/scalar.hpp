@@ -166,6 +166,11 @@ private:
 /// Writes what str() returns.
 std::ostream& operator<<(std::ostream& out, const scalar& x);
 
+/// The number `x` stands for where a number is wanted (a curve, a rule): a
+/// number as itself, and a text that reads whole as one ("nan", "inf", "1e5")
+/// as that; nullopt for any other text.
+[[nodiscard]] std::optional<double> read_number(const scalar& x) noexcept;
+
 /// The scalar a text written by an older soma (where every field was text)
 /// stands for: an integer when the text is exactly how soma writes that
 /// integer ("-12", not "+12", "012" or "-0"), a real when it is exactly the

@@ -1,5 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+
 #include "soma/fact.hpp"
 #include "soma/vocabulary.hpp"
 
@@ -42,6 +44,15 @@ BOOST_AUTO_TEST_CASE(every_kind_of_number_makes_its_kind_of_scalar) {
   BOOST_TEST(soma::scalar{}.is_text());
   BOOST_TEST(soma::scalar{1e300}.str() == "1e+300");
   BOOST_TEST(soma::scalar{-0.0}.str() == "-0");
+}
+
+BOOST_AUTO_TEST_CASE(where_a_number_is_wanted_a_text_that_reads_as_one_counts) {
+  BOOST_TEST(soma::read_number(soma::scalar{2.5}).value_or(0) == 2.5);
+  BOOST_TEST(soma::read_number(soma::scalar{-3}).value_or(0) == -3.0);
+  BOOST_TEST(soma::read_number(soma::scalar{"1e5"}).value_or(0) == 1e5);
+  BOOST_TEST(std::isnan(soma::read_number(soma::scalar{"nan"}).value_or(0)));
+  for (auto t : {"", "warm", "1.5x", " 1"})
+    BOOST_TEST(!soma::read_number(soma::scalar{t}).has_value(), t);
 }
 
 BOOST_AUTO_TEST_CASE(json_puts_the_name_first_then_fields_in_order) {

@@ -70,16 +70,12 @@ void tally::count(std::uint64_t n, const fact& f) {
   } else if (name == "broke") {
     ++broke_;
   } else if (name == fact_) {
-    auto& value = f[field_];
-    auto text = value.text();
-    double v = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (auto n = value.number())
-      v = *n;
-    else if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) {
+    auto x = read_number(f[field_]);
+    if (!x) {
       ++unreadable_;
       return;
     }
+    auto v = *x;
     last_ = v;
     keep(n, v);
   }

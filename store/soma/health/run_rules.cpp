@@ -312,16 +312,10 @@ public:
 };
 
 bool finite_field(const field& f) {
-  if (auto x = f.value.number())
-    return std::isfinite(*x);
-  // A text that reads as a number ("nan", "inf" from an older soma) counts
-  // as that number; any other text has nothing to be finite or not.
-  auto t = f.value.text();
-  double x = 0;
-  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
-  if (ec != std::errc{} || end != t.data() + t.size())
-    return true;
-  return std::isfinite(x);
+  // A text that reads as a number ("nan" from an older soma) counts as that
+  // number; any other text has nothing to be finite or not.
+  auto x = read_number(f.value);
+  return !x || std::isfinite(*x);
 }
 
 class non_finite_rule : public rule {

@@ -81,17 +81,11 @@ std::pair<std::string, std::string> split_name(std::string_view name) {
 
 double number(const scalar& value, std::string_view run, std::uint64_t n,
               std::string_view name) {
-  if (auto x = value.number())
+  if (auto x = read_number(value)) // a text such as "nan" or "1e5" is plotted as its number
     return *x;
-  // A text that reads as a number ("nan", "1e5") is plotted as one.
-  auto text = value.text();
-  double x = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-  if (ec != std::errc{} || end != text.data() + text.size())
-    throw store_error("forward " + std::to_string(n) + " of run '" + std::string{run} + "' has "
-                      + std::string{name} + " = '" + std::string{text}
-                      + "', which is not a number; a curve needs numbers", store_trouble::invalid);
-  return x;
+  throw store_error("forward " + std::to_string(n) + " of run '" + std::string{run} + "' has "
+                    + std::string{name} + " = '" + value.str()
+                    + "', which is not a number; a curve needs numbers", store_trouble::invalid);
 }
 
 void add_once(std::vector<std::string>& xs, std::string_view x) {
