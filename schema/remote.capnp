@@ -54,7 +54,8 @@ struct HeldForward {
   facts @3 :List(Soma.Fact);
   state @4 :Soma.State;
   tookUs @5 :Int64;
-  when @6 :Int64;
+  when @6 :Int64;         # unix seconds when the recorder saw its first fact
+  whenSubUs @7 :UInt32;   # and microseconds past it
 }
 
 # A batch of one recorder's forwards, written by the server as if local.
@@ -66,6 +67,9 @@ struct RecordWrite {
   batch @4 :UInt32;
   forwards @5 :List(HeldForward);
   closing @6 :Bool;       # the recorder's last batch: once written, its run is marked ended
+  params @7 :List(Soma.Named);  # what the run was
+  tags @8 :List(Text);          # words to find it by
+  client @9 :Text;              # the client's machine id (hostname-pid): the run's writer's client
 }
 
 # What the write numbered, and why it stopped short when it did.
@@ -206,6 +210,19 @@ struct RunRow {
   tookUs @3 :Int64;
   first @4 :Int64;
   last @5 :Int64;
+  params @6 :List(Soma.Named);
+  tags @7 :List(Text);
+  status @8 :RunStatus;   # judged on the server's machine
+  how @9 :Text;           # how the status is known
+  endedUs @10 :Int64;     # when its recorder closed it, if `ended`
+  ended @11 :Bool;
+}
+
+enum RunStatus {
+  unknown @0;   # also what an older server's rows say
+  running @1;
+  finished @2;
+  died @3;
 }
 
 struct RunRows {

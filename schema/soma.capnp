@@ -89,6 +89,7 @@ struct Record {
   when @4 :Int64;            # unix seconds when the recorder saw its first fact
   summary @5 :List(Field);   # format 1: summarised facts' fields, flattened: "loss.value"
   values @6 :List(Entry);    # format 3: the same, typed
+  whenSubUs @7 :UInt32;      # format 3: microseconds past `when`, 0 to 999,999
 }
 
 # What a store knows about one run, beside its records (meta/run/<id>).
@@ -100,6 +101,21 @@ struct RunMeta {
   endedUs @3 :Int64;           # when its recorder closed (unix µs), if `ended`
   ended @4 :Bool;
   totals @5 :RunTotals;        # the run summed up; null: none kept
+  params @6 :List(Named);      # what the run was: given by its recorder, or its trial's
+  tags @7 :List(Text);         # words to find it by, given by its recorder
+  writer @8 :RunWriter;        # the process that wrote it last; null: a soma before it said
+  droppedUs @9 :Int64;         # when a served store's server saw the writing client go
+  dropped @10 :Bool;           #   without closing, if set (by the server's clock)
+}
+
+# The process that writes a run: enough for a reader on the same machine to
+# tell whether it still lives (docs/formats.md, RunMeta).
+struct RunWriter {
+  host @0 :Text;       # its hostname
+  boot @1 :Text;       # its machine's boot id (/proc/sys/kernel/random/boot_id)
+  pid @2 :UInt32;
+  started @3 :UInt64;  # its start, clock ticks after boot (/proc/PID/stat): a pid used again differs
+  client @4 :Text;     # a served store's server writing for a client: the client's hostname-pid
 }
 
 # A run summed up by its writer (docs/formats.md, RunMeta).

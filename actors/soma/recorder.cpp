@@ -137,8 +137,8 @@ struct recorder_state {
 
 using recorder_actor = caf::stateful_actor<recorder_state>;
 
-std::int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
+std::int64_t unix_now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
            std::chrono::system_clock::now().time_since_epoch())
     .count();
 }
@@ -274,7 +274,7 @@ held_entry& entry_for(recorder_actor* self, std::uint64_t id) {
     return *it->second;
   held_entry e;
   e.forward.id = id;
-  e.forward.when = unix_now();
+  e.forward.when_us = unix_now_us();
   e.forward.facts = std::move(st.prelude);
   st.prelude.clear();
   st.held.push_back(std::move(e));
@@ -379,7 +379,7 @@ caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_option
         // Facts told with no forward at all are still kept, as a forward of
         // their own that never ran.
         held_entry e;
-        e.forward.when = unix_now();
+        e.forward.when_us = unix_now_us();
         e.forward.facts = std::move(st.prelude);
         st.prelude.clear();
         st.held.push_back(std::move(e));
@@ -407,7 +407,9 @@ recorder::recorder(caf::actor_system& sys, store s, recorder_options options)
   if (s.read_only())
     throw store_error("cannot record into '" + s.path() + "': it was opened read-only");
   auto writer = detail::spawn_record_writer(
-    sys, std::move(s), {options.run, options.summarising, options.overwrite, options.batch});
+    sys, std::move(s),
+    {.run = options.run, .summarising = options.summarising, .overwrite = options.overwrite,
+     .batch = options.batch, .params = options.params, .tags = options.tags});
   inbox_ = std::make_shared<detail::recorder_inbox>();
   inbox_->batch = std::max<std::size_t>(1, options.batch);
   actor_ = sys.spawn(recording, std::move(writer), std::move(options), inbox_);

@@ -14,6 +14,7 @@
 
 #include "soma/fact.hpp"
 #include "soma/store/store.hpp"
+#include "soma/trial.hpp"
 #include "soma/watching.hpp"
 
 namespace soma {
@@ -39,6 +40,13 @@ struct recorder_options {
   /// many wait. While a write is under way the recorder holds what arrives
   /// meanwhile, so it holds about one batch plus what arrives during a write.
   std::size_t batch = 1000;
+  /// What the run was (a learning rate, a seed, a dataset's name), kept
+  /// with it: `soma runs` shows them and filters on them, and figures name
+  /// the run by them. None given: those the run already has, or else, for a
+  /// trial's run, its trial's (and the tag `study:<name>`).
+  values params;
+  /// Words to find the run by (`soma runs --tag WORD`).
+  std::vector<std::string> tags;
 };
 
 /// A watcher actor that writes one record per forward at `run/<id>/<n>`:

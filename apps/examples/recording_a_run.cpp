@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
                 std::string{soma::to_string(f.state)}.c_str(), f.nodes, f.took_us);
     for (auto& s : f.summary)
       std::printf(", %s %s", s.key.c_str(), s.value.str().c_str());
-    std::printf(", when %ld\n", f.when);
+    std::printf(", when %ld\n", f.when_s());
   }
 
   std::printf("\ncurve of loss: %s\n", std::string{soma::to_string(soma::curve_costs(store, "tuesday"))}.c_str());

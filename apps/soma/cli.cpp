@@ -15,6 +15,7 @@
 #include "count.hpp"
 #include "health.hpp"
 #include "plot.hpp"
+#include "soma/store/run_status.hpp"
 #include "soma/store/store.hpp"
 #include "soma/version.hpp"
 #include "usage_error.hpp"
@@ -30,7 +31,8 @@ constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | fa
                                  "health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | "
                                  "plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | "
                                  "plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | "
-                                 "serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE";
+                                 "serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | "
+                                 "delete RUN... [--yes] [--force]";
 
 // What each reader costs, on the help page: the seed's price list, since a
 // reader that is quietly a thousand times slower is worse than one that says so.
@@ -76,7 +78,45 @@ CLI::Option* common_options(CLI::App& sub, invocation& inv) {
                  "the store's directory (default: $SOMA_STORE, else ./soma-store)")
     ->option_text("DIR");
   sub.add_flag("--json", inv.json, "print one JSON array instead of a table");
+  sub.add_flag("--csv", inv.csv, "print CSV instead of a table: the --json fields as columns");
   return store;
+}
+
+// The flag that asked for rows for a script: "--json" or "--csv".
+std::string script_flag(const invocation& inv) { return inv.json ? "--json" : "--csv"; }
+
+// --first N and --last N, for a table that can be long: its options.
+struct row_window {
+  CLI::Option* first;
+  CLI::Option* last;
+};
+
+row_window window_options(CLI::App& sub, std::string& first_text, std::string& last_text,
+                          const std::string& rows) {
+  auto* first = sub.add_option("--first", first_text, "only the first N " + rows)->option_text("N");
+  auto* last = sub.add_option("--last", last_text, "only the last N " + rows)->option_text("N");
+  first->excludes(last);
+  return {first, last};
+}
+
+// `soma runs`' filters and order.
+void runs_options(CLI::App& runs, invocation& inv) {
+  runs.add_option("PREFIX", inv.prefix, "only runs whose id starts with PREFIX");
+  runs.add_option("--status", inv.statuses,
+                  "only runs that stand so: running, finished, died or unknown (repeatable: any "
+                  "of them)")
+    ->option_text("S");
+  runs.add_option("--tag", inv.tags, "only runs with this tag (repeatable: all of them)")
+    ->option_text("WORD");
+  runs.add_option("--param", inv.params,
+                  "only runs with this parameter: NAME=VALUE, or NAME for any value (repeatable: "
+                  "all of them)")
+    ->option_text("NAME[=VALUE]");
+  runs.add_option("--sort", inv.sort,
+                  "order by: first (when it began; the default), last, run, status, forwards, "
+                  "broke, took, or a parameter's NAME")
+    ->option_text("KEY");
+  runs.add_flag("--reverse", inv.reverse, "in the other order");
 }
 
 // Where to read how the command line goes, for an error message.
@@ -175,17 +215,22 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   // Before the subcommand too (`soma --json runs`), as users of git expect.
   std::vector<CLI::Option*> given_stores{common_options(app, inv)};
 
-  auto* runs = app.add_subcommand("runs", "every run in the store, summed up");
+  auto* runs = app.add_subcommand("runs", "every run in the store, summed up, in the order they began");
+  runs_options(*runs, inv);
+  std::string first_text;
+  auto runs_window = window_options(*runs, first_text, last_text, "runs");
   given_stores.push_back(common_options(*runs, inv));
 
   auto* forwards = app.add_subcommand("forwards", "every forward of RUN, step by step");
   forwards->add_option("RUN", inv.run, "the run")->required();
+  auto forwards_window = window_options(*forwards, first_text, last_text, "forwards");
   given_stores.push_back(common_options(*forwards, inv));
 
   auto* curve = app.add_subcommand("curve", "the series of NAME over RUN");
   curve->add_option("RUN", inv.run, "the run")->required();
   curve->add_option("NAME", inv.name, "a fact (its \"value\") or fact.field, e.g. loss")
     ->required();
+  auto curve_window = window_options(*curve, first_text, last_text, "points");
   given_stores.push_back(common_options(*curve, inv));
 
   auto* facts = app.add_subcommand("facts", "every fact forward N of RUN was told, one a line");
@@ -219,6 +264,8 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     "fleet", "one row per machine of RUN: work done there, time waiting on the wire, "
              "its latest reading");
   fleet->add_option("RUN", inv.run, "the run")->required();
+  fleet->add_flag("--all-machines", inv.all_machines,
+                  "also every machine of the store that did not touch the run");
   given_stores.push_back(common_options(*fleet, inv));
 
   auto* trials = app.add_subcommand(
@@ -327,6 +374,13 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     "check", "walk the whole store and list every damaged entry; exit 2 if any, 0 if none");
   given_stores.push_back(common_options(*check, inv));
 
+  auto* remove = app.add_subcommand(
+    "delete", "delete runs from the store for good: their records, facts and metadata");
+  remove->add_option("RUN", inv.runs, "the runs")->required();
+  remove->add_flag("--yes", inv.yes, "do not ask first");
+  remove->add_flag("--force", inv.force, "delete a run whose writer still records it");
+  given_stores.push_back(common_options(*remove, inv));
+
   auto* copy = app.add_subcommand(
     "copy", "a compacted copy of the whole store FROM (a directory or soma://HOST:PORT) in the new "
             "directory DIR: a backup, or a served store brought here whole");
@@ -414,8 +468,30 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
       throw usage_error("--store needs a directory, not an empty text; " + help_hint(app));
   if (inv.store.empty())
     inv.store = store::default_path();
+  if (inv.json && inv.csv)
+    throw usage_error("--json and --csv are two ways to print the same rows: give one; "
+                      + help_hint(app));
+  for (auto* sub : {runs, forwards, curve}) {
+    if (!sub->parsed())
+      continue;
+    auto name = sub->get_name();
+    for (auto w : {runs_window, forwards_window, curve_window}) {
+      if (w.first->count() > 0)
+        inv.first = parse_count(first_text, "N of `soma " + name + " --first N`");
+      if (w.last->count() > 0)
+        inv.last = parse_count(last_text, "N of `soma " + name + " --last N`");
+    }
+  }
   if (runs->parsed()) {
     inv.what = command::runs;
+    for (auto& s : inv.statuses)
+      if (!run_status_named(s))
+        throw usage_error("--status " + s + ": a run stands running, finished, died or unknown; "
+                          + help_hint(app));
+    for (auto& p : inv.params)
+      if (p.empty() || p.front() == '=')
+        throw usage_error("--param '" + p + "': NAME=VALUE, or NAME for any value; "
+                          + help_hint(app));
   } else if (forwards->parsed()) {
     inv.what = command::forwards;
   } else if (curve->parsed()) {
@@ -460,9 +536,9 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
                : plot_study->parsed()  ? command::plot_study
                                          : command::plot_graph;
     check_output(inv.output, app);
-    if (inv.json)
-      throw usage_error("`soma plot` draws a figure into -o FILE, and --json has nothing to "
-                        "print there; the numbers behind it are `soma --json curve RUN NAME`, "
+    if (inv.json || inv.csv)
+      throw usage_error("`soma plot` draws a figure into -o FILE, and " + script_flag(inv)
+                        + " has nothing to print there; the numbers behind it are `soma --json curve RUN NAME`, "
                         "`soma --json nodes RUN`, `soma --json fleet RUN` and `soma --json trials STUDY`");
     if (window->count() > 0)
       inv.window = parse_count(window_text, "N of `soma plot progress --window N`");
@@ -483,13 +559,18 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
       inv.last = parse_count(last_text, "N of `soma plot spent --last N`");
   } else if (check->parsed()) {
     inv.what = command::check;
+  } else if (remove->parsed()) {
+    inv.what = command::remove;
+    if (inv.json || inv.csv)
+      throw usage_error("`soma delete` deletes and says what it did on stderr; "
+                        + script_flag(inv) + " has nothing to print there");
   } else if (copy->parsed()) {
     inv.what = command::copy;
   } else if (serve->parsed()) {
     inv.what = command::serve;
-    if (inv.json)
-      throw usage_error("`soma serve` answers JSON at /api/ (docs/web.md); --json has nothing to "
-                        "print here");
+    if (inv.json || inv.csv)
+      throw usage_error("`soma serve` answers JSON at /api/ (docs/web.md); " + script_flag(inv)
+                        + " has nothing to print here");
     if (live_cap->count() > 0) {
       inv.live_cap = parse_count(live_cap_text, "N of `soma serve --live-cap N`");
       if (inv.live_cap < 1 || inv.live_cap > 64)
@@ -498,8 +579,8 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     }
   } else if (trace->parsed()) {
     inv.what = command::trace;
-    if (inv.json)
-      throw usage_error("`soma trace` writes JSON to -o FILE already; drop --json");
+    if (inv.json || inv.csv)
+      throw usage_error("`soma trace` writes JSON to -o FILE already; drop " + script_flag(inv));
     if (trace_forward->count() > 0)
       inv.forward_given = true, inv.forward = parse_count(forward_text, "N of `soma trace RUN --forward N`");
     if (trace_last->count() > 0)
@@ -508,8 +589,9 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
       inv.max_bytes = parse_count(max_bytes_text, "N of `soma trace RUN --max-bytes N`");
   } else if (live->parsed()) {
     inv.what = command::live;
-    if (inv.json)
-      throw usage_error("`soma live` draws for a person, and --json has nothing to print there; "
+    if (inv.json || inv.csv)
+      throw usage_error("`soma live` draws for a person, and " + script_flag(inv)
+                        + " has nothing to print there; "
                         "for a script, read `soma --json forwards RUN` or `soma --json curve RUN "
                         "NAME` as often as it needs");
     if (interval->count() > 0)

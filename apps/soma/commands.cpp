@@ -2,17 +2,25 @@
 #include "opened_store.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <variant>
 #include <chrono>
 #include <filesystem>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "health.hpp"
 #include "serve_command.hpp"
@@ -21,11 +29,15 @@
 #include "plot.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/store/check.hpp"
+#include "soma/store/deleting.hpp"
+#include "soma/store/keys.hpp"
 #include "soma/store/fleet.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/store.hpp"
 #include "soma/store/trials.hpp"
+#include "soma/vocabulary.hpp"
+#include "output.hpp"
 #include "table.hpp"
 #include "usage_error.hpp"
 
@@ -33,8 +45,8 @@ namespace soma::cli {
 
 using web::json;
 using web::json_of;
-using web::print_json;
-using web::print_json_array;
+
+
 using web::standing_json;
 using web::trials_json;
 
@@ -62,26 +74,139 @@ std::string list(const std::vector<std::string>& xs) {
   return out;
 }
 
+// Whether the parameter `v` is what `--param NAME=VALUE` asked: the same
+// text, or the same number (lr=0.05 matches 5e-2).
+bool same_value(const value& v, std::string_view asked) {
+  auto told = text(v);
+  if (told == asked)
+    return true;
+  if (!std::holds_alternative<std::int64_t>(v) && !std::holds_alternative<double>(v))
+    return false;
+  double want = 0;
+  auto [end, ec] = std::from_chars(asked.data(), asked.data() + asked.size(), want);
+  if (ec != std::errc{} || end != asked.data() + asked.size())
+    return false;
+  return std::visit(
+    [&](auto x) {
+      if constexpr (std::is_arithmetic_v<decltype(x)> && !std::is_same_v<decltype(x), bool>)
+        return static_cast<double>(x) == want;
+      else
+        return false;
+    },
+    v);
+}
+
+// Whether run `r` is one `inv` asks for (soma runs PREFIX --status --tag --param).
+bool asked_for(const run_row& r, const invocation& inv) {
+  if (!r.run.starts_with(inv.prefix))
+    return false;
+  if (!inv.statuses.empty()
+      && std::find(inv.statuses.begin(), inv.statuses.end(), to_string(r.status))
+           == inv.statuses.end())
+    return false;
+  for (auto& tag : inv.tags)
+    if (std::find(r.tags.begin(), r.tags.end(), tag) == r.tags.end())
+      return false;
+  for (auto& p : inv.params) {
+    auto eq = p.find('=');
+    auto* v = r.params.find(std::string_view{p}.substr(0, eq));
+    if (!v || (eq != std::string::npos && !same_value(*v, std::string_view{p}.substr(eq + 1))))
+      return false;
+  }
+  return true;
+}
+
+// Orders `rows` by `inv.sort` (then by id), reversed with --reverse. A
+// parameter's NAME orders by its value, numbers before texts; runs without
+// it go last. Throws usage_error for a key that is neither a column nor a
+// parameter any run listed has.
+void sort_runs(std::vector<run_row>& rows, const invocation& inv) {
+  using key = std::tuple<int, double, std::string>; // (kind, number, text)
+  std::function<key(const run_row&)> of;
+  auto& k = inv.sort;
+  auto number = [](double x) { return key{0, x, {}}; };
+  if (k == "first")
+    of = [&](const run_row& r) { return number(static_cast<double>(r.first)); };
+  else if (k == "last")
+    of = [&](const run_row& r) { return number(static_cast<double>(r.last)); };
+  else if (k == "run")
+    of = [](const run_row& r) { return key{1, 0, r.run}; };
+  else if (k == "status")
+    of = [](const run_row& r) { return key{1, 0, std::string{to_string(r.status)}}; };
+  else if (k == "forwards")
+    of = [&](const run_row& r) { return number(static_cast<double>(r.forwards)); };
+  else if (k == "broke")
+    of = [&](const run_row& r) { return number(static_cast<double>(r.broke)); };
+  else if (k == "took")
+    of = [&](const run_row& r) { return number(static_cast<double>(r.took_us)); };
+  else {
+    bool any = std::any_of(rows.begin(), rows.end(), [&](auto& r) { return r.params.find(k); });
+    if (!any && !rows.empty())
+      throw usage_error("--sort " + k + ": it is not a column (first, last, run, status, forwards, "
+                        "broke, took), and no run listed has a parameter named so");
+    of = [&](const run_row& r) -> key {
+      auto* v = r.params.find(k);
+      if (!v)
+        return {3, 0, {}};
+      if (auto* i = std::get_if<std::int64_t>(v))
+        return number(static_cast<double>(*i));
+      if (auto* d = std::get_if<double>(v))
+        return number(*d);
+      return {1, 0, text(*v)};
+    };
+  }
+  std::stable_sort(rows.begin(), rows.end(), [&](const run_row& a, const run_row& b) {
+    auto x = of(a), y = of(b);
+    if (x != y)
+      return inv.reverse ? y < x : x < y;
+    return inv.reverse ? b.run < a.run : a.run < b.run;
+  });
+}
+
+// A run's params for a table: "lr=0.05,seed=1", or "-".
+std::string params_text(const values& params) {
+  return params.empty() ? "-" : params.text();
+}
+
 void show_runs(const store& s, const invocation& inv, std::ostream& out) {
   auto rows = runs(s);
-  if (inv.json)
-    return print_json(out, rows);
+  std::erase_if(rows, [&](const run_row& r) { return !asked_for(r, inv); });
+  sort_runs(rows, inv);
+  keep_asked(rows, inv);
+  if (for_script(inv))
+    return print_rows(out, inv, rows);
   table t{{{"run"},
+           {"status"},
            {"forwards", align::right},
            {"broke", align::right},
            {"took", align::right},
            {"first"},
-           {"last"}}};
+           {"last"},
+           {"params"},
+           {"tags"}}};
   for (auto& r : rows)
-    t.add({r.run, std::to_string(r.forwards), std::to_string(r.broke),
-           duration(static_cast<double>(r.took_us)), utc_seconds(r.first), utc_seconds(r.last)});
+    t.add({r.run, std::string{to_string(r.status)}, std::to_string(r.forwards),
+           std::to_string(r.broke), duration(static_cast<double>(r.took_us)),
+           utc_seconds(r.first), utc_seconds(r.last), params_text(r.params), list(r.tags)});
   t.print(out);
 }
 
+// The forwards of inv.run that `inv` asks for: all of them (one scan), or
+// the first or last N (a seek and N records).
+std::vector<record> asked_forwards(const store& s, const invocation& inv) {
+  if (!inv.first && !inv.last)
+    return forwards(s, inv.run);
+  if (inv.first)
+    return forwards(s, inv.run, 0, *inv.first).records;
+  auto total = forwards(s, inv.run, 0, 0).total;
+  auto count = std::min<std::uint64_t>(total, *inv.last);
+  return forwards(s, inv.run, total - count, static_cast<std::size_t>(count)).records;
+}
+
 void show_forwards(const store& s, const invocation& inv, std::ostream& out) {
-  auto rows = forwards(s, inv.run);
-  if (inv.json)
-    return print_json(out, rows);
+  auto rows = asked_forwards(s, inv);
+  if (for_script(inv))
+    return print_rows(out, inv, rows);
   // One column per summarised field, in order first seen; a forward that
   // did not tell it shows "-".
   std::vector<std::string> keys;
@@ -111,20 +236,44 @@ void show_forwards(const store& s, const invocation& inv, std::ostream& out) {
           value = readable(f.value.str());
       cells.push_back(value);
     }
-    cells.push_back(utc_seconds(r.when));
+    cells.push_back(utc_seconds(r.when_s()));
     t.add(std::move(cells));
   }
   t.print(out);
 }
 
-void show_curve(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
+// The series of run `run` a curve can name, as it names them: each number
+// its first forward was told by a level above the engine, "loss" for a
+// fact's "value", "fact.field" for another field. One fetch.
+std::vector<std::string> series_of(const store& s, const std::string& run) {
+  std::vector<std::string> names;
+  for (auto& f : facts(s, run, 0)) {
+    if (vocabulary::is_engine_word(f.name))
+      continue;
+    for (auto& field : f.fields) {
+      if (!read_number(field.value))
+        continue;
+      auto name = field.key == "value" ? f.name : f.name + "." + field.key;
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(std::move(name));
+    }
+  }
+  return names;
+}
+
+void show_curve(const store& s, const invocation& inv, std::ostream& out, std::ostream&) {
   auto cost = curve_cost::scan;
   auto points = curve(s, inv.run, inv.name, &cost); // the cost it really took
-  if (points.empty())
-    err << "soma: no forward of run '" << inv.run << "' told '" << inv.name
-        << "'; `soma facts " << inv.run << " 0` shows what a forward told\n";
-  if (inv.json)
-    return print_json(out, points);
+  if (points.empty()) {
+    auto names = series_of(s, inv.run);
+    throw usage_error("no forward of run '" + inv.run + "' told '" + inv.name + "'; "
+                      + (names.empty() ? std::string{"its first forward told no number of its own"}
+                                       : "its series are " + list(names))
+                      + " (`soma facts " + inv.run + " 0` shows what a forward told)");
+  }
+  keep_asked(points, inv);
+  if (for_script(inv))
+    return print_rows(out, inv, points);
   out << "# curve of " << inv.name << " over run " << inv.run << ": " << to_string(cost)
       << (cost == curve_cost::scan ? " (one scan of records)" : " (a fetch per forward)")
       << '\n';
@@ -136,8 +285,8 @@ void show_curve(const store& s, const invocation& inv, std::ostream& out, std::o
 
 void show_facts(const store& s, const invocation& inv, std::ostream& out) {
   auto told = facts(s, inv.run, inv.forward);
-  if (inv.json)
-    return print_json(out, told);
+  if (for_script(inv))
+    return print_rows(out, inv, told);
   // A fact read back is the very line a watcher printed: one JSON object a
   // line is its human form, as in the seed.
   for (auto& f : told)
@@ -146,8 +295,8 @@ void show_facts(const store& s, const invocation& inv, std::ostream& out) {
 
 void show_nodes(const store& s, const invocation& inv, std::ostream& out) {
   auto rows = nodes(s, inv.run, inv.last);
-  if (inv.json)
-    return print_json(out, rows);
+  if (for_script(inv))
+    return print_rows(out, inv, rows);
   table t{{{"node"},
            {"ran", align::right},
            {"recalled", align::right},
@@ -165,8 +314,8 @@ void show_nodes(const store& s, const invocation& inv, std::ostream& out) {
 
 void show_cache(const store& s, const invocation& inv, std::ostream& out) {
   auto rows = cache_entries(s, inv.node);
-  if (inv.json)
-    return print_json(out, rows);
+  if (for_script(inv))
+    return print_rows(out, inv, rows);
   table t{{{"node"}, {"type"}, {"version"}, {"bytes", align::right}, {"kept_at"}}};
   for (auto& r : rows)
     t.add({r.node, r.type, r.version, std::to_string(r.bytes), utc_seconds(r.kept_at)});
@@ -177,8 +326,8 @@ void show_standing(const std::map<std::string, reading>& latest, const std::stri
                    const invocation& inv, std::ostream& out, std::ostream& err) {
   quietness quiet{latest};
   auto quiet_s = [&](const reading& r) { return quiet.of(r); };
-  if (inv.json)
-    return print_json_array(out, standing_json(latest));
+  if (for_script(inv))
+    return print_rows(out, inv, standing_json(latest));
   table t{{{"id"},
            {"busy", align::right},
            {"memory", align::right},
@@ -211,8 +360,8 @@ void show_standing(const std::map<std::string, reading>& latest, const std::stri
 }
 
 void show_fleet(const std::vector<fleet_row>& rows, const invocation& inv, std::ostream& out) {
-  if (inv.json)
-    return print_json(out, rows);
+  if (for_script(inv))
+    return print_rows(out, inv, rows);
   table t{{{"host"},
            {"machine"},
            {"slices", align::right},
@@ -236,8 +385,8 @@ void show_fleet(const std::vector<fleet_row>& rows, const invocation& inv, std::
 
 void show_studies(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
   auto rows = studies(s);
-  if (inv.json)
-    return print_json(out, rows);
+  if (for_script(inv))
+    return print_rows(out, inv, rows);
   table t{{{"study"},
            {"trials", align::right},
            {"waiting", align::right},
@@ -264,8 +413,8 @@ void show_trials(const store& s, const invocation& inv, std::ostream& out) {
   auto latest = standing(s);
   quietness quiet{latest};
 
-  if (inv.json)
-    return print_json_array(out, trials_json(rows, latest));
+  if (for_script(inv))
+    return print_rows(out, inv, trials_json(rows, latest));
   table t{{{"trial", align::right},
            {"attempt", align::right},
            {"state"},
@@ -296,11 +445,11 @@ void reclaim_trials(const invocation& inv, std::ostream& out, std::ostream& err)
   { opened_store exists{inv.store, store_options{.read_only = true}}; }
   opened_store opened{inv.store, {}};
   auto handed = reclaim(opened.get(), inv.study, inv.quiet_over);
-  if (inv.json) {
+  if (for_script(inv)) {
     auto array = json::array();
     for (auto n : handed)
       array.push_back(json{{"trial", n}});
-    print_json_array(out, array);
+    print_rows(out, inv, array);
   } else {
     for (auto n : handed)
       out << "handed back trial " << n << '\n';
@@ -316,7 +465,9 @@ void clear_cache(const invocation& inv, std::ostream& out, std::ostream& err) {
   { opened_store exists{inv.store, store_options{.read_only = true}}; }
   opened_store opened{inv.store, {}};
   auto cleared = cache_clear(opened.get(), inv.node);
-  if (inv.json)
+  if (inv.csv)
+    print_rows(out, inv, json::array({json{{"cleared", cleared}}}));
+  else if (inv.json)
     out << json::array({json{{"cleared", cleared}}}).dump() << '\n';
   else
     out << "forgot " << cleared << " kept output" << (cleared == 1 ? "" : "s")
@@ -337,11 +488,11 @@ int show_check(const store& s, const invocation& inv, std::ostream& out, std::os
   auto report = check(s);
   auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began)
               .count();
-  if (inv.json) {
+  if (for_script(inv)) {
     auto array = json::array();
     for (auto& d : report.damaged)
       array.push_back(json{{"database", d.database}, {"key", d.key}, {"what", d.what}});
-    print_json_array(out, array);
+    print_rows(out, inv, array);
   } else if (!report.damaged.empty()) {
     table t{{{"database"}, {"key"}, {"what"}}};
     for (auto& d : report.damaged)
@@ -381,7 +532,7 @@ int several_stores(const invocation& inv, std::ostream& out, std::ostream& err) 
   }
   for (auto& s : stores) {
     try {
-      show_fleet(fleet(s, inv.run, latest), inv, out);
+      show_fleet(fleet(s, inv.run, latest, {.only_the_run = !inv.all_machines}), inv, out);
       return exit_ok;
     } catch (const store_error& e) {
       if (e.trouble() != store_trouble::missing)
@@ -393,9 +544,56 @@ int several_stores(const invocation& inv, std::ostream& out, std::ostream& err) 
                      + "; `soma runs --store STORE` lists a store's runs");
 }
 
+// soma delete RUN...: checks every run first (each there; none still
+// recorded, unless --force), asks once unless --yes, then deletes them one
+// transaction each. Asking needs a terminal: without one, and without
+// --yes, it deletes nothing and says so.
+void delete_runs(const invocation& inv, std::ostream& err) {
+  { opened_store exists{inv.store, store_options{.read_only = true}}; }
+  opened_store opened{inv.store, {}};
+  auto& s = opened.get();
+  std::vector<run_row> rows;
+  for (auto& run : inv.runs) {
+    if (auto why = why_not_a_run_id(run))
+      throw usage_error("cannot delete a run named '" + run + "': " + *why);
+    auto row = run_summary(s, run); // names a run the store does not have
+    if (row.status == run_status::running && !inv.force)
+      throw usage_error("run '" + run + "' is still being recorded (" + row.how
+                        + "); stop its recorder first, or give --force to delete it anyway");
+    rows.push_back(std::move(row));
+  }
+  std::uint64_t forwards = 0;
+  for (auto& r : rows)
+    forwards += r.forwards;
+  auto what = std::to_string(rows.size()) + (rows.size() == 1 ? " run" : " runs") + " ("
+              + std::to_string(forwards) + " forwards) from the store '" + s.path() + "'";
+  if (!inv.yes) {
+    if (!::isatty(STDIN_FILENO))
+      throw usage_error("not deleting " + what + " without asking, and there is no terminal to "
+                        "ask at; give --yes to delete without asking");
+    err << "soma: delete " << what << ": ";
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      err << (i > 0 ? ", " : "") << rows[i].run;
+    err << "? [y/N] " << std::flush;
+    std::string answer;
+    std::getline(std::cin, answer);
+    if (answer != "y" && answer != "yes") {
+      err << "soma: deleted nothing\n";
+      return;
+    }
+  }
+  for (auto& r : rows)
+    delete_run(s, r.run);
+  err << "soma: deleted " << what << '\n';
+}
+
 } // namespace
 
 int run(const invocation& inv, std::ostream& out, std::ostream& err) {
+  if (inv.what == command::remove) {
+    delete_runs(inv, err);
+    return exit_ok;
+  }
   if (inv.what == command::cache_clear) {
     clear_cache(inv, out, err);
     return exit_ok;
@@ -437,7 +635,9 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::nodes: show_nodes(s, inv, out); break;
     case command::cache_ls: show_cache(s, inv, out); break;
     case command::standing: show_standing(standing(s), s.path(), inv, out, err); break;
-    case command::fleet: show_fleet(fleet(s, inv.run), inv, out); break;
+    case command::fleet:
+      show_fleet(fleet(s, inv.run, {.only_the_run = !inv.all_machines}), inv, out);
+      break;
     case command::plot_progress:
     case command::plot_spent:
     case command::plot_machines:
@@ -455,6 +655,7 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::trace: trace(s, inv, out, err); break;
     case command::cache_clear:
     case command::copy:
+    case command::remove:
     case command::reclaim:
     case command::plot_graph: break;
   }

@@ -7,6 +7,7 @@
 
 #include "soma/web/json.hpp"
 #include "soma/health/judge.hpp"
+#include "output.hpp"
 #include "table.hpp"
 #include "usage_error.hpp"
 
@@ -14,8 +15,8 @@ namespace soma::cli {
 
 using web::json;
 using web::json_of;
-using web::print_json;
-using web::print_json_array;
+
+
 
 namespace {
 
@@ -34,7 +35,7 @@ health::rulebook book_for(const invocation& inv) {
 }
 
 void list_rules(const health::rulebook& book, const invocation& inv, std::ostream& out) {
-  if (inv.json) {
+  if (for_script(inv)) {
     auto array = json::array();
     for (auto& e : book.rules()) {
       auto settings = json::object();
@@ -45,7 +46,7 @@ void list_rules(const health::rulebook& book, const invocation& inv, std::ostrea
                            {"settings", settings},
                            {"condition", e.rule->condition()}});
     }
-    return print_json_array(out, array);
+    return print_rows(out, inv, array);
   }
   table t{{{"rule"}, {"looks at"}, {"settings"}, {"condition"}}};
   for (auto& e : book.rules()) {
@@ -133,11 +134,11 @@ int show_health(const store& s, const invocation& inv, std::ostream& out, std::o
   bool firing = false;
   for (auto& op : j.opinions)
     firing |= op.state == health::status::firing;
-  if (inv.json) {
+  if (for_script(inv)) {
     auto array = json::array();
     for (auto& op : j.opinions)
       array.push_back(json_of(op));
-    print_json_array(out, array);
+    print_rows(out, inv, array);
   } else {
     table t{{{"opinion"},
              {"rule"},
@@ -168,10 +169,12 @@ int show_health(const store& s, const invocation& inv, std::ostream& out, std::o
 }
 
 std::vector<health::opinion> firing_about(const store& s, const std::string& run) {
-  auto j = health::judge(s, health::rulebook::shipped());
+  // What `soma health RUN` says of it: the run's forwards, nodes, hosts and
+  // trial, never a machine that did not touch it.
+  auto j = health::judge(s, health::rulebook::shipped(), {.run = run});
   std::vector<health::opinion> out;
   for (auto& op : j.opinions)
-    if (op.state == health::status::firing && (op.run.empty() || op.run == run))
+    if (op.state == health::status::firing)
       out.push_back(op);
   return out;
 }

@@ -18,7 +18,7 @@ namespace soma::cli {
 enum class command {
   runs, forwards, curve, facts, nodes, cache_ls, cache_clear, standing, fleet,
   plot_progress, plot_spent, plot_machines, plot_graph, live, check,
-  trials, reclaim, plot_study, health, serve, trace, copy
+  trials, reclaim, plot_study, health, serve, trace, copy, remove
 };
 
 /// A parsed, checked command line.
@@ -26,11 +26,24 @@ struct invocation {
   command what = command::runs;
   std::string store;              ///< --store DIR (default: soma::store::default_path())
   bool json = false;              ///< --json: one JSON array instead of a table
+  bool csv = false;               ///< --csv: CSV instead of a table (output.hpp)
   std::string run;                ///< RUN, for all but `runs`, `cache` and `standing`
   std::string name;               ///< NAME, for `curve`
   std::uint64_t forward = 0;      ///< N, for `facts` and `trace --forward N`
   bool forward_given = false;     ///< whether `trace --forward N` was given
-  std::optional<std::size_t> last; ///< --last N, for `nodes`
+  std::optional<std::size_t> last; ///< --last N: `nodes`' forwards; the last N rows of `runs`, `forwards`, `curve`, `trials`
+  std::optional<std::size_t> first; ///< --first N: the first N rows of `runs`, `forwards`, `curve`, `trials`
+  // `soma runs`' filters and order.
+  std::string prefix;              ///< PREFIX: only runs whose id starts so
+  std::vector<std::string> statuses; ///< --status S (repeatable): only runs that stand so
+  std::vector<std::string> tags;   ///< --tag WORD (repeatable): only runs with every one
+  std::vector<std::string> params; ///< --param NAME=VALUE or NAME (repeatable): only runs with it
+  std::string sort = "first";      ///< --sort KEY: a column of `soma runs`, or a parameter's name
+  bool reverse = false;            ///< --reverse
+  bool all_machines = false;       ///< --all-machines: `fleet` lists machines that did not touch the run too
+  // `soma delete RUN...` (its runs in `runs`).
+  bool yes = false;                ///< --yes: do not ask
+  bool force = false;              ///< --force: delete a run still being recorded
   std::optional<std::string> node; ///< --node NAME, for `cache ls|clear`
   std::string output;              ///< -o FILE (.svg or .png), for `plot`
   std::string fact = "loss";       ///< --fact NAME, for `plot progress` and `live`
@@ -53,7 +66,7 @@ struct invocation {
   std::optional<std::uint64_t> max_bytes; ///< --max-bytes N, for `trace`
   // `soma plot`'s figure options (issue 17): several runs and facts overlaid,
   // a log axis, a size and a title.
-  std::vector<std::string> runs;   ///< RUN..., for `plot progress` (run is the first)
+  std::vector<std::string> runs;   ///< RUN..., for `plot progress` (run is the first) and `delete`
   std::vector<std::string> facts;  ///< --fact NAME, repeatable, for `plot progress` (fact is the first)
   bool log_y = false;              ///< --log-y, for `plot progress`
   int width = 0, height = 0;       ///< --size WxH, for `plot` but graph (0: the figure's own)

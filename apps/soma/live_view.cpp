@@ -157,12 +157,12 @@ void run_follower::take(const store& s, const record& r, std::uint64_t total) {
   if (r.forward >= next_) { // new: when it began counts once
     next_ = r.forward + 1;
     if (r.forward == 0)
-      first_when_ = r.when;
-    last_when_ = std::max(last_when_, r.when);
-    ++per_second_[r.when];
+      first_when_ = r.when_s();
+    last_when_ = std::max(last_when_, r.when_s());
+    ++per_second_[r.when_s()];
     if (per_second_.size() > 2 * kept_seconds) // catching up on a long run
       per_second_.erase(per_second_.begin(), per_second_.lower_bound(last_when_ - kept_seconds));
-    recent_whens_.push_back(r.when);
+    recent_whens_.push_back(r.when_s());
     if (recent_whens_.size() > gap_forwards)
       recent_whens_.pop_front();
   }
@@ -249,6 +249,11 @@ view run_follower::read(const store& s, std::int64_t now) {
   read_nodes(s, next_);
 
   v.found = true;
+  // Where the run stands (one read of its metadata): a run its recorder
+  // closed, or whose writer is gone, says so instead of going quiet.
+  auto row = run_summary(s, run_);
+  v.status = row.status;
+  v.how = row.how;
   v.forwards = std::max(total, next_);
   v.ok = ok_;
   v.broke = broke_;
@@ -345,7 +350,10 @@ std::vector<std::string> render(const view& v, std::size_t width, std::size_t he
     if (v.elapsed_s)
       timing.push_back("elapsed " + seconds(*v.elapsed_s));
     parts.push_back({1, {spaced(timing, width)}});
-    if (v.quiet_s) {
+    if (v.status == run_status::finished || v.status == run_status::died) {
+      parts.push_back({1, {fitting({std::string{to_string(v.status)} + ": " + v.how,
+                                    std::string{to_string(v.status)}}, width)}});
+    } else if (v.quiet_s) {
       auto quiet = "no forward for " + seconds(*v.quiet_s);
       auto at = clock_time(v.last_when, v.now);
       parts.push_back({1, {fitting({quiet + " (the last at " + at + ")", quiet + " (last " + at + ")",

@@ -37,6 +37,8 @@ struct view {
   double rate = 0;                ///< forwards a second over the last rate_seconds whole seconds
   std::optional<std::int64_t> elapsed_s;  ///< since the run's first forward began
   std::optional<std::int64_t> quiet_s;    ///< set once no forward came for long (quiet_after)
+  run_status status = run_status::unknown; ///< where the run stands (soma/store/run_status.hpp)
+  std::string how;                ///< how that is known
   std::int64_t last_when = 0;     ///< unix seconds the latest forward began
   std::int64_t now = 0;           ///< unix seconds the view was read
   std::vector<node_row> slowest;  ///< nodes by mean time, slowest first (last 100 forwards)

@@ -2,6 +2,7 @@
 // wires the parts together: cli.cpp parses, commands.cpp reads and prints,
 // and every error becomes one "soma: ..." line on stderr and an exit code.
 
+#include <cerrno>
 #include <exception>
 #include <iostream>
 
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
       return exit_ok;
     auto status = run(*inv, std::cout, std::cerr);
     if (!std::cout.flush()) {
+      if (errno == EPIPE)
+        return status; // the reader went (`soma live | head`): nothing is lost that it wanted
       std::cerr << "soma: could not write the answer to stdout (a full disk, a closed pipe?)\n";
       return exit_failure;
     }

@@ -1,5 +1,6 @@
 #include "plot.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -50,10 +51,21 @@ namespace {
 // not there is an error naming it; a series nobody told is named on the
 // figure, as the web page's comparison does.
 draw::figure overlaid(const store& s, const invocation& inv, const draw::framing& frame) {
+  // A run is named by its params where it has them (lr=0.05), and by its id
+  // too where two runs have the same ones.
+  std::vector<std::string> labels;
+  for (auto& run : inv.runs) {
+    auto params = run_summary(s, run).params;
+    labels.push_back(params.empty() ? std::string{} : params.text());
+  }
+  auto same = labels;
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    if (!same[i].empty() && std::count(same.begin(), same.end(), same[i]) > 1)
+      labels[i] += " (" + inv.runs[i] + ")";
   std::vector<draw::compared> series;
-  for (auto& run : inv.runs)
+  for (std::size_t i = 0; i < inv.runs.size(); ++i)
     for (auto& fact : inv.facts)
-      series.push_back({run, curve(s, run, fact), fact}); // empty: named on the figure
+      series.push_back({inv.runs[i], curve(s, inv.runs[i], fact), fact, labels[i]}); // empty: named on the figure
   return draw::compare(series, inv.facts.front(), {.window = inv.window, .log_y = inv.log_y, .frame = frame});
 }
 

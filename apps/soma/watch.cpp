@@ -163,6 +163,11 @@ bool wait_for_store(const invocation& inv, std::ostream& err) {
 }
 
 void watch(const store& s, const invocation& inv, std::ostream& out) {
+  if (inv.once)
+    (void) run_summary(s, inv.run); // one look: a run that is not there is an error, not a wait
+  // Into a pipe that closes (`soma live | head`): a failed write, and then a
+  // quiet end (main.cpp), not death by SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
   viewer view{s, inv};
   if (inv.once) {
     for (auto& line : view.frame(terminal_size_now()))

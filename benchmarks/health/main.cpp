@@ -126,8 +126,9 @@ void write_store(soma::store& s, const options& o) {
       r.took_us = embed + 1500;
       // Runs one after another, ten forwards a second, the last ending with
       // the readings (so every run judged is as old as its own forwards).
-      r.when = t0_s + 300 - static_cast<std::int64_t>((o.runs - run) * (o.forwards / 10))
-               + static_cast<std::int64_t>(i / 10);
+      r.when_us = 1'000'000 * (t0_s + 300
+                               - static_cast<std::int64_t>((o.runs - run) * (o.forwards / 10))
+                               + static_cast<std::int64_t>(i / 10));
       r.summary = {{"loss.value", std::to_string(1.0 / (1.0 + static_cast<double>(i)))}};
       auto tok = soma::fact{"ran", {{"node", "tokenize"}, {"took_us", 200}}};
       auto emb = soma::fact{"ran", {{"node", "embed"}, {"took_us", embed}, {"host", "w1"}}};

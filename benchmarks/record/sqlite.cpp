@@ -109,7 +109,7 @@ writer_row sqlite_peer(const workload& w, const record_options& opt) {
           sqlite3_bind_text(rec, 3, state.data(), static_cast<int>(state.size()), SQLITE_STATIC);
           sqlite3_bind_int64(rec, 4, x.nodes);
           sqlite3_bind_int64(rec, 5, x.took_us);
-          sqlite3_bind_int64(rec, 6, x.when);
+          sqlite3_bind_int64(rec, 6, x.when_s());
           sqlite3_bind_double(rec, 7, w.loss[i]);
           insert_record.step();
           auto& blob = w.blob_bytes[i];

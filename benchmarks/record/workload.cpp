@@ -70,7 +70,7 @@ workload make_workload(std::size_t n) {
     r.state = soma::outcome::ok;
     r.nodes = 3;
     r.took_us = facts[3].find("took_us")->integer_or(0);
-    r.when = when;
+    r.when_us = when * 1'000'000;
     r.summary.emplace_back("loss.value", *facts[4].find("value"));
     w.keys.push_back(soma::detail::record_key(run_id, i));
     auto began = clock::now();

@@ -89,7 +89,7 @@ double spread(const std::vector<double>& xs) {
 
 soma_test::written forward_of(std::uint64_t i, std::int64_t when) {
   soma::record r;
-  r.when = when;
+  r.when_us = when * 1'000'000;
   r.state = soma::outcome::ok;
   r.nodes = 3;
   r.took_us = 900;

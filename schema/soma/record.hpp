@@ -12,6 +12,7 @@
 
 #include "soma/fact.hpp"
 #include "soma/outcome.hpp"
+#include "soma/trial.hpp"
 
 namespace soma {
 
@@ -21,13 +22,32 @@ struct record {
   outcome state = outcome::open;
   std::uint32_t nodes = 0;   ///< distinct nodes that ran, failed or were recalled
   std::int64_t took_us = 0;  ///< the forward's took_us
-  std::int64_t when = 0;     ///< unix seconds when its first fact was seen
+  std::int64_t when_us = 0;  ///< unix microseconds when its first fact was seen
   std::vector<field> summary; ///< summarised facts' fields, flattened: {"loss.value", 2.1}
+
+  /// `when_us` in whole unix seconds (what a run's first and last say).
+  [[nodiscard]] std::int64_t when_s() const noexcept;
 
   friend bool operator==(const record&, const record&) = default;
 };
 
 namespace detail {
+
+/// Whole seconds of unix microseconds `us`, rounded down.
+[[nodiscard]] constexpr std::int64_t seconds_of(std::int64_t us) noexcept {
+  return us >= 0 ? us / 1'000'000 : -((-(us + 1)) / 1'000'000) - 1;
+}
+
+/// The microseconds of `us` past seconds_of(us), 0 to 999,999: how the
+/// schema keeps a time to the microsecond beside its whole seconds.
+[[nodiscard]] constexpr std::uint32_t sub_second_us(std::int64_t us) noexcept {
+  return static_cast<std::uint32_t>(us - seconds_of(us) * 1'000'000);
+}
+
+/// The unix microseconds of whole seconds `s` and `sub` microseconds past them.
+[[nodiscard]] constexpr std::int64_t when_us_of(std::int64_t s, std::uint32_t sub) noexcept {
+  return s * 1'000'000 + static_cast<std::int64_t>(sub);
+}
 
 /// A run summed up as its writer keeps it beside its records: what
 /// soma::run_row says of the run, counted as detail::count_forward counts
@@ -40,6 +60,21 @@ struct run_totals {
   std::int64_t last = 0;      ///< the greatest `when` of them (0 with no forward)
 
   friend bool operator==(const run_totals&, const run_totals&) = default;
+};
+
+/// The process that writes a run, as the run's metadata keeps it: enough
+/// for a reader on the same machine to tell whether it still lives
+/// (soma/store/run_status.hpp).
+struct run_writer {
+  std::string host;          ///< its hostname
+  std::string boot;          ///< its machine's boot id (/proc/sys/kernel/random/boot_id)
+  std::uint32_t pid = 0;
+  std::uint64_t started = 0; ///< its start, clock ticks after boot: a pid used again differs
+  /// A served store's server writing for a client: the client's machine id
+  /// (hostname-pid); empty for a recorder writing its own store.
+  std::string client;
+
+  friend bool operator==(const run_writer&, const run_writer&) = default;
 };
 
 /// A run's metadata (meta/run/<id>).
@@ -58,8 +93,19 @@ struct run_meta {
   /// its records, so that listing runs reads no record. None in runs an
   /// older soma wrote last (readers count their records instead).
   std::optional<run_totals> totals;
+  /// What the run was (its recorder's params, or its trial's), and words to
+  /// find it by. Empty in runs recorded without them.
+  values params;
+  std::vector<std::string> tags;
+  /// The process that wrote the run last. None in runs an older soma wrote.
+  std::optional<run_writer> writer;
+  /// When a served store's server saw the client that wrote the run go
+  /// without closing it (unix µs, the server's clock). A later writer clears it.
+  std::optional<std::int64_t> dropped_us;
 };
 
 } // namespace detail
+
+inline std::int64_t record::when_s() const noexcept { return detail::seconds_of(when_us); }
 
 } // namespace soma

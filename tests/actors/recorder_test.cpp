@@ -2,6 +2,8 @@
 
 #include <thread>
 
+#include <unistd.h>
+
 #include "../store/scratch.hpp"
 #include "fixture.hpp"
 #include "soma/forward_error.hpp"
@@ -32,6 +34,44 @@ struct recording : system_fixture {
 
 BOOST_FIXTURE_TEST_SUITE(recorder, recording)
 
+BOOST_AUTO_TEST_CASE(a_run_keeps_its_params_and_tags_and_says_where_it_stands) {
+  auto row = [&] { return soma::run_summary(store, "sweep"); };
+  soma::values params{{"lr", 0.05}, {"depth", std::int64_t{4}}, {"data", "wiki"}, {"warm", true}};
+  {
+    soma::recorder rec{sys, store, {.run = "sweep", .params = params, .tags = {"baseline", "gpu"}}};
+    record(rec, 3);
+    rec.flush();
+    auto r = row();
+    BOOST_TEST(r.params == params); // typed as given: a real, an int, a text, a flag
+    BOOST_TEST((r.tags == std::vector<std::string>{"baseline", "gpu"}));
+    BOOST_TEST(r.status == soma::run_status::running, r.how);
+    BOOST_TEST(r.how == "its writer, pid " + std::to_string(::getpid()) + " on this machine, lives");
+    BOOST_TEST(!r.ended_us.has_value());
+  }
+  auto closed = row();
+  BOOST_TEST(closed.status == soma::run_status::finished);
+  BOOST_TEST(closed.how.starts_with("its recorder closed it at "));
+  BOOST_TEST(closed.ended_us.has_value());
+  BOOST_TEST(closed.params == params); // closing keeps them
+  {
+    // A later recorder that says nothing keeps what the run was; it runs again.
+    soma::recorder rec{sys, store, {.run = "sweep"}};
+    record(rec, 1, 3);
+    rec.flush();
+    BOOST_TEST(row().params == params);
+    BOOST_TEST(row().status == soma::run_status::running);
+  }
+  {
+    // One that says what the run is now replaces it.
+    soma::recorder rec{sys, store, {.run = "sweep", .params = {{"lr", 0.01}}}};
+    record(rec, 1, 4);
+  }
+  BOOST_TEST((row().params == soma::values{{"lr", 0.01}}));
+  BOOST_TEST(row().tags.empty());
+  BOOST_TEST(row().forwards == 5u);
+  BOOST_TEST(row().status == soma::run_status::finished);
+}
+
 BOOST_AUTO_TEST_CASE(one_record_per_forward_with_every_field) {
   std::vector<soma::fact> seen;
   {
@@ -53,8 +93,8 @@ BOOST_AUTO_TEST_CASE(one_record_per_forward_with_every_field) {
     BOOST_TEST(fw[i].forward == i);
     BOOST_TEST(fw[i].state == soma::outcome::ok);
     BOOST_TEST(fw[i].nodes == 3u);
-    BOOST_TEST(fw[i].when <= now);
-    BOOST_TEST(fw[i].when >= now - 60);
+    BOOST_TEST(fw[i].when_s() <= now);
+    BOOST_TEST(fw[i].when_s() >= now - 60);
     BOOST_REQUIRE_EQUAL(fw[i].summary.size(), 1u);
     BOOST_TEST(fw[i].summary[0].key == "loss.value");
   }

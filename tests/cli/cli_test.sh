@@ -145,31 +145,157 @@ version)
   ;;
 
 runs)
-  soma 0 runs --store "$STORE"
+  soma 0 runs --store "$STORE" --sort run
   no_err
-  table LRRRLL <<EOF
-run	forwards	broke	took	first	last
-plain	3	1	~	@	@
-tuesday	12	0	~	@	@
+  table LLRRRLLLL <<EOF
+run	status	forwards	broke	took	first	last	params	tags
+plain	finished	3	1	~	@	@	lr=0.5	baseline,short
+tuesday	finished	12	0	~	@	@	lr=0.05,seed=7	baseline
 EOF
   # The options go before the subcommand too.
   cp "$T/out" "$T/after"
-  soma 0 --store "$STORE" runs
+  soma 0 --store "$STORE" runs --sort run
   diff -u "$T/after" "$T/out" >&2 ||
     fail "--store before the subcommand reads something else"
+  # By default, in the order they began (then by id).
+  soma 0 runs --store "$STORE" --json
+  cp "$T/out" "$T/all.json"
+  soma 0 runs --store "$STORE"
+  python3 - "$T/all.json" "$T/out" <<'PY' || fail "the default order is not by first"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+want = [r["run"] for r in sorted(rows, key=lambda r: (r["first"], r["run"]))]
+got = [l.split()[0] for l in open(sys.argv[2]).read().splitlines()[1:]]
+assert got == want, (got, want)
+PY
   ;;
 
 runs_json)
-  soma 0 runs --store "$STORE" --json
+  soma 0 runs --store "$STORE" --json --sort run
   no_err
   json '
-assert [list(r) for r in rows] == [["run", "forwards", "broke", "took_us", "first", "last"]] * 2
+assert [list(r) for r in rows] == [["run", "forwards", "broke", "took_us", "first", "last", "status",
+                                    "how", "ended_us", "params", "tags"]] * 2
 assert [(r["run"], r["forwards"], r["broke"]) for r in rows] == [("plain", 3, 1), ("tuesday", 12, 0)]
 for r in rows:
-    assert all(type(r[k]) is int for k in ("took_us", "first", "last")), r
-    assert r["took_us"] > 0 and 0 < r["first"] <= r["last"], r'
-  soma 0 --json runs --store "$STORE"
+    assert all(type(r[k]) is int for k in ("took_us", "first", "last", "ended_us")), r
+    assert r["took_us"] > 0 and 0 < r["first"] <= r["last"], r
+    assert r["status"] == "finished" and r["how"].startswith("its recorder closed it at "), r
+    assert r["first"] <= r["ended_us"] // 1000000, r
+assert rows[1]["params"] == {"lr": 0.05, "seed": 7} and type(rows[1]["params"]["seed"]) is int
+assert rows[0]["params"] == {"lr": 0.5}
+assert rows[0]["tags"] == ["baseline", "short"] and rows[1]["tags"] == ["baseline"]'
+  soma 0 --json runs --store "$STORE" --sort run
   json 'assert [r["run"] for r in rows] == ["plain", "tuesday"]'
+  # The same rows as CSV: the JSON's fields as columns, params one column each.
+  soma 0 runs --store "$STORE" --csv --sort run
+  no_err
+  python3 - "$T/out" <<'PY' || fail "the CSV differs"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert rows[0] == ["run", "forwards", "broke", "took_us", "first", "last", "status", "how",
+                   "ended_us", "params.lr", "tags", "params.seed"], rows[0]
+assert [r[0] for r in rows[1:]] == ["plain", "tuesday"], rows
+assert rows[1][9] == "0.5" and rows[1][10] == "baseline;short" and rows[1][11] == "", rows[1]
+assert rows[2][9] == "0.05" and rows[2][11] == "7", rows[2]
+assert rows[1][6] == "finished" and rows[1][7].startswith("its recorder closed it at "), rows[1]
+PY
+  ;;
+
+runs_filters)
+  names() { python3 -c 'import json,sys; print(" ".join(r["run"] for r in json.load(open(sys.argv[1]))))' "$T/out"; }
+  want() { [ "$(names)" = "$1" ] || fail "soma runs $2 listed '$(names)', not '$1'"; }
+  soma 0 runs tue --store "$STORE" --json; want "tuesday" "tue"
+  soma 0 runs --store "$STORE" --json --tag short; want "plain" "--tag short"
+  soma 0 runs --store "$STORE" --json --tag baseline --tag short; want "plain" "--tag baseline --tag short"
+  soma 0 runs --store "$STORE" --json --tag nope; want "" "--tag nope"
+  soma 0 runs --store "$STORE" --json --param lr=0.05; want "tuesday" "--param lr=0.05"
+  soma 0 runs --store "$STORE" --json --param lr=5e-2; want "tuesday" "--param lr=5e-2 (the same number)"
+  soma 0 runs --store "$STORE" --json --param seed; want "tuesday" "--param seed"
+  soma 0 runs --store "$STORE" --json --param seed=8; want "" "--param seed=8"
+  soma 0 runs --store "$STORE" --json --status finished --sort run; want "plain tuesday" "--status finished"
+  soma 0 runs --store "$STORE" --json --status running --status died; want "" "--status running --status died"
+  soma 0 runs --store "$STORE" --json --sort lr; want "tuesday plain" "--sort lr"
+  soma 0 runs --store "$STORE" --json --sort lr --reverse; want "plain tuesday" "--sort lr --reverse"
+  soma 0 runs --store "$STORE" --json --sort forwards --reverse; want "tuesday plain" "--sort forwards --reverse"
+  soma 0 runs --store "$STORE" --json --sort run --first 1; want "plain" "--first 1"
+  soma 0 runs --store "$STORE" --json --sort run --last 1; want "tuesday" "--last 1"
+  # A run without the parameter sorts last, whichever way.
+  soma 0 runs --store "$STORE" --json --sort seed; want "tuesday plain" "--sort seed"
+  expect_usage_error "--status done: a run stands running, finished, died or unknown; \`soma runs --help\` says how it goes" \
+    runs --store "$STORE" --status done
+  expect_usage_error "--sort speed: it is not a column (first, last, run, status, forwards, broke, took), and no run listed has a parameter named so" \
+    runs --store "$STORE" --sort speed
+  expect_usage_error "--param '=3': NAME=VALUE, or NAME for any value; \`soma runs --help\` says how it goes" \
+    runs --store "$STORE" --param =3
+  expect_usage_error "--json and --csv are two ways to print the same rows: give one; \`soma runs --help\` says how it goes" \
+    runs --store "$STORE" --json --csv
+  error_starting "--first excludes --last" runs --store "$STORE" --first 1 --last 1
+  ;;
+
+forwards_window)
+  soma 0 forwards tuesday --store "$STORE" --last 3 --json
+  no_err
+  json 'assert [r["forward"] for r in rows] == [9, 10, 11], rows'
+  soma 0 forwards tuesday --store "$STORE" --first 2 --json
+  json 'assert [r["forward"] for r in rows] == [0, 1], rows
+assert all(type(r["when_us"]) is int and r["when_us"] // 1000000 == r["when"] for r in rows), rows'
+  soma 0 forwards tuesday --store "$STORE" --last 50 --json
+  json 'assert len(rows) == 12'
+  soma 0 curve tuesday loss --store "$STORE" --last 2 --json
+  json 'assert [p[0] if isinstance(p, list) else p["forward"] for p in rows] == [10, 11], rows'
+  soma 0 forwards tuesday --store "$STORE" --last 2 --csv
+  no_err
+  python3 - "$T/out" <<'PY' || fail "the forwards CSV differs"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert rows[0][:4] == ["forward", "state", "nodes", "took_us"], rows[0]
+assert [r[0] for r in rows[1:]] == ["10", "11"], rows
+PY
+  ;;
+
+delete)
+  # On a copy: delete one run, and the rest reads as before and checks clean.
+  mkdir "$T/copy"
+  cp "$STORE"/*.mdb "$T/copy/"
+  soma 2 delete plain --store "$T/copy" </dev/null
+  no_out
+  expect_err "soma: not deleting 1 run (3 forwards) from the store '$T/copy' without asking, and there is no terminal to ask at; give --yes to delete without asking"
+  soma 2 delete tuesday nope --store "$T/copy" --yes
+  expect_err "soma: no run 'nope' in the store '$T/copy'; \`soma runs\` lists the runs it holds"
+  soma 0 runs --store "$T/copy" --json --sort run
+  json 'assert [r["run"] for r in rows] == ["plain", "tuesday"], rows' # nothing deleted
+  soma 0 delete plain --store "$T/copy" --yes
+  no_out
+  expect_err "soma: deleted 1 run (3 forwards) from the store '$T/copy'"
+  soma 0 runs --store "$T/copy" --json
+  json 'assert [(r["run"], r["forwards"]) for r in rows] == [("tuesday", 12)], rows'
+  soma 0 check --store "$T/copy"
+  soma 0 forwards tuesday --store "$T/copy" --json
+  json 'assert [r["forward"] for r in rows] == list(range(12))'
+  soma 0 curve tuesday loss --store "$T/copy" --json
+  json 'assert len(rows) == 12'
+  soma 0 facts tuesday 11 --store "$T/copy" --json
+  soma 0 nodes tuesday --store "$T/copy" --json
+  json 'assert [r["node"] for r in rows] == ["tokenize", "embed", "score"], rows'
+  expect_usage_error "no run 'plain' in the store '$T/copy'; \`soma runs\` lists the runs it holds" \
+    forwards plain --store "$T/copy"
+  soma 2 curve plain acc --store "$T/copy" --json
+  # A run still being recorded is refused, unless --force.
+  mkfifo "$T/said"
+  "$MAKE_STORE" "$T/copy" --recording >"$T/said" 2>"$T/writer.err" &
+  writer=$!
+  exec 3<"$T/said"
+  read -r -t 30 line <&3 || { kill -9 $writer; fail "the writer never said it records"; }
+  [ "$line" = recording ] || { kill -9 $writer; fail "the writer said '$line'"; }
+  soma 2 delete live --store "$T/copy" --yes
+  grep -qF "soma: run 'live' is still being recorded (its writer, pid $writer on this machine, lives); stop its recorder first, or give --force to delete it anyway" "$T/err" ||
+    { kill -9 $writer; fail "a live run was not refused as it should be: $(cat "$T/err")"; }
+  soma 0 delete live --store "$T/copy" --yes --force
+  kill -9 $writer
+  wait $writer 2>/dev/null
+  exec 3<&-
+  soma 0 check --store "$T/copy"
   ;;
 
 forwards)
@@ -196,7 +322,8 @@ forwards_json)
   soma 0 forwards tuesday --store "$STORE" --json
   no_err
   json "$LOSSES
-assert [list(r) for r in rows] == [['forward', 'state', 'nodes', 'took_us', 'loss.value', 'when']] * 12
+assert [list(r) for r in rows] == [['forward', 'state', 'nodes', 'took_us', 'loss.value', 'when', 'when_us']] * 12
+assert all(r['when_us'] // 1000000 == r['when'] for r in rows)
 assert [r['forward'] for r in rows] == list(range(12))
 assert rows[0]['loss.value'] == 2.1 and rows[1]['loss.value'] == 1.9600000000000002
 assert all(type(r['loss.value']) is float for r in rows)  # told a real, read a real
@@ -205,7 +332,7 @@ assert all(r['state'] == 'ok' and r['nodes'] == 3 for r in rows)
 assert all(type(r['took_us']) is int and type(r['when']) is int for r in rows)"
   soma 0 forwards plain --store "$STORE" --json
   json "
-assert [list(r) for r in rows] == [['forward', 'state', 'nodes', 'took_us', 'when']] * 3
+assert [list(r) for r in rows] == [['forward', 'state', 'nodes', 'took_us', 'when', 'when_us']] * 3
 assert [r['state'] for r in rows] == ['ok', 'broke', 'ok']"
   ;;
 
@@ -240,10 +367,11 @@ forward  value
       0    0.5
       1   0.25
       2   0.75"
-  # Nobody told it: an honest empty curve, and a note saying where to look.
-  soma 0 curve tuesday nothing --store "$STORE"
-  expect_out "# curve of nothing over run tuesday: fetch (a fetch per forward)"
-  expect_err "soma: no forward of run 'tuesday' told 'nothing'; \`soma facts tuesday 0\` shows what a forward told"
+  # Nobody told it: an error naming the series the run has, and where to look.
+  expect_usage_error "no forward of run 'tuesday' told 'nothing'; its series are loss (\`soma facts tuesday 0\` shows what a forward told)" \
+    curve tuesday nothing --store "$STORE"
+  expect_usage_error "no forward of run 'plain' told 'loss'; its series are acc (\`soma facts plain 0\` shows what a forward told)" \
+    curve plain loss --store "$STORE"
   ;;
 
 curve_json)
@@ -256,8 +384,8 @@ assert all(type(p['value']) is float for p in rows)"
   soma 0 curve plain acc --store "$STORE" --json
   no_err
   json "assert rows == [{'forward': 0, 'value': 0.5}, {'forward': 1, 'value': 0.25}, {'forward': 2, 'value': 0.75}]"
-  soma 0 curve tuesday nothing --store "$STORE" --json
-  expect_out "[]"
+  soma 2 curve tuesday nothing --store "$STORE" --json
+  no_out
   ;;
 
 facts)
@@ -444,7 +572,7 @@ bad_numbers)
   ;;
 
 unknown_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | delete RUN... [--yes] [--force]'
   expect_usage_error "unknown command 'frobnicate'; the commands are: $commands (\`soma --help\` lists the commands)" \
     frobnicate
   expect_usage_error "unknown command 'run'; did you mean 'runs'? the commands are: $commands (\`soma --help\` lists the commands)" \
@@ -466,7 +594,7 @@ unknown_command)
   ;;
 
 no_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | delete RUN... [--yes] [--force]'
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)"
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)" --json --store "$STORE"
   ;;
@@ -476,8 +604,8 @@ missing_argument)
   expect_usage_error "NAME is required; \`soma curve --help\` says how it goes" curve tuesday --store "$STORE"
   expect_usage_error "N is required; \`soma facts --help\` says how it goes" facts tuesday --store "$STORE"
   expect_usage_error "RUN is required; \`soma nodes --help\` says how it goes" nodes --last 2 --store "$STORE"
-  expect_usage_error "The following argument was not expected: extra; \`soma runs --help\` says how it goes" \
-    runs extra --store "$STORE"
+  expect_usage_error "The following argument was not expected: extra; \`soma standing --help\` says how it goes" \
+    standing extra --store "$STORE"
   error_starting "--store" runs --store
   expect_usage_error "--store needs a directory, not an empty text; \`soma runs --help\` says how it goes" \
     runs --store ""
@@ -616,8 +744,17 @@ fleet)
   # w1 joined to alpha-101 by its machine facts; busy and served from
   # alpha-101's latest reading (served 4, where the last fact said 3); w2's
   # machine wrote no readings, so its busy and served are its last machine
-  # fact's and it has no quiet_s; beta-202 served nothing here.
+  # fact's and it has no quiet_s; beta-202 and delta-404 served nothing
+  # here, so only --all-machines lists them.
   # waiting_us = left.took_us - the remote ran's took_us: 3 x (1000 - 100), 400 - 50.
+  table LLRRRRRLRR <<EOF
+host	machine	slices	took	waiting	busy	served	claims	trials	quiet
+here	-	0	20.0µs	0s	-	-	-	-	-
+w1	alpha-101	3	300µs	2.70ms	0.25	4	-	-	0s
+w2	gamma-303	1	50.0µs	350µs	0.75	1	-	-	-
+EOF
+  soma 0 fleet remote --store "$FLEET" --all-machines
+  no_err
   table LLRRRRRLRR <<EOF
 host	machine	slices	took	waiting	busy	served	claims	trials	quiet
 here	-	0	20.0µs	0s	-	-	-	-	-
@@ -630,6 +767,9 @@ EOF
 
 fleet_json)
   soma 0 fleet remote --store "$FLEET" --json
+  no_err
+  json "assert [r['host'] for r in rows] == ['here', 'w1', 'w2'], rows"
+  soma 0 fleet remote --store "$FLEET" --json --all-machines
   no_err
   json "
 keys = ['host', 'machine', 'slices', 'took_us', 'waiting_us', 'busy', 'served', 'quiet_s', 'claims', 'trials']

@@ -130,12 +130,12 @@ if case in ("format1", "format2"):
     s = os.path.join(T, "v" + case[-1])
     copy_store(FIXTURE, s)
     expected = {
-        "runs": ["runs"], "forwards_tuesday": ["forwards", "tuesday"],
+        "runs": ["runs", "--sort", "run"], "forwards_tuesday": ["forwards", "tuesday"],
         "forwards_plain": ["forwards", "plain"], "curve_tuesday_loss": ["curve", "tuesday", "loss"],
         "curve_plain_acc": ["curve", "plain", "acc"], "facts_tuesday_3": ["facts", "tuesday", "3"],
         "facts_remote_0": ["facts", "remote", "0"], "nodes_tuesday": ["nodes", "tuesday"],
         "nodes_plain_last_2": ["nodes", "plain", "--last", "2"], "cache_ls": ["cache", "ls"],
-        "standing": ["standing"], "fleet_remote": ["fleet", "remote"],
+        "standing": ["standing"], "fleet_remote": ["fleet", "remote", "--all-machines"],
     }
     for name, args in expected.items():
         rc, o, e = soma("--json", *args, store=s)
@@ -157,6 +157,21 @@ if case in ("format1", "format2"):
                             row.pop("serves_store", "missing"))
                     if said != (None, [], None):
                         fail(f"`soma standing` on the {case} store says where it listens: {said}")
+        # What a run says of itself since (status, params, tags): an older
+        # soma's runs have no params or tags, and stand finished (their
+        # recorder closed them: format 2) or unknown (format 1 kept nothing).
+        if name == "runs":
+            for row in got:
+                said = {k: row.pop(k, "missing") for k in ("status", "how", "ended_us", "params", "tags")}
+                # (run "remote" was written straight, by no recorder.)
+                standing = "unknown" if case == "format1" or row["run"] == "remote" else "finished"
+                if said["params"] != {} or said["tags"] != [] or said["status"] != standing or not said["how"]:
+                    fail(f"`soma runs` on the {case} store: {row['run']} says {said}")
+        # A record's moment to the microsecond, since: an older one's is its second.
+        if name.startswith("forwards_"):
+            for row in got:
+                if row.pop("when_us", None) != row["when"] * 1000000:
+                    fail(f"`soma {' '.join(args)}` on the {case} store: when_us is not when's second")
         if not same(want, got, name.startswith(("facts_", "forwards_"))):
             fail(f"`soma {' '.join(args)}` on the {case} store reads differently:\n{o.decode()}")
     rc, o, e = soma("check", store=s)

@@ -3,19 +3,26 @@
 //
 //   make_store DIR            run "tuesday": 12 forwards, a loss told after
 //                             each (2.0 * 0.93^step + 0.1, as the seed does),
-//                             summarising {"loss"};
+//                             summarising {"loss"}, params lr=0.05 and
+//                             seed=7, tag baseline;
 //                             run "plain": 3 forwards, nothing summarised,
 //                             forward 1 breaks (no words to score), an acc
-//                             told after each (0.5, 0.25, 0.75).
+//                             told after each (0.5, 0.25, 0.75); param
+//                             lr=0.5, tags baseline and short.
 //   make_store DIR --damaged  run "bad": 3 forwards, then forward 1's record
 //                             and forward 2's fact blob overwritten with bytes
 //                             that do not decode; and machine delta-404's
 //                             latest reading overwritten the same way.
+//   make_store DIR --recording records run "live" until killed, a forward
+//                             every 20 ms; prints "recording" once the
+//                             first is in the store.
 //   make_store DIR --fleet    machine readings (soma::put_reading) and run
 //                             "remote", written straight into the store as a
 //                             recorder leaves a remote run (see write_fleet).
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -32,7 +39,9 @@ namespace {
 
 template <class Graph>
 void record_tuesday(caf::actor_system& sys, const soma::store& s, const Graph& g) {
-  soma::recorder rec{sys, s, {.run = "tuesday", .summarising = {"loss"}, .overwrite = true}};
+  soma::recorder rec{sys, s,
+                     {.run = "tuesday", .summarising = {"loss"}, .overwrite = true,
+                      .params = {{"lr", 0.05}, {"seed", std::int64_t{7}}}, .tags = {"baseline"}}};
   double loss = 2.0;
   for (int step = 0; step < 12; ++step) {
     g.forward("the quick brown fox jumps", {.watching = rec});
@@ -44,7 +53,9 @@ void record_tuesday(caf::actor_system& sys, const soma::store& s, const Graph& g
 
 template <class Graph>
 void record_plain(caf::actor_system& sys, const soma::store& s, const Graph& g) {
-  soma::recorder rec{sys, s, {.run = "plain", .overwrite = true}};
+  soma::recorder rec{sys, s,
+                     {.run = "plain", .overwrite = true, .params = {{"lr", 0.5}},
+                      .tags = {"baseline", "short"}}};
   const char* texts[] = {"a bc", "", "the end"};
   const double accs[] = {0.5, 0.25, 0.75};
   for (int step = 0; step < 3; ++step) {
@@ -156,8 +167,9 @@ void keep_outputs(caf::actor_system& sys, const soma::store& s) {
 int main(int argc, char** argv) {
   std::string_view mode = argc == 3 ? argv[2] : "";
   if (argc < 2 || argc > 3
-      || (argc == 3 && mode != "--damaged" && mode != "--cached" && mode != "--fleet")) {
-    std::fprintf(stderr, "usage: make_store DIR [--damaged|--cached|--fleet]\n");
+      || (argc == 3 && mode != "--damaged" && mode != "--cached" && mode != "--fleet"
+          && mode != "--recording")) {
+    std::fprintf(stderr, "usage: make_store DIR [--damaged|--cached|--fleet|--recording]\n");
     return 2;
   }
   try {
@@ -175,6 +187,19 @@ int main(int argc, char** argv) {
       record_damaged(sys, s, g);
     } else if (mode == "--cached") {
       keep_outputs(sys, s);
+    } else if (mode == "--recording") {
+      // A writer that lives: run "live", a forward every 20 ms, flushed
+      // after the first with "recording" on stdout, until killed.
+      soma::recorder rec{sys, s, {.run = "live"}};
+      for (long i = 0;; ++i) {
+        g.forward("the quick brown fox", {.watching = rec});
+        if (i == 0) {
+          rec.flush();
+          std::printf("recording\n");
+          std::fflush(stdout);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
     } else {
       record_tuesday(sys, s, g);
       record_plain(sys, s, g);

@@ -46,6 +46,9 @@ case $case_ in
     png_is "$T/p.png" 960 540
     soma 0 plot progress plain --fact acc -o "$T/acc.svg" --store "$STORE"
     svg_holds "$T/acc.svg" '>acc</text>' '3 values told'
+    # Overlaid, each run is named by its params in the legend.
+    soma 0 plot progress tuesday plain --fact loss --fact acc -o "$T/both.svg" --store "$STORE"
+    svg_holds "$T/both.svg" '>lr=0.05,seed=7/loss (window 1)</text>' '>lr=0.5/acc (window 1)</text>'
     ;;
   plot_spent_machines)
     # tuesday's times are real, often under 1 µs a node (a part is drawn

@@ -54,7 +54,7 @@ inline void write_run(soma::store& s, const std::string& run,
   for (auto& t : told) {
     soma::record r;
     r.state = soma::outcome::ok;
-    r.when = 1000;
+    r.when_us = 1'000'000'000;
     forwards.push_back({r, t});
   }
   write_forwards(s, run, std::move(forwards));

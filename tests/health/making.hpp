@@ -34,7 +34,7 @@ inline void reading_at(soma::store& s, const std::string& id, std::int64_t when_
 inline soma::record record_at(std::int64_t when_s, soma::outcome state = soma::outcome::ok,
                               std::vector<soma::field> summary = {}) {
   soma::record r;
-  r.when = when_s;
+  r.when_us = when_s * 1'000'000;
   r.state = state;
   r.summary = std::move(summary);
   return r;

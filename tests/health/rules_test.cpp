@@ -31,6 +31,46 @@ std::int64_t wall_us() {
 
 BOOST_AUTO_TEST_SUITE(rules)
 
+BOOST_AUTO_TEST_CASE(silent_store_holds_the_newest_write_against_the_readers_clock_and_says_so) {
+  scratch tmp;
+  soma::store s{tmp / "s"};
+  BOOST_TEST(opinions_of(s, "silent_store", {.at_us = t0_us}).empty()); // nothing written: not silent
+  reading_at(s, "a-1", t0_us);
+  auto r = record_at(t0_s + 10);
+  r.when_us += 500'000; // the newest write, to the microsecond: t0 + 10.5 s
+  std::vector<written> fs{{r, {}}};
+  write_forwards(s, "r", fs);
+  auto newest = t0_us + 10'500'000;
+  BOOST_TEST(opinions_of(s, "silent_store", {.at_us = newest + 300 * s_us}).empty());
+  auto ops = opinions_of(s, "silent_store", {.at_us = newest + 301 * s_us});
+  BOOST_REQUIRE_EQUAL(ops.size(), 1u);
+  auto& o = ops[0];
+  BOOST_TEST(o.state == status::firing); // `for` 0: firing as soon as it holds
+  BOOST_TEST(o.kind == "store");
+  BOOST_TEST(o.subject == "the store");
+  BOOST_TEST(o.measure == "silent_s");
+  BOOST_TEST(o.value == 301.0);
+  BOOST_TEST(o.threshold == 300.0);
+  BOOST_TEST(o.since_us == newest + 300 * s_us);
+  BOOST_TEST(o.threshold_is.find("this reader's clock") != std::string::npos, o.threshold_is);
+  BOOST_TEST(o.threshold_is.find("skewed") != std::string::npos, o.threshold_is);
+  // A reading newer than the forward is the newest write.
+  reading_at(s, "a-1", newest + 100 * s_us);
+  BOOST_TEST(opinions_of(s, "silent_store", {.at_us = newest + 301 * s_us}).empty());
+  // Its threshold is a setting, and `for` holds it pending.
+  auto book = health::rulebook::shipped();
+  book.set("silent_store", "over", 10);
+  book.set("silent_store", "for", 5);
+  auto pending = opinions_of(s, "silent_store", {.at_us = newest + 112 * s_us}, book);
+  BOOST_REQUIRE_EQUAL(pending.size(), 1u);
+  BOOST_TEST(pending[0].state == status::pending);
+  BOOST_TEST(opinions_of(s, "silent_store", {.at_us = newest + 116 * s_us}, book).at(0).state
+             == status::firing);
+  // Without --at, the reader's clock is now: this store, written in 2030,
+  // is ahead of it, so not silent.
+  BOOST_TEST(opinions_of(s, "silent_store").empty());
+}
+
 BOOST_AUTO_TEST_CASE(quiet_machine_is_pending_past_its_threshold_and_fires_after_its_for) {
   scratch tmp;
   soma::store s{tmp / "s"};
@@ -257,7 +297,7 @@ BOOST_AUTO_TEST_CASE(a_run_whose_recorder_closed_has_ended_and_is_not_stalled) {
     r.flush();
     auto open = soma::tails(s, {.last = 3, .run = std::string{"closed"}});
     BOOST_TEST(!open.at(0).ended_us.has_value()); // its recorder is still writing
-    last_s = open.at(0).records.back().when;
+    last_s = open.at(0).records.back().when_s();
   }
   auto tail = soma::tails(s, {.last = 3, .run = std::string{"closed"}});
   BOOST_REQUIRE(tail.at(0).ended_us.has_value());
@@ -506,7 +546,7 @@ BOOST_AUTO_TEST_CASE(a_rule_of_ones_own_joins_a_rulebook_and_judges_beside_the_s
   soma::store s{tmp / "s"};
   reading_at(s, "a-1", t0_us);
   auto book = health::rulebook::shipped();
-  BOOST_TEST(book.rules().size() == 9u);
+  BOOST_TEST(book.rules().size() == 10u);
   book.add(std::make_unique<idle_machine>());
   auto ops = opinions_of(s, "idle_machine", {}, book);
   BOOST_REQUIRE_EQUAL(ops.size(), 1u);

@@ -240,7 +240,7 @@ BOOST_AUTO_TEST_CASE(standing_and_fleet_merge_the_machines_of_several_stores) {
     BOOST_TEST(listed.find(std::string{"\"id\": \""} + id + "\"") != std::string::npos, listed);
   // Writer against writer across the stores: a-0 is 3 s behind b-1.
   BOOST_TEST(listed.find("\"quiet_s\": 3.000001") != std::string::npos, listed);
-  auto rows = soma_says("--json fleet there --store " + both);
+  auto rows = soma_says("--json fleet there --all-machines --store " + both);
   BOOST_TEST(rows.find("\"machine\": \"a-1\"") != std::string::npos, rows);
   BOOST_TEST(rows.find("\"host\": \"here\"") != std::string::npos, rows);
   auto nowhere = soma_says("fleet nope --store " + both);

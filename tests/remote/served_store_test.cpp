@@ -10,6 +10,7 @@
 #include <future>
 #include <thread>
 
+#include "../store/child.hpp"
 #include "../store/scratch.hpp"
 #include "remote_fixture.hpp"
 #include "served.hpp"
@@ -120,6 +121,41 @@ BOOST_AUTO_TEST_CASE(a_recorder_and_a_worker_write_through_soma_and_land_in_the_
                         [](const soma::store_error& e) {
                           return std::string{e.what()}.find("opened read-only") != std::string::npos;
                         });
+}
+
+BOOST_AUTO_TEST_CASE(a_client_killed_while_it_records_leaves_its_run_died_and_says_how_that_is_known) {
+  scratch dir;
+  auto served_dir = dir / "served";
+  node_process server{{node_program, "--serve-store", served_dir}};
+  auto address = "soma://127.0.0.1:" + std::to_string(server.port);
+  auto through = served(sys, address, {.read_only = true});
+  child writer{{SOMA_RECORD_CHILD, address, "far", "0", "20"}};
+  auto line = writer.line(30s);
+  BOOST_REQUIRE(line);
+  BOOST_TEST(*line == "durable 20");
+  // The server writes for it and lives: running, judged on the server's
+  // machine, and it names the client it writes for.
+  auto row = soma::run_summary(through, "far");
+  BOOST_TEST(row.status == soma::run_status::running, row.how);
+  auto client = "-" + std::to_string(writer.pid()) + ")";
+  BOOST_TEST(row.how.find("a served store's server, writing for ") != std::string::npos, row.how);
+  BOOST_TEST(row.how.find(client) != std::string::npos, row.how);
+  auto pid = writer.pid();
+  writer.kill(SIGKILL);
+  (void) writer.wait();
+  // The server sees its client go and marks the run: within the bound of
+  // eventually(), 10 s (the connection closes with the process).
+  BOOST_REQUIRE(eventually([&] {
+    return soma::run_summary(through, "far").status == soma::run_status::died;
+  }));
+  row = soma::run_summary(through, "far");
+  BOOST_TEST(row.how.starts_with("the served store's server saw its client "), row.how);
+  BOOST_TEST(row.how.find(std::to_string(pid) + " go without closing it at ") != std::string::npos,
+             row.how);
+  BOOST_TEST(!row.ended_us.has_value());
+  // A store read on its own machine says the same.
+  BOOST_TEST(soma::run_summary(soma::store{served_dir, {.read_only = true}}, "far").status
+             == soma::run_status::died);
 }
 
 BOOST_AUTO_TEST_CASE(a_served_store_says_what_is_wrong) {

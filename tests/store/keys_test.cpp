@@ -34,7 +34,7 @@ BOOST_AUTO_TEST_CASE(a_run_is_a_prefix_no_other_run_shares) {
 BOOST_AUTO_TEST_CASE(what_cannot_be_a_run_id_is_said) {
   BOOST_TEST(!soma::why_not_a_run_id("tuesday"));
   BOOST_TEST(!soma::why_not_a_run_id("run 7 (lr=0.1)"));
-  BOOST_TEST(*soma::why_not_a_run_id("") == "a run id cannot be empty: name the run, e.g. run = \"tuesday\"");
+  BOOST_TEST(*soma::why_not_a_run_id("") == "a run id cannot be empty: give the run a name, such as tuesday");
   BOOST_TEST(soma::why_not_a_run_id("a/b")->find("contains '/'") != std::string::npos);
   BOOST_TEST(soma::why_not_a_run_id("tab\there")->find("control character (byte 9)") != std::string::npos);
   BOOST_TEST(!soma::why_not_a_run_id(std::string(soma::max_run_id, 'x')));

@@ -32,6 +32,10 @@ BOOST_AUTO_TEST_CASE(two_processes_record_two_runs_into_one_store_at_once) {
   for (auto& r : rs) {
     BOOST_TEST(r.forwards == 600u);
     BOOST_TEST(r.broke == 0u);
+    // Each recorder closed its run when its process ended.
+    BOOST_TEST(r.status == soma::run_status::finished);
+    BOOST_TEST(r.how.starts_with("its recorder closed it at "), r.how);
+    BOOST_TEST(r.ended_us.has_value());
     auto c = soma::curve(s, r.run);
     BOOST_REQUIRE_EQUAL(c.size(), 600u);
     for (std::uint64_t i = 0; i < 600; ++i) {
@@ -59,10 +63,20 @@ BOOST_AUTO_TEST_CASE(a_killed_recorder_leaves_every_flushed_forward_intact) {
         auto rs = soma::runs(reading);
         BOOST_REQUIRE_EQUAL(rs.size(), 1u);
         BOOST_TEST(rs[0].forwards >= before + durable);
+        // Its writer lives: the run is running, and says how that is known.
+        BOOST_TEST(rs[0].status == soma::run_status::running, rs[0].how);
+        BOOST_TEST(rs[0].how == "its writer, pid " + std::to_string(c.pid()) + " on this machine, lives");
       }
+      auto pid = c.pid();
       c.kill(SIGKILL);
       int status = c.wait();
       BOOST_TEST(WIFSIGNALED(status));
+      // Killed, it never closed the run: the run ended without closing.
+      soma::store reading{dir, {.read_only = true}};
+      auto row = soma::run_summary(reading, "killed");
+      BOOST_TEST(row.status == soma::run_status::died);
+      BOOST_TEST(row.how == "its writer, pid " + std::to_string(pid) + " on this machine, is gone");
+      BOOST_TEST(!row.ended_us.has_value());
     }
     soma::store s{dir, {.read_only = true}};
     auto fw = soma::forwards(s, "killed");

@@ -3,6 +3,7 @@
 //
 //   record_child STORE RUN COUNT FLUSH_EVERY [PACE_MS]
 //
+// STORE is a directory or a served store (soma://host:port).
 // Records COUNT forwards (0: until killed), each with a loss fact told after
 // it; every FLUSH_EVERY forwards it flushes and prints "durable N" (N
 // forwards are in the store for certain). With PACE_MS, a forward every
@@ -17,6 +18,7 @@
 
 #include "seed_nodes.hpp"
 #include "soma/recorder.hpp"
+#include "soma/remote/served_store.hpp"
 #include "soma/soma.hpp"
 
 int main(int argc, char** argv) {
@@ -31,7 +33,12 @@ int main(int argc, char** argv) {
   caf::actor_system system{cfg};
   auto g = soma::graph::somatize(system, Tokenize{}.named("tokenize") >> Embed{}.named("embed")
                                            >> Score{}.named("score"));
-  soma::store store{argv[1]};
+  auto opened = soma::open_store(system, argv[1]);
+  if (!opened) {
+    std::fprintf(stderr, "record_child: %s\n", system.render(opened.error()).c_str());
+    return 2;
+  }
+  auto store = std::move(*opened);
   soma::recorder rec{system, store, {.run = argv[2], .summarising = {"loss"}}};
   for (long i = 0; count == 0 || i < count; ++i) {
     g.forward("the quick brown fox jumps", {.watching = rec});

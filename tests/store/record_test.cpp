@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_CASE(every_field_of_a_record_round_trips_typed) {
   r.state = soma::outcome::broke;
   r.nodes = 7;
   r.took_us = -5; // nothing in the codec assumes a sign
-  r.when = 1787686120;
+  r.when_us = 1'787'686'120'000'000;
   r.summary = {{"loss.value", 1.9600000000000002}, {"acc.top1", 0.5}, {"step.n", -12},
                {"note.text", "1.50"}, {"whole.value", 2.0}};
   auto bytes = soma::detail::encode_record(r, key);

@@ -62,7 +62,7 @@ void write(soma::detail::record_log& log, std::vector<pending>& xs,
   std::vector<soma::detail::log_entry> entries;
   for (auto& x : xs)
     entries.push_back({x.id, std::nullopt,
-                       soma::detail::make_record(x.facts, 0, x.state, x.took_us, x.when, {}),
+                       soma::detail::make_record(x.facts, 0, x.state, x.took_us, x.when * 1'000'000, {}),
                        &x.facts});
   (void) log.write(entries, batch);
 }
@@ -329,7 +329,7 @@ BOOST_AUTO_TEST_CASE(a_run_an_older_soma_wrote_is_counted_from_its_records_and_t
   // As an older soma leaves it: records and metadata without totals.
   std::vector<soma_test::written> old;
   for (auto& p : made(0, 5, 3))
-    old.push_back({soma::record{0, p.state, 1, p.took_us, p.when, {}}, p.facts});
+    old.push_back({soma::record{0, p.state, 1, p.took_us, p.when * 1'000'000, {}}, p.facts});
   soma_test::write_forwards(s, "old", old);
   BOOST_TEST(!meta(s, "old").totals.has_value());
   all_counted(s, {"old"});

@@ -30,7 +30,7 @@ soma_test::written forward(std::uint64_t n, std::int64_t salt = 0) {
   r.state = n % 7 == 6 ? soma::outcome::broke : soma::outcome::ok;
   r.nodes = 3;
   r.took_us = 100 + static_cast<std::int64_t>(n) + salt;
-  r.when = 1'900'000'000 + static_cast<std::int64_t>(n / 3) + salt;
+  r.when_us = (1'900'000'000 + static_cast<std::int64_t>(n / 3) + salt) * 1'000'000;
   return {r, {{"ran", {{"node", "a"}, {"took_us", 1}}}}};
 }
 

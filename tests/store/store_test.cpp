@@ -30,7 +30,7 @@ void write_forwards(soma::store& s, const std::string& run, std::uint64_t n, siz
       r.state = soma::outcome::ok;
       r.nodes = 1;
       r.took_us = 10;
-      r.when = 1000 + static_cast<std::int64_t>(i);
+      r.when_us = (1000 + static_cast<std::int64_t>(i)) * 1'000'000;
       auto key = soma::detail::record_key(run, i);
       s.env().put(txn, dbi(soma::detail::db::records), key, soma::detail::encode_record(r, key));
       std::vector<soma::fact> facts{{"ran", {{"node", "a"}, {"took_us", 10}, {"pad", std::string(blob_bytes, 'p')}}},

@@ -251,6 +251,14 @@ BOOST_AUTO_TEST_CASE(a_claimant_runs_trials_typed_records_their_runs_and_is_a_ma
   BOOST_REQUIRE_EQUAL(curve.size(), 3u);
   BOOST_TEST(curve[2].second == 1.0);
   BOOST_TEST(soma::runs(s).size() == 2u); // the broken trial recorded nothing
+  // Its recorder said nothing of what the run was: the run has its trial's
+  // params, typed, and the study as a tag.
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto row = soma::run_summary(s, rows[i].run);
+    BOOST_TEST(row.params == rows[i].params);
+    BOOST_TEST((row.tags == std::vector<std::string>{"study:typed"}));
+    BOOST_TEST(row.status == soma::run_status::finished);
+  }
   BOOST_TEST(logged.empty());
 }
 

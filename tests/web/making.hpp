@@ -15,7 +15,7 @@ namespace soma_test {
 
 inline written forward_of(std::uint64_t n, std::int64_t when_s = 1'900'000'000) {
   soma::record r;
-  r.when = when_s + static_cast<std::int64_t>(n / 10);
+  r.when_us = (when_s + static_cast<std::int64_t>(n / 10)) * 1'000'000;
   r.state = n % 10 == 9 ? soma::outcome::broke : soma::outcome::ok;
   r.nodes = 2;
   r.took_us = 100 + static_cast<std::int64_t>(n);

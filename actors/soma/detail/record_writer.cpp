@@ -13,7 +13,10 @@ namespace soma::detail {
 namespace {
 
 struct writer_state {
-  std::unique_ptr<record_sink> sink;
+  /// Shared with the functor that runs when the writer ends: CAF destroys
+  /// an actor's state before its attached functors run.
+  std::shared_ptr<record_sink> sink;
+  std::shared_ptr<bool> closed = std::make_shared<bool>(false); ///< its run was marked ended
   std::vector<held_forward> unwritten; ///< kept from a failed write
   bool once = false;                   ///< batches may come again (a served store's server)
   std::vector<std::uint64_t> asked;    ///< the forward ids of the batch being written (once)
@@ -46,7 +49,10 @@ record_numbers write(writer_actor* self, record_batch& batch) {
     for (auto& f : st.unwritten)
       st.asked.push_back(f.id);
   }
-  return st.sink->write(st.unwritten, st.asked, batch.closing);
+  auto out = st.sink->write(st.unwritten, st.asked, batch.closing);
+  if (batch.closing && st.unwritten.empty() && !out.error)
+    *st.closed = true;
+  return out;
 }
 
 caf::behavior writing(writer_actor* self, store where, writer_options options) {
@@ -54,6 +60,14 @@ caf::behavior writing(writer_actor* self, store where, writer_options options) {
   auto recorder = std::random_device{}() * (std::uint64_t{1} << 32) ^ std::random_device{}();
   self->state.once = options.once_for != 0;
   self->state.sink = where.backend().records(options, recorder);
+  if (self->state.once) {
+    // A served store's server: a client that goes without closing its run
+    // leaves the run marked so (run_meta::dropped_us).
+    self->attach_functor([sink = self->state.sink, closed = self->state.closed](const caf::error&) {
+      if (!*closed)
+        sink->dropped();
+    });
+  }
   return {
     [self](write_atom, record_batch& batch) { return write(self, batch); },
   };

@@ -272,7 +272,10 @@ figure compare(const std::vector<compared>& runs, std::string_view fact,
     return out;
   };
   bool by_fact = facts.size() > 1;
-  auto name_of = [&](const compared& r) { return by_fact ? r.run + "/" + fact_of(r) : r.run; };
+  auto name_of = [&](const compared& r) {
+    auto run = r.label.empty() ? r.run : r.label;
+    return by_fact ? run + "/" + fact_of(r) : run;
+  };
 
   std::size_t skipped = 0;
   std::vector<series> shown;

@@ -64,6 +64,8 @@ struct compared {
   series values;
   /// The fact these values are of; empty: the fact compare is given.
   std::string fact;
+  /// How the legend names the run (its params, "lr=0.05"); empty: its id.
+  std::string label;
 };
 
 /// How compare draws.
@@ -80,8 +82,8 @@ struct compare_options {
 /// Several series on one chart, for comparing (several runs of a fact, or
 /// several facts of runs): each one's values thin and its centred rolling
 /// mean (where its window is full) bold, in a colour of its own, and
-/// named in a legend: by its run when all are of one fact, else by
-/// run/fact. A series of one point is a dot. Series that told nothing are
+/// named in a legend: by its run (its label, when it has one) when all are
+/// of one fact, else by run/fact. A series of one point is a dot. Series that told nothing are
 /// named in the subtitle, not drawn. Throws std::invalid_argument when no
 /// series has a value to draw, a value is not finite or the size is out of
 /// bounds.

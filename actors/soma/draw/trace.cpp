@@ -107,7 +107,8 @@ struct mark {
   std::size_t lane = 0;
 };
 
-// Groups of tracks 0 and 1; hosts follow, "here" first.
+// Groups of tracks: the forwards' lanes, the told facts', then the hosts',
+// "here" first.
 constexpr std::size_t forward_group = 0, told_group = 1, here_group = 2;
 
 // Whether `f` is stamped by a worker: a node's fact with a host.
@@ -116,18 +117,75 @@ bool from_worker(const fact& f) {
                            || f.name == word::recalled);
 }
 
-// The events of forward `r` (its facts `told`), placed `offset_us` after the
-// trace's start: an object a line, joined by ",\n". `flows` numbers the
-// trace's flows; `count` counts the objects written.
-std::string events_of(const record& r, const std::vector<fact>& told, std::int64_t offset_us,
-                      std::uint64_t& flows, std::size_t& count) {
-  std::vector<std::string> groups{"forward", "told", "here"};
-  auto group_of = [&](std::string_view host) {
+// The trace's tracks so far, over all its forwards: the groups (a group is
+// a process: pid 1 the forwards, with the told facts as its tid 0; pid 2
+// "here"; then a pid per worker host, in order first seen), and per group
+// where each lane's last span ends.
+struct layout {
+  std::vector<std::string> groups{"forwards", "told", "here"};
+  std::vector<std::vector<std::int64_t>> lanes{{}, {}, {}};
+
+  std::size_t group_of(std::string_view host) {
     auto it = std::find(groups.begin() + here_group, groups.end(), host);
-    if (it == groups.end())
-      it = groups.insert(groups.end(), std::string{host});
-    return static_cast<std::size_t>(it - groups.begin());
-  };
+    if (it != groups.end())
+      return static_cast<std::size_t>(it - groups.begin());
+    groups.emplace_back(host);
+    lanes.emplace_back();
+    return groups.size() - 1;
+  }
+
+  static std::uint64_t pid_of(std::size_t g) { return g <= told_group ? 1 : g; }
+  static std::size_t tid_of(std::size_t g, std::size_t lane) {
+    return g == told_group ? 0 : lane + 1;
+  }
+
+  // The span (ts, dur) of group g, given the first lane free by ts.
+  std::size_t place(std::size_t g, std::int64_t ts, std::int64_t dur) {
+    auto& ends = lanes[g];
+    auto free = std::find_if(ends.begin(), ends.end(), [&](std::int64_t e) { return e <= ts; });
+    auto lane = static_cast<std::size_t>(free - ends.begin());
+    if (free == ends.end())
+      ends.push_back(ts + dur);
+    else
+      *free = ts + dur;
+    return lane;
+  }
+
+  // The metadata events naming every process and track so far.
+  std::string named(std::size_t& count) const {
+    std::string out;
+    writer w{out, count, 1};
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (g == told_group)
+        continue;
+      w.pid = pid_of(g);
+      auto process = g == forward_group ? std::string{"forwards"}
+                     : g == here_group  ? std::string{"here (the client)"}
+                                        : "worker " + groups[g];
+      w.meta("process_name", 0, "name", process);
+      w.meta("process_sort_index", 0, "sort_index", static_cast<std::int64_t>(w.pid));
+      auto track = g == forward_group ? std::string{"forward"} : groups[g];
+      for (std::size_t lane = 0; lane < std::max<std::size_t>(1, lanes[g].size()); ++lane) {
+        auto tid = tid_of(g, lane);
+        w.meta("thread_name", tid, "name",
+               lane == 0 ? track : track + " · " + std::to_string(lane + 1));
+        w.meta("thread_sort_index", tid, "sort_index", static_cast<std::int64_t>(tid));
+      }
+      if (g == forward_group && !lanes[told_group].empty()) {
+        w.meta("thread_name", 0, "name", "told");
+        w.meta("thread_sort_index", 0, "sort_index", std::int64_t{1} << 20);
+      }
+    }
+    return out;
+  }
+};
+
+// The events of forward `r` (its facts `told`), placed `offset_us` after the
+// trace's start, on the tracks of `at` (which it extends): an object a
+// line, joined by ",\n". `flows` numbers the trace's flows; `count` counts
+// the objects written.
+std::string events_of(const record& r, const std::vector<fact>& told, std::int64_t offset_us,
+                      layout& at, std::uint64_t& flows, std::size_t& count) {
   std::vector<mark> marks;
   std::vector<std::pair<std::size_t, std::size_t>> trips; // a trip's mark, its first worker span
   std::vector<std::size_t> waiting; // worker marks whose trip has not come yet
@@ -147,14 +205,14 @@ std::string events_of(const record& r, const std::vector<fact>& told, std::int64
         || f.name == word::recalled) {
       bool span = f.name != word::recalled;
       auto worker = from_worker(f);
-      auto i = add({span, worker ? group_of(f["host"].text()) : here_group, began, span ? took : 0,
-                    span ? node : "recalled " + node, &f});
+      auto i = add({span, worker ? at.group_of(f["host"].text()) : here_group, began,
+                    span ? took : 0, span ? node : "recalled " + node, &f});
       if (worker)
         waiting.push_back(i);
     } else if (f.name == word::left) {
       auto trip = add({true, here_group, began, took, "trip to " + std::string{f["host"].text()}, &f});
       auto end = began + took;
-      auto worker = group_of(f["host"].text());
+      auto worker = at.group_of(f["host"].text());
       std::optional<std::size_t> first;
       std::erase_if(waiting, [&](std::size_t i) {
         auto& m = marks[i];
@@ -180,9 +238,9 @@ std::string events_of(const record& r, const std::vector<fact>& told, std::int64
     }
   }
 
-  // Lanes: per group, spans by start (the longer first) each to the first
-  // lane free by then, so spans of one track never partly overlap.
-  std::vector<std::vector<std::int64_t>> lanes(groups.size()); // per lane, where its last span ends
+  // Lanes: spans by start (the longer first), each to the first lane of its
+  // group free by then, over the whole trace, so that the spans of one track
+  // never partly overlap. An instant goes on its group's first lane.
   std::vector<std::size_t> order(marks.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
@@ -192,55 +250,37 @@ std::string events_of(const record& r, const std::vector<fact>& told, std::int64
   });
   for (auto i : order) {
     auto& m = marks[i];
-    auto& ends = lanes[m.group];
-    if (!m.span) {
-      if (ends.empty()) // an instant's track, free for any span
-        ends.push_back(std::numeric_limits<std::int64_t>::min());
-      continue;
-    }
-    auto free = std::find_if(ends.begin(), ends.end(), [&](std::int64_t e) { return e <= m.ts; });
-    m.lane = static_cast<std::size_t>(free - ends.begin());
-    if (free == ends.end())
-      ends.push_back(m.ts + m.dur);
-    else
-      *free = m.ts + m.dur;
+    if (m.span)
+      m.lane = at.place(m.group, offset_us + m.ts, m.dur);
+    else if (at.lanes[m.group].empty()) // an instant's track, free for any span
+      at.lanes[m.group].push_back(std::numeric_limits<std::int64_t>::min());
   }
 
   std::string out;
-  writer w{out, count, r.forward + 1};
+  writer w{out, count, 1};
   char took_ms[32];
   auto [end, ec] = std::to_chars(took_ms, took_ms + sizeof(took_ms),
                                  static_cast<double>(r.took_us) / 1000, std::chars_format::fixed, 3);
-  w.meta("process_name", 0, "name",
-         forward_name + " (" + std::string{to_string(r.state)} + ", took "
-           + std::string(took_ms, ec == std::errc{} ? end : took_ms) + " ms)");
-  w.meta("process_sort_index", 0, "sort_index", static_cast<std::int64_t>(r.forward));
-  // Tracks: the forward's, the hosts' lanes, the told facts' last.
-  std::vector<std::vector<std::size_t>> tid(groups.size());
-  std::size_t next_tid = 1;
-  auto name_tracks = [&](std::size_t g) {
-    for (std::size_t lane = 0; lane < lanes[g].size(); ++lane) {
-      tid[g].push_back(next_tid);
-      auto name = lane == 0 ? groups[g] : groups[g] + " · " + std::to_string(lane + 1);
-      w.meta("thread_name", next_tid, "name", name);
-      w.meta("thread_sort_index", next_tid, "sort_index", static_cast<std::int64_t>(next_tid));
-      ++next_tid;
-    }
-  };
-  name_tracks(forward_group);
-  for (auto g = here_group; g < groups.size(); ++g)
-    name_tracks(g);
-  name_tracks(told_group);
-
+  auto took_text = std::string(took_ms, ec == std::errc{} ? end : took_ms);
   for (auto& m : marks) {
-    w.open(m.name, m.span ? "X" : "i", tid[m.group][m.lane]);
+    w.pid = layout::pid_of(m.group);
+    w.open(m.name, m.span ? "X" : "i", layout::tid_of(m.group, m.lane));
     w.put("cat", m.told->name);
     w.put("ts", offset_us + m.ts);
     if (m.span)
       w.put("dur", m.dur);
     else
       w.put("s", "t");
-    w.args(*m.told);
+    if (m.group == forward_group && m.span) { // the forward's own span says what it was
+      out += ",\"args\":{\"forward\":" + text(static_cast<std::int64_t>(r.forward))
+             + ",\"state\":";
+      append_string(out, to_string(r.state));
+      out += ",\"took\":";
+      append_string(out, took_text + " ms");
+      out += '}';
+    } else {
+      w.args(*m.told);
+    }
     out += '}';
   }
   // A trip's arrow: from its start to the first of its spans on the worker.
@@ -248,7 +288,8 @@ std::string events_of(const record& r, const std::vector<fact>& told, std::int64
     auto id = static_cast<std::int64_t>(++flows);
     for (auto i : {trip, first}) {
       auto& m = marks[i];
-      w.open(marks[trip].name, i == trip ? "s" : "f", tid[m.group][m.lane]);
+      w.pid = layout::pid_of(m.group);
+      w.open(marks[trip].name, i == trip ? "s" : "f", layout::tid_of(m.group, m.lane));
       w.put("cat", "trip");
       w.put("id", id);
       w.put("ts", offset_us + m.ts);
@@ -303,8 +344,9 @@ std::string footer(std::string_view run, std::size_t held, std::size_t asked, st
   std::string out = "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"run\":";
   append_string(out, run);
   out += ",\"forwards\":" + std::to_string(held) + ",\"asked\":" + std::to_string(asked);
-  out += ",\"clock\":\"records keep whole seconds: forwards are placed at their second, their facts "
-         "exactly within it\",\"workers\":\"a worker's facts are placed by its own clock from the "
+  out += ",\"clock\":\"forwards are placed at the microsecond their recorder saw them begin (whole "
+         "seconds in stores written before soma kept microseconds), their facts exactly within "
+         "them\",\"workers\":\"a worker's facts are placed by its own clock from the "
          "start of their trip, and kept inside the trip\"";
   if (!cut.empty()) {
     out += ",\"cut\":";
@@ -343,26 +385,40 @@ trace trace_of(const store& s, std::string_view run, const trace_options& o) {
   trace out;
   out.json = head;
   std::uint64_t flows = 0;
+  layout at;
+  std::size_t named_count = 0;
+  auto named = at.named(named_count); // the tracks of the forwards in so far
   for (std::size_t i = 0; i < asked.size(); ++i) {
     std::size_t count = 0;
-    auto offset = (asked[i].when - asked.front().when) * 1'000'000;
-    auto chunk = events_of(asked[i], told[i], offset, flows, count);
+    auto offset = asked[i].when_us - asked.front().when_us;
+    auto grown = at;
+    auto chunk = events_of(asked[i], told[i], offset, grown, flows, count);
+    std::size_t grown_count = 0;
+    auto grown_named = grown.named(grown_count);
     auto all = i + 1 == asked.size();
     // Were this the last one in, the document would end so.
     auto end = footer(run, i + 1, asked.size(), all ? "" : held_note(asked, i + 1, o.max_bytes));
-    auto size = out.json.size() + (i > 0 ? 2 : 0) + chunk.size() + end.size();
+    auto size = out.json.size() + (i > 0 ? 2 : 0) + chunk.size() + 2 + grown_named.size() + end.size();
     if (size > o.max_bytes) {
       out.cut = true;
       out.note = i > 0 ? held_note(asked, i, o.max_bytes)
-                       : alone_note(asked, head.size() + chunk.size() + footer(run, 1, 1, "").size(),
+                       : alone_note(asked, size - end.size() + footer(run, 1, 1, "").size(),
                                     o.max_bytes);
       break;
     }
     if (i > 0)
       out.json += ",\n";
     out.json += chunk;
+    at = std::move(grown);
+    named = std::move(grown_named);
+    named_count = grown_count;
     out.forwards = i + 1;
     out.events += count;
+  }
+  if (out.forwards > 0) {
+    out.json += ",\n";
+    out.json += named;
+    out.events += named_count;
   }
   out.json += footer(run, out.forwards, asked.size(), out.note);
   return out;

@@ -5,15 +5,16 @@
 /// Format's JSON object: `{"traceEvents":[...],"displayTimeUnit":"ms",
 /// "otherData":{...}}`), for chrome://tracing or ui.perfetto.dev.
 ///
-/// The layout. Each forward is a process, pid = forward + 1, named
-/// "forward N (state, took X ms)" and sorted by forward. Its tracks (tids),
-/// in this order: "forward" (the span `finished` or `broke` covers, 0 ..
-/// took_us, and `broke` as an instant "broke at NODE"), then per host its
-/// lanes, "here" (the client) first and then the workers as their facts come,
-/// and last "told" (the facts users told, as instants, their fields as args).
-/// A host has as many lanes ("here", "here · 2", ...) as it ran spans at
-/// once: a span goes to the first lane whose last span ended by its start, so
-/// the spans of one track never partly overlap.
+/// The layout: one timeline per host, whatever the number of forwards.
+/// Process 1, "forwards", has the forwards' spans on its track "forward"
+/// (each 0 .. took_us of its forward, named "forward N", its state and time
+/// as args, and `broke` as an instant "broke at NODE"), and last the track
+/// "told" (the facts users told, as instants, their fields as args).
+/// Process 2 is "here (the client)", and each worker host is a process of
+/// its own after it ("worker HOST"), in the order their facts come. A
+/// process has as many lanes ("here", "here · 2", ...) as it ran spans at
+/// once over the whole trace: a span goes to the first lane whose last span
+/// ended by its start, so the spans of one track never partly overlap.
 ///
 /// | fact                 | event                                                  |
 /// | -------------------- | ------------------------------------------------------ |
@@ -25,9 +26,11 @@
 /// | `machine`            | nothing                                                |
 /// | any other (told)     | an instant on "told"                                   |
 ///
-/// Time. A record keeps whole unix seconds, so a forward is placed at its
-/// record's second, counted from the first written forward's, and its facts
-/// exactly within it (ts = (when - first when) * 1e6 + began_us). `items` and
+/// Time. A forward is placed where its recorder saw it begin (its record's
+/// `when_us`), counted from the first traced forward's, and its facts
+/// exactly within it (ts = when_us - first when_us + began_us); a store
+/// written before records kept microseconds places forwards at their whole
+/// second. `items` and
 /// told facts have no time: each is put where the facts before it ended (a
 /// fact told after the forward ended sits at its end). A worker stamps its
 /// facts on its own clock, from when its slice began there: its spans are

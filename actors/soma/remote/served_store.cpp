@@ -22,6 +22,7 @@
 #include "soma/store/backend.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/store/detail/asking.hpp"
+#include "soma/store/run_status.hpp"
 #include "soma/system_config.hpp"
 #include "soma/wire/reading.hpp"
 #include "soma/wire/record_write.hpp"
@@ -396,7 +397,11 @@ private:
 class served_sink final : public record_sink {
 public:
   served_sink(std::shared_ptr<served_backend> to, writer_options options, std::uint64_t recorder)
-    : to_(std::move(to)), options_(std::move(options)), recorder_(recorder) {}
+    : to_(std::move(to)), options_(std::move(options)), recorder_(recorder) {
+    // The server writes for this process: it keeps who, and sees it go.
+    auto& self = this_writer();
+    options_.client = self.host + "-" + std::to_string(self.pid);
+  }
 
   record_numbers write(std::vector<held_forward>& unwritten, const std::vector<std::uint64_t>&,
                        bool closing) override {

@@ -6,6 +6,7 @@
 
 #include "soma/detail/capnp.hpp"
 #include "soma/detail/fact_lists.hpp"
+#include "soma/detail/named_values.hpp"
 #include "soma/schema/soma.capnp.h"
 
 namespace soma::detail::packed {
@@ -82,7 +83,8 @@ void put_record(std::string& out, const record& x) {
     r.setState(state_of(x.state));
     r.setNodes(x.nodes);
     r.setTookUs(x.took_us);
-    r.setWhen(x.when);
+    r.setWhen(seconds_of(x.when_us));
+    r.setWhenSubUs(sub_second_us(x.when_us));
     if (!x.summary.empty())
       write_entries(r.initValues(static_cast<unsigned>(x.summary.size())), x.summary);
   });
@@ -95,7 +97,7 @@ record get_record(std::string_view payload) {
     x.state = state_of(r.getState());
     x.nodes = r.getNodes();
     x.took_us = r.getTookUs();
-    x.when = r.getWhen();
+    x.when_us = when_us_of(r.getWhen(), r.getWhenSubUs());
     x.summary = r.hasValues() ? read_entries(r.getValues()) : read_fields(r.getSummary());
     return x;
   });
@@ -150,6 +152,25 @@ void put_run_meta(std::string& out, const run_meta& x) {
       t.setFirst(x.totals->first);
       t.setLast(x.totals->last);
     }
+    if (!x.params.empty())
+      put_values(r.initParams(static_cast<unsigned>(x.params.size())), x.params);
+    if (!x.tags.empty()) {
+      auto tags = r.initTags(static_cast<unsigned>(x.tags.size()));
+      for (unsigned i = 0; i < x.tags.size(); ++i)
+        tags.set(i, as_text(x.tags[i]));
+    }
+    if (x.writer) {
+      auto w = r.initWriter();
+      w.setHost(as_text(x.writer->host));
+      w.setBoot(as_text(x.writer->boot));
+      w.setPid(x.writer->pid);
+      w.setStarted(x.writer->started);
+      w.setClient(as_text(x.writer->client));
+    }
+    if (x.dropped_us) {
+      r.setDropped(true);
+      r.setDroppedUs(*x.dropped_us);
+    }
   });
 }
 
@@ -169,6 +190,16 @@ run_meta get_run_meta(std::string_view payload) {
         throw undecodable("its totals cannot be: more broke than forwards, or first after last");
       x.totals = y;
     }
+    x.params = get_values(r.getParams());
+    for (auto t : r.getTags())
+      x.tags.push_back(text_of(t));
+    if (r.hasWriter()) {
+      auto w = r.getWriter();
+      x.writer = run_writer{text_of(w.getHost()), text_of(w.getBoot()), w.getPid(), w.getStarted(),
+                            text_of(w.getClient())};
+    }
+    if (r.getDropped())
+      x.dropped_us = r.getDroppedUs();
     return x;
   });
 }

@@ -2,6 +2,8 @@
 
 #include "soma/detail/capnp.hpp"
 #include "soma/detail/fact_lists.hpp"
+#include "soma/detail/named_values.hpp"
+#include "soma/record.hpp"
 #include "soma/schema/remote.capnp.h"
 
 namespace soma::detail {
@@ -35,6 +37,12 @@ std::string encode_record_write(const record_write& w) {
   root.setOverwrite(w.options.overwrite);
   root.setBatch(static_cast<std::uint32_t>(w.options.batch));
   root.setClosing(w.closing);
+  if (!w.options.params.empty())
+    put_values(root.initParams(static_cast<unsigned>(w.options.params.size())), w.options.params);
+  auto tags = root.initTags(static_cast<unsigned>(w.options.tags.size()));
+  for (unsigned i = 0; i < tags.size(); ++i)
+    tags.set(i, as_text(w.options.tags[i]));
+  root.setClient(as_text(w.options.client));
   auto fs = root.initForwards(static_cast<unsigned>(w.forwards.size()));
   for (unsigned i = 0; i < fs.size(); ++i) {
     auto& f = w.forwards[i];
@@ -45,7 +53,8 @@ std::string encode_record_write(const record_write& w) {
                    : f.state == outcome::broke ? schema::State::BROKE
                                                : schema::State::OPEN);
     fs[i].setTookUs(f.took_us);
-    fs[i].setWhen(f.when);
+    fs[i].setWhen(seconds_of(f.when_us));
+    fs[i].setWhenSubUs(sub_second_us(f.when_us));
     write_facts(fs[i].initFacts(static_cast<unsigned>(f.facts.size())), f.facts);
   }
   return flat(message);
@@ -61,6 +70,10 @@ record_write decode_record_write(std::string_view bytes) {
     w.options.overwrite = r.getOverwrite();
     w.options.batch = r.getBatch();
     w.closing = r.getClosing();
+    w.options.params = get_values(r.getParams());
+    for (auto t : r.getTags())
+      w.options.tags.push_back(text_of(t));
+    w.options.client = text_of(r.getClient());
     for (auto f : r.getForwards()) {
       held_forward h;
       h.id = f.getId();
@@ -70,7 +83,7 @@ record_write decode_record_write(std::string_view bytes) {
                 : f.getState() == schema::State::BROKE ? outcome::broke
                                                        : outcome::open;
       h.took_us = f.getTookUs();
-      h.when = f.getWhen();
+      h.when_us = when_us_of(f.getWhen(), f.getWhenSubUs());
       h.facts = read_facts(f.getFacts());
       w.forwards.push_back(std::move(h));
     }

@@ -14,6 +14,7 @@
 
 #include "soma/fact.hpp"
 #include "soma/outcome.hpp"
+#include "soma/trial.hpp"
 
 namespace soma::detail {
 
@@ -24,7 +25,7 @@ struct held_forward {
   std::vector<fact> facts;
   outcome state = outcome::open;
   std::int64_t took_us = 0;
-  std::int64_t when = 0;
+  std::int64_t when_us = 0; ///< unix microseconds when its first fact was seen
 };
 
 /// What a write numbered: (forward id, n) for every forward it wrote, and
@@ -48,6 +49,12 @@ struct writer_options {
   /// forwards of the batch, and a forward arriving again gets its number
   /// back instead of a new one (docs/formats.md).
   std::uint64_t once_for = 0;
+  /// What the run was, and words to find it by (recorder_options).
+  values params;
+  std::vector<std::string> tags;
+  /// A served store's client recorder: its machine id (hostname-pid), which
+  /// its server keeps as the run's writer's client. Empty: this process.
+  std::string client;
 };
 
 /// One recorder's batch sent to a served store.

@@ -1,6 +1,7 @@
 #include "soma/wire/trial.hpp"
 
 #include "soma/detail/capnp.hpp"
+#include "soma/detail/named_values.hpp"
 #include "soma/schema/remote.capnp.h"
 #include "soma/schema/soma.capnp.h"
 
@@ -9,39 +10,9 @@ namespace soma::wire {
 namespace {
 
 using detail::as_text;
+using detail::get_values;
+using detail::put_values;
 using detail::text_of;
-
-void put_values(capnp::List<schema::Named>::Builder out, const values& xs) {
-  unsigned i = 0;
-  for (auto& [name, v] : xs) {
-    auto n = out[i++];
-    n.setName(as_text(name));
-    auto u = n.initValue();
-    switch (v.index()) {
-      case 0: u.setInt(std::get<std::int64_t>(v)); break;
-      case 1: u.setReal(std::get<double>(v)); break;
-      case 2: u.setText(as_text(std::get<std::string>(v))); break;
-      default: u.setFlag(std::get<bool>(v)); break;
-    }
-  }
-}
-
-values get_values(capnp::List<schema::Named>::Reader in) {
-  values out;
-  for (auto n : in) {
-    auto u = n.getValue();
-    value v;
-    switch (u.which()) {
-      case schema::Named::Value::INT: v = u.getInt(); break;
-      case schema::Named::Value::REAL: v = u.getReal(); break;
-      case schema::Named::Value::TEXT: v = text_of(u.getText()); break;
-      case schema::Named::Value::FLAG: v = u.getFlag(); break;
-      default: throw detail::undecodable("a named value of a kind this soma does not know");
-    }
-    out.set(text_of(n.getName()), std::move(v));
-  }
-  return out;
-}
 
 schema::TrialState state_of(trial_state s) {
   switch (s) {

@@ -1,6 +1,7 @@
 #include "soma/health/judge.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 #include "soma/store/readings.hpp"
@@ -25,6 +26,9 @@ judgement judge(const store& s, const rulebook& book, const judge_options& o) {
 
   evidence e;
   e.at_us = o.at_us;
+  e.reader_us = o.at_us.value_or(std::chrono::duration_cast<std::chrono::microseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
   auto at_us = o.at_us.value_or(std::numeric_limits<std::int64_t>::max());
   readings_back(s, at_us, [&](const std::string& id, const reading& r) {
     auto& mine = e.machines[id];
@@ -45,7 +49,7 @@ judgement judge(const store& s, const rulebook& book, const judge_options& o) {
       t.at = *o.at_us / 1'000'000; // records keep whole seconds
     e.runs = tails(s, t);
     for (auto& r : e.runs)
-      e.now_us = std::max(e.now_us, us_of_s(r.records.back().when));
+      e.now_us = std::max(e.now_us, r.records.back().when_us);
   }
   std::size_t trial_count = 0;
   if (need.trials)

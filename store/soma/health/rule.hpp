@@ -1,7 +1,7 @@
 #pragma once
 
 /// @file
-/// soma::health::rule: how a health rule is made. Nine ship with soma
+/// soma::health::rule: how a health rule is made. Ten ship with soma
 /// (soma/health/rulebook.hpp, docs/health.md); a rule of your own derives
 /// from this class and joins a rulebook with rulebook::add.
 ///
@@ -96,6 +96,9 @@ struct evidence {
   std::int64_t newest_reading_us = 0;
   /// The moment asked for (`--at`), unix microseconds; none for "now".
   std::optional<std::int64_t> at_us;
+  /// This reader's clock: the moment asked for, else now (unix µs). Only
+  /// silent_store holds a writer's clock against it.
+  std::int64_t reader_us = 0;
   /// Each machine's readings at or before the moment, newest first: as many
   /// as the rules asked for (rule::more_readings), at least the latest.
   std::map<std::string, std::vector<reading>> machines;

@@ -84,7 +84,7 @@ double seconds_of(std::string_view text) {
 rulebook rulebook::shipped() {
   rulebook out;
   for (auto make : {quiet_machine, busy_machine, memory_machine, not_worth_sending, slow_node,
-                    broke_forwards, stalled_run, non_finite, stale_claim})
+                    broke_forwards, stalled_run, non_finite, stale_claim, silent_store})
     out.add(make());
   return out;
 }

@@ -41,7 +41,7 @@ public:
   /// No rules.
   rulebook() = default;
 
-  /// The nine rules soma ships, at their defaults (docs/health.md).
+  /// The ten rules soma ships, at their defaults (docs/health.md).
   [[nodiscard]] static rulebook shipped();
 
   /// Adds a rule at its defaults; rules_error when one of its name is here,

@@ -14,6 +14,7 @@
 /// | stalled_run       | run     | records     | no forward for over 10 x its median interval (1 s at least), its recorder not closed |
 /// | non_finite        | run     | records     | a summarised value not finite in over 0 forwards in a row   |
 /// | stale_claim       | trial   | trials, readings | its claimant's quiet_s over 30 s                       |
+/// | silent_store      | store   | writes, clock | the newest write (a reading, a forward) over 300 s behind this reader's clock |
 
 #include <memory>
 #include <vector>
@@ -31,5 +32,6 @@ namespace soma::health {
 [[nodiscard]] std::unique_ptr<rule> stalled_run();
 [[nodiscard]] std::unique_ptr<rule> non_finite();
 [[nodiscard]] std::unique_ptr<rule> stale_claim();
+[[nodiscard]] std::unique_ptr<rule> silent_store();
 
 } // namespace soma::health

@@ -85,7 +85,7 @@ public:
         rows = tally.rows();
         for (auto& h : rows)
           if (h.host != "here")
-            held[h.host].at(h.slices >= trips && ratio(h) > s.over(), t.records[i].when);
+            held[h.host].at(h.slices >= trips && ratio(h) > s.over(), t.records[i].when_s());
       }
       for (auto& h : rows) {
         auto it = held.find(h.host);
@@ -205,7 +205,7 @@ private:
       tally.add(*t.facts_of(i));
       for (auto& r : tally.rows())
         if (r.node == node)
-          held.at(r.ran + r.failed > 0 && r.mean_us > bound, t.records[i].when);
+          held.at(r.ran + r.failed > 0 && r.mean_us > bound, t.records[i].when_s());
     }
     return held.since();
   }
@@ -249,7 +249,7 @@ public:
       auto first = rs.size() - 1;
       while (first > 0 && holds(first - 1))
         --first;
-      auto since = us_of_s(rs[first].when);
+      auto since = us_of_s(rs[first].when_s());
       auto o = about_run(name(), t, "run", "run " + t.run);
       o.measure = "broke of its last " + std::to_string(std::min(last, rs.size())) + " forwards";
       o.value = static_cast<double>(broke.back());
@@ -291,12 +291,12 @@ public:
         continue; // one forward has no interval
       std::vector<std::int64_t> gaps;
       for (auto i = from + 1; i < rs.size(); ++i)
-        gaps.push_back(std::max<std::int64_t>(0, rs[i].when - rs[i - 1].when));
+        gaps.push_back(std::max<std::int64_t>(0, rs[i].when_s() - rs[i - 1].when_s()));
       std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2),
                        gaps.end());
       auto median = std::max<std::int64_t>(1, gaps[gaps.size() / 2]);
       auto threshold = s.over() * static_cast<double>(median);
-      auto behind = static_cast<double>(sub_us(now_s, rs.back().when));
+      auto behind = static_cast<double>(sub_us(now_s, rs.back().when_s()));
       if (!(behind > threshold) || behind > s["forget"])
         continue;
       auto o = about_run(name(), t, "run", "run " + t.run);
@@ -305,7 +305,7 @@ public:
       o.threshold = threshold;
       o.threshold_is = number(s.over()) + " x its median interval " + std::to_string(median)
                        + " s";
-      o.since_us = us_of_s(add_us(rs.back().when, clamp_us(std::ceil(threshold))));
+      o.since_us = us_of_s(add_us(rs.back().when_s(), clamp_us(std::ceil(threshold))));
       hold(out, std::move(o), s, e.now_us);
     }
   }
@@ -360,7 +360,7 @@ public:
         o.measure = "forwards in a row with " + f.key + " " + f.value.str();
         o.value = in_a_row;
         o.threshold = s.over();
-        o.since_us = us_of_s(rs[first].when);
+        o.since_us = us_of_s(rs[first].when_s());
         hold(out, std::move(o), s, e.now_us);
       }
     }

@@ -41,6 +41,11 @@ public:
   /// marked ended (run_meta::ended_us).
   virtual record_numbers write(std::vector<held_forward>& unwritten,
                                const std::vector<std::uint64_t>& asked, bool closing) = 0;
+
+  /// Marks the run as left without closing by the writer's client
+  /// (run_meta::dropped_us): what a served store's server does when a
+  /// client goes before its last batch. Never throws (said on stderr).
+  virtual void dropped() noexcept {}
 };
 
 /// A store's backend. Thread-safe; shared by every copy of a store handle.

@@ -27,7 +27,8 @@ namespace {
 
 // The run's hosts joined with the machines' latest readings.
 std::vector<fleet_row> joined_fleet(const detail::host_scan& scanned,
-                                    const std::map<std::string, reading>& latest) {
+                                    const std::map<std::string, reading>& latest,
+                                    const fleet_options& options) {
   quietness quiet{latest};
   auto fill = [&](fleet_row& row, const std::string& id) {
     row.machine = id;
@@ -54,6 +55,8 @@ std::vector<fleet_row> joined_fleet(const detail::host_scan& scanned,
     }
     rows.push_back(std::move(row));
   }
+  if (options.only_the_run)
+    return rows;
   for (auto& [id, r] : latest) {
     if (joined.count(id))
       continue;
@@ -66,15 +69,16 @@ std::vector<fleet_row> joined_fleet(const detail::host_scan& scanned,
 
 } // namespace
 
-std::vector<fleet_row> fleet(const store& s, std::string_view run) {
+std::vector<fleet_row> fleet(const store& s, std::string_view run, const fleet_options& options) {
   // The run first: its damage, or its absence, is what a reader hears of.
   auto scanned = detail::scan_hosts(s, run);
-  return joined_fleet(scanned, standing(s));
+  return joined_fleet(scanned, standing(s), options);
 }
 
 std::vector<fleet_row> fleet(const store& s, std::string_view run,
-                             const std::map<std::string, reading>& latest) {
-  return joined_fleet(detail::scan_hosts(s, run), latest);
+                             const std::map<std::string, reading>& latest,
+                             const fleet_options& options) {
+  return joined_fleet(detail::scan_hosts(s, run), latest, options);
 }
 
 } // namespace soma

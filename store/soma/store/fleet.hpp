@@ -34,10 +34,19 @@ struct fleet_row {
   std::optional<std::uint64_t> trials;
 };
 
+/// Which machines a run's fleet lists.
+struct fleet_options {
+  /// Only the machines that touched the run ("here" and its graph hosts):
+  /// what a view of one run shows (`soma fleet RUN`, `soma live`, the run's
+  /// page; `--all-machines` there lists the rest too).
+  bool only_the_run = false;
+};
+
 /// The run's fleet: "here" (the client), each graph host in the order it
-/// first appears, then every machine with readings in the store that the
-/// run's `machine` facts did not join to a graph host (machines that served
-/// nothing here), by id.
+/// first appears, then (unless `only_the_run`) every machine with readings
+/// in the store that the run's `machine` facts did not join to a graph host
+/// (machines that served nothing here, idle ones included: the machine a
+/// fleet most wants seen), by id.
 ///
 /// A graph host is joined to a machine id only through a `machine` fact that
 /// came down its wire in this run. busy and served come from that machine's
@@ -47,13 +56,15 @@ struct fleet_row {
 ///
 /// Costs hosts()'s fetch per forward plus one scan of the latest readings.
 /// Throws store_error for an unknown run or damaged bytes.
-[[nodiscard]] std::vector<fleet_row> fleet(const store& s, std::string_view run);
+[[nodiscard]] std::vector<fleet_row> fleet(const store& s, std::string_view run,
+                                           const fleet_options& options = {});
 
 /// The same, with the machines' latest readings given: those of several
 /// stores merged (soma::standing of a list of stores), for a fleet whose
 /// machines report into more than one store (docs/scale.md). Costs hosts()'s
 /// fetch per forward of `run` in `s`.
 [[nodiscard]] std::vector<fleet_row> fleet(const store& s, std::string_view run,
-                                           const std::map<std::string, reading>& latest);
+                                           const std::map<std::string, reading>& latest,
+                                           const fleet_options& options = {});
 
 } // namespace soma

@@ -4,7 +4,7 @@ namespace soma {
 
 std::optional<std::string> why_not_a_run_id(std::string_view run) {
   if (run.empty())
-    return "a run id cannot be empty: name the run, e.g. run = \"tuesday\"";
+    return "a run id cannot be empty: give the run a name, such as tuesday";
   if (run.size() > max_run_id)
     return "the run id '" + std::string{run.substr(0, 32)} + "...' is " + std::to_string(run.size())
            + " bytes long; a run id has at most " + std::to_string(max_run_id) + " bytes";

@@ -2,6 +2,7 @@
 #include "soma/store/trials.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -11,6 +12,7 @@
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/record_log.hpp"
+#include "soma/store/run_status.hpp"
 
 namespace soma::detail {
 
@@ -55,7 +57,9 @@ std::shared_ptr<environment> environment_for(const std::string& dir, const store
 class local_sink final : public record_sink {
 public:
   local_sink(std::shared_ptr<environment> env, const writer_options& o)
-    : log_(std::move(env), log_options{o.run, o.summarising, o.overwrite, o.once_for}),
+    : log_(std::move(env), log_options{o.run, o.summarising, o.overwrite, o.once_for, o.params,
+                                       o.tags, o.client.empty() ? this_writer()
+                                                                : writer_for(o.client)}),
       options_(o) {
     options_.batch = std::max<std::size_t>(1, options_.batch);
   }
@@ -83,6 +87,15 @@ public:
     return out;
   }
 
+  void dropped() noexcept override {
+    try {
+      log_.dropped();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "soma: could not mark run '%s' as left without closing: %s\n",
+                   options_.run.c_str(), e.what());
+    }
+  }
+
 private:
   // Writes the first `count` forwards in one transaction. Throws what the
   // transaction threw; then nothing of it was written.
@@ -93,7 +106,7 @@ private:
       auto& f = unwritten[i];
       entries_.push_back(log_entry{
         f.id, f.number,
-        make_record(f.facts, 0, f.state, f.took_us, f.when, options_.summarising), &f.facts});
+        make_record(f.facts, 0, f.state, f.took_us, f.when_us, options_.summarising), &f.facts});
     }
     auto numbered = log_.write(entries_, asked);
     unwritten.erase(unwritten.begin(), unwritten.begin() + static_cast<std::ptrdiff_t>(count));

@@ -30,8 +30,7 @@ detail::origin where(const detail::environment& env, std::string_view run, std::
 }
 
 [[noreturn]] void no_run(const detail::environment& env, std::string_view run) {
-  throw no_run_error("no run '" + std::string{run} + "' in the store '" + env.path()
-                    + "'; `soma runs` lists the runs it holds");
+  detail::no_run_or_damage(env, run);
 }
 
 void check_run(std::string_view run) {
@@ -147,12 +146,12 @@ void each_between(const detail::environment& env, MDB_txn* txn, MDB_dbi which,
 
 void detail::count_forward(run_row& row, const record& r) {
   if (row.forwards == 0)
-    row.first = row.last = r.when;
+    row.first = row.last = r.when_s();
   row.forwards += 1;
   row.broke += r.state == outcome::broke;
   row.took_us += r.took_us;
-  row.first = std::min(row.first, r.when);
-  row.last = std::max(row.last, r.when);
+  row.first = std::min(row.first, r.when_s());
+  row.last = std::max(row.last, r.when_s());
 }
 
 // --- The local answers: each one read transaction of the environment. ---

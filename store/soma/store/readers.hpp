@@ -35,6 +35,7 @@
 
 #include "soma/fact.hpp"
 #include "soma/store/record.hpp"
+#include "soma/store/run_status.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma {
@@ -47,6 +48,11 @@ struct run_row {
   std::int64_t took_us = 0; ///< all its forwards' took_us, added
   std::int64_t first = 0;   ///< unix seconds of its first forward
   std::int64_t last = 0;    ///< unix seconds of its last forward
+  values params;                  ///< what the run was (recorder_options::params, or its trial's)
+  std::vector<std::string> tags;  ///< words to find it by (recorder_options::tags)
+  run_status status = run_status::unknown; ///< where it stands, judged where the store is
+  std::string how;                ///< how its status is known, in words
+  std::optional<std::int64_t> ended_us; ///< when its recorder closed it (unix µs)
 };
 
 /// Every run in the store, in key order. One read per run: its writer

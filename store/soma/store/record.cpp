@@ -40,7 +40,7 @@ record decode_record_v1(std::string_view bytes, const origin& where) {
     }
     x.nodes = r.getNodes();
     x.took_us = r.getTookUs();
-    x.when = r.getWhen();
+    x.when_us = r.getWhen() * 1'000'000;
     x.summary = read_fields(r.getSummary());
     return x;
   });
@@ -146,7 +146,7 @@ record decode_record(std::string_view key, std::string_view bytes, const origin&
   auto state = in.byte();
   x.nodes = static_cast<std::uint32_t>(in.varint());
   x.took_us = compact::unzigzag(in.varint());
-  x.when = compact::unzigzag(in.varint());
+  x.when_us = compact::unzigzag(in.varint()) * 1'000'000;
   x.summary = get_fields(in);
   if (in.failed || !in.at_end() || state > state_byte(outcome::open))
     damaged_value(where, "its checksum matches but its bytes do not decode as a record");

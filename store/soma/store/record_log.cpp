@@ -6,6 +6,7 @@
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/run_summaries.hpp"
+#include "soma/store/detail/trial_runs.hpp"
 #include "soma/store/keys.hpp"
 
 namespace soma::detail {
@@ -66,8 +67,8 @@ bool take_back(run_totals& t, const record& was, const record& now) {
   bool broke = was.state == outcome::broke;
   if (t.forwards == 0 || t.broke < static_cast<std::uint64_t>(broke))
     return false;
-  bool bounds_stay = t.forwards == 1 || was.when == now.when
-                     || (t.first < was.when && was.when < t.last);
+  bool bounds_stay = t.forwards == 1 || was.when_s() == now.when_s()
+                     || (t.first < was.when_s() && was.when_s() < t.last);
   if (!bounds_stay)
     return false;
   t.forwards -= 1;
@@ -78,16 +79,38 @@ bool take_back(run_totals& t, const record& was, const record& now) {
   return true;
 }
 
+// Sets the writer, params and tags of `m`, the run's metadata about to be
+// written over `before`, as log_options says. (Looking for the run's trial
+// is a seek or two, and only for a run named as trials' runs are.)
+void describe(const environment& env, MDB_txn* txn, MDB_dbi trials, const log_options& options,
+              const std::optional<run_meta>& before, run_meta& m) {
+  m.writer = options.writer;
+  if (!options.params.empty() || !options.tags.empty()) {
+    m.params = options.params;
+    m.tags = options.tags;
+    return;
+  }
+  if (before && (!before->params.empty() || !before->tags.empty())) {
+    m.params = before->params;
+    m.tags = before->tags;
+    return;
+  }
+  if (auto t = trial_of_run_in(env, txn, trials, options.run)) {
+    m.params = t->trial.params;
+    m.tags = {"study:" + t->study};
+  }
+}
+
 } // namespace
 
 record make_record(const std::vector<fact>& facts, std::uint64_t n, outcome state,
-                   std::int64_t took_us, std::int64_t when,
+                   std::int64_t took_us, std::int64_t when_us,
                    const std::vector<std::string>& summarising) {
   record r;
   r.forward = n;
   r.state = state;
   r.took_us = took_us;
-  r.when = when;
+  r.when_us = when_us;
   std::vector<std::string_view> nodes;
   for (auto& x : facts) {
     if (x.name == "ran" || x.name == "failed" || x.name == "recalled") {
@@ -238,6 +261,7 @@ record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>
       });
     m.next = std::max(next, after_last(env, txn, records, run));
     m.totals = totals;
+    describe(env, txn, dbi(db::trials), options_, before, m);
     env.put(txn, meta, meta_at, encode_run_meta(m, meta_at));
   });
   cleared_ = cleared;
@@ -245,23 +269,52 @@ record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>
   return numbered;
 }
 
-void record_log::end() {
-  auto now = std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-               .count();
-  const auto& run = options_.run;
-  env_->write([&](MDB_txn* txn, auto& dbi) {
+namespace {
+
+std::int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+// Rewrites the metadata of `run` in one write transaction with
+// `change(meta, txn, records)`, unless it returns false; nothing when the
+// run has none (nothing was ever written).
+template <class Change>
+void rewrite_meta(environment& env, const std::string& run, Change change) {
+  env.write([&](MDB_txn* txn, auto& dbi) {
     auto meta = dbi(db::meta);
     auto key = meta_key(run);
-    run_meta m{options_.summarising, std::nullopt};
     std::string_view old;
-    if (!env_->get(txn, meta, key, old))
-      return; // nothing was ever written: there is no run to mark
-    m = decode_run_meta(key, old, origin{"the metadata of run '" + run + "'", {}, 0, env_->path()});
+    if (!env.get(txn, meta, key, old))
+      return;
+    auto m = decode_run_meta(key, old, origin{"the metadata of run '" + run + "'", {}, 0,
+                                              env.path()});
+    if (change(m, txn, dbi(db::records)))
+      env.put(txn, meta, key, encode_run_meta(m, key));
+  });
+}
+
+} // namespace
+
+void record_log::end() {
+  auto now = now_us();
+  rewrite_meta(*env_, options_.run, [&](run_meta& m, MDB_txn* txn, MDB_dbi records) {
     m.ended_us = now;
+    m.dropped_us.reset();
     if (!m.totals) // an older soma wrote the run last: its totals, once
-      m.totals = counted(*env_, txn, dbi(db::records), run);
-    env_->put(txn, meta, key, encode_run_meta(m, key));
+      m.totals = counted(*env_, txn, records, options_.run);
+    return true;
+  });
+}
+
+void record_log::dropped() {
+  auto now = now_us();
+  rewrite_meta(*env_, options_.run, [&](run_meta& m, MDB_txn*, MDB_dbi) {
+    if (m.ended_us || m.writer != options_.writer)
+      return false; // closed, or another writer has it now
+    m.dropped_us = now;
+    return true;
   });
 }
 

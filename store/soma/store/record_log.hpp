@@ -39,6 +39,13 @@ struct log_options {
   /// Nonzero: the writer (a served store's client recorder) whose batches
   /// may come again; see record_log::write.
   std::uint64_t once_for = 0;
+  /// What the run was and words to find it by: kept in its metadata. None
+  /// given: those the run has, or else those of the trial that gave the
+  /// run (its params, and the tag `study:<name>`).
+  values params;
+  std::vector<std::string> tags;
+  /// The process writing, kept as the run's writer (soma/store/run_status.hpp).
+  run_writer writer;
 };
 
 /// One writer's log of one run. Not thread-safe: one writer owns it.
@@ -61,6 +68,11 @@ public:
   /// one transaction. Throws store_error.
   void end();
 
+  /// Marks the run left without closing by the writer's client
+  /// (run_meta::dropped_us, this machine's clock now), unless it ended.
+  /// Throws store_error.
+  void dropped();
+
 private:
   std::shared_ptr<environment> env_;
   log_options options_;
@@ -69,10 +81,10 @@ private:
   std::string buffer_; // encodings, reused
 };
 
-/// The record that `facts` make, numbered n: state, took_us and when as
+/// The record that `facts` make, numbered n: state, took_us and when_us as
 /// given, nodes counted, the summarised facts' fields flattened.
 [[nodiscard]] record make_record(const std::vector<fact>& facts, std::uint64_t n, outcome state,
-                                 std::int64_t took_us, std::int64_t when,
+                                 std::int64_t took_us, std::int64_t when_us,
                                  const std::vector<std::string>& summarising);
 
 } // namespace soma::detail

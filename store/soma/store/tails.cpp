@@ -74,7 +74,7 @@ detail::tails_part detail::local_answers::tails(const tail_options& o,
       std::string run{view};
       run_tail tail;
       tail.run = run;
-      tail.first = decode(run, first_n).when;
+      tail.first = decode(run, first_n).when_s();
       tail.ended_us = detail::meta_of(env, txn, dbi(db::meta), run).ended_us;
       auto next = detail::past_run(run);
       // Its last forward: the key before the next run's first.
@@ -86,7 +86,7 @@ detail::tails_part detail::local_answers::tails(const tail_options& o,
       if (o.at) {
         // The last forward whose `when` is at or before the moment: forwards
         // are written in time order, so a binary search on their numbers.
-        if (decode(run, last_n).when > *o.at) {
+        if (decode(run, last_n).when_s() > *o.at) {
           std::uint64_t lo = first_n, hi = last_n;
           if (tail.first > *o.at) {
             found_run = true;
@@ -102,7 +102,7 @@ detail::tails_part detail::local_answers::tails(const tail_options& o,
                           + std::to_string(last_n) + ", and some between are missing");
             std::uint64_t n = 0;
             parse(view, n);
-            (decode(run, n).when <= *o.at ? lo : hi) = mid;
+            (decode(run, n).when_s() <= *o.at ? lo : hi) = mid;
           }
           last_n = lo;
         }
@@ -150,8 +150,7 @@ detail::tails_part detail::local_answers::tails(const tail_options& o,
     }
   });
   if (o.run && out.empty() && !found_run)
-    throw no_run_error("no run '" + *o.run + "' in the store '" + env.path()
-                       + "'; `soma runs` lists the runs it holds");
+    detail::no_run_or_damage(env, *o.run);
   return part;
 }
 

@@ -1,6 +1,7 @@
 #include "soma/store/trials.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -14,6 +15,7 @@
 #include "soma/store/answers.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/trial_runs.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/wire/trial.hpp"
@@ -187,6 +189,50 @@ std::string seconds(double s) {
 }
 
 } // namespace
+
+std::optional<detail::study_trial> detail::trial_of_run_in(const environment& env, MDB_txn* txn,
+                                                          MDB_dbi trials, std::string_view run) {
+  if (trials == 0)
+    return std::nullopt;
+  // `<study>.<n>` or `<study>.<n>.<attempt>`: try the last dot, then the one
+  // before it (a study's name may hold dots itself).
+  auto number_after = [](std::string_view digits) -> std::optional<std::uint64_t> {
+    std::uint64_t n = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size())
+      return std::nullopt;
+    return n;
+  };
+  auto try_at = [&](std::size_t dot) -> std::optional<study_trial> {
+    auto study = run.substr(0, dot);
+    auto rest = run.substr(dot + 1);
+    auto n = number_after(rest.substr(0, rest.find('.')));
+    if (!n || why_not_a_study(study))
+      return std::nullopt;
+    std::string_view bytes;
+    auto key = trial_key(study, *n);
+    if (!env.get(txn, trials, key, bytes))
+      return std::nullopt;
+    try {
+      auto t = decode_trial(env, key, bytes);
+      bool gave = t.run == run || std::any_of(t.abandoned.begin(), t.abandoned.end(),
+                                              [&](const attempt_row& a) { return a.run == run; });
+      if (gave)
+        return study_trial{std::string{study}, std::move(t)};
+    } catch (const store_error&) {
+    }
+    return std::nullopt;
+  };
+  auto last = run.rfind('.');
+  if (last == std::string_view::npos || last == 0)
+    return std::nullopt;
+  if (auto t = try_at(last))
+    return t;
+  auto before = run.rfind('.', last - 1);
+  if (before != std::string_view::npos && before > 0)
+    return try_at(before);
+  return std::nullopt;
+}
 
 std::optional<std::string> why_not_a_study(std::string_view name) {
   auto shown = "'" + std::string{name.substr(0, 64)} + (name.size() > 64 ? "...'" : "'");

@@ -18,8 +18,13 @@ json json_of(const scalar& x) {
 }
 
 json json_of(const run_row& x) {
-  return json{{"run", x.run},         {"forwards", x.forwards}, {"broke", x.broke},
-              {"took_us", x.took_us}, {"first", x.first},       {"last", x.last}};
+  json out{{"run", x.run},         {"forwards", x.forwards}, {"broke", x.broke},
+           {"took_us", x.took_us}, {"first", x.first},       {"last", x.last},
+           {"status", std::string{to_string(x.status)}},     {"how", x.how}};
+  out["ended_us"] = x.ended_us ? json(*x.ended_us) : json(nullptr);
+  out["params"] = json_of(x.params);
+  out["tags"] = x.tags;
+  return out;
 }
 
 json json_of(const record& x) {
@@ -29,7 +34,8 @@ json json_of(const record& x) {
            {"took_us", x.took_us}};
   for (auto& f : x.summary)
     out[f.key] = json_of(f.value);
-  out["when"] = x.when;
+  out["when"] = x.when_s();
+  out["when_us"] = x.when_us;
   return out;
 }
 
@@ -95,7 +101,9 @@ void append_json(std::string& out, const record& x, std::uint64_t total) {
     scalar_json(out, f.value);
   }
   out += ",\"when\":";
-  number(out, x.when);
+  number(out, x.when_s());
+  out += ",\"when_us\":";
+  number(out, x.when_us);
   out += ",\"total\":";
   number(out, static_cast<std::int64_t>(total));
   out += '}';

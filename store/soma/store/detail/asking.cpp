@@ -4,9 +4,11 @@
 
 #include "soma/detail/capnp.hpp"
 #include "soma/detail/fact_lists.hpp"
+#include "soma/detail/named_values.hpp"
 #include "soma/detail/undecodable.hpp"
 #include "soma/schema/remote.capnp.h"
 #include "soma/store/keys.hpp"
+#include "soma/store/run_status.hpp"
 #include "soma/store/record.hpp"
 #include "soma/wire/reading.hpp"
 #include "soma/wire/served_store.hpp"
@@ -88,6 +90,24 @@ std::vector<std::string> get_texts(capnp::List<capnp::Text>::Reader in) {
 
 // --- answers ---
 
+cs::RunStatus wire_status(run_status s) {
+  switch (s) {
+    case run_status::running: return cs::RunStatus::RUNNING;
+    case run_status::finished: return cs::RunStatus::FINISHED;
+    case run_status::died: return cs::RunStatus::DIED;
+    default: return cs::RunStatus::UNKNOWN;
+  }
+}
+
+run_status status_of(cs::RunStatus s) {
+  switch (s) {
+    case cs::RunStatus::RUNNING: return run_status::running;
+    case cs::RunStatus::FINISHED: return run_status::finished;
+    case cs::RunStatus::DIED: return run_status::died;
+    default: return run_status::unknown;
+  }
+}
+
 std::string encode_runs(const std::vector<run_row>& rows) {
   capnp::MallocMessageBuilder m;
   auto out = m.initRoot<cs::RunRows>().initRows(static_cast<unsigned>(rows.size()));
@@ -100,6 +120,17 @@ std::string encode_runs(const std::vector<run_row>& rows) {
     x.setTookUs(r.took_us);
     x.setFirst(r.first);
     x.setLast(r.last);
+    if (!r.params.empty())
+      put_values(x.initParams(static_cast<unsigned>(r.params.size())), r.params);
+    auto tags = x.initTags(static_cast<unsigned>(r.tags.size()));
+    for (unsigned t = 0; t < r.tags.size(); ++t)
+      tags.set(t, as_text(r.tags[t]));
+    x.setStatus(wire_status(r.status));
+    x.setHow(as_text(r.how));
+    if (r.ended_us) {
+      x.setEnded(true);
+      x.setEndedUs(*r.ended_us);
+    }
   }
   return to_bytes(m);
 }
@@ -107,9 +138,18 @@ std::string encode_runs(const std::vector<run_row>& rows) {
 std::vector<run_row> decode_runs(std::string_view bytes) {
   return read_capnp<cs::RunRows>(bytes, [](cs::RunRows::Reader in) {
     std::vector<run_row> out;
-    for (auto x : in.getRows())
-      out.push_back({text_of(x.getRun()), x.getForwards(), x.getBroke(), x.getTookUs(),
-                     x.getFirst(), x.getLast()});
+    for (auto x : in.getRows()) {
+      run_row r{.run = text_of(x.getRun()), .forwards = x.getForwards(), .broke = x.getBroke(),
+                .took_us = x.getTookUs(), .first = x.getFirst(), .last = x.getLast()};
+      r.params = get_values(x.getParams());
+      for (auto t : x.getTags())
+        r.tags.push_back(text_of(t));
+      r.status = status_of(x.getStatus());
+      r.how = text_of(x.getHow());
+      if (x.getEnded())
+        r.ended_us = x.getEndedUs();
+      out.push_back(std::move(r));
+    }
     return out;
   });
 }

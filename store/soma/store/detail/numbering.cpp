@@ -1,5 +1,7 @@
 #include "soma/store/detail/numbering.hpp"
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "soma/store/detail/environment.hpp"
@@ -14,6 +16,19 @@ run_meta meta_of(const environment& env, MDB_txn* txn, MDB_dbi meta, std::string
     return {};
   auto what = "the metadata of run '" + std::string{run} + "'";
   return decode_run_meta(key, bytes, origin{what, {}, 0, env.path()});
+}
+
+void no_run_or_damage(const environment& env, std::string_view run) {
+  std::optional<std::uint64_t> next;
+  env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+    if (auto meta = dbi(db::meta))
+      next = meta_of(env, txn, meta, run).next;
+  });
+  if (next && *next > 0)
+    env.damaged("run '" + std::string{run} + "' has " + std::to_string(*next)
+                + " forwards written (its metadata says), but none of its records can be found");
+  throw no_run_error("no run '" + std::string{run} + "' in the store '" + env.path()
+                     + "'; `soma runs` lists the runs it holds");
 }
 
 namespace {

@@ -21,6 +21,12 @@ class environment;
 [[nodiscard]] run_meta meta_of(const environment& env, MDB_txn* txn, MDB_dbi meta,
                                std::string_view run);
 
+/// Throws no_run_error naming `run`, which a reader did not find, or, when
+/// the run's metadata says it has forwards written, store_error (damaged):
+/// its records are there but cannot be found (a key damaged out of its
+/// order in a page hides the keys beside it). One short read transaction.
+[[noreturn]] void no_run_or_damage(const environment& env, std::string_view run);
+
 /// Throws store_error (damaged) unless a scan that found `seen` of the
 /// run's `what` ("records", "fact blobs"), the last numbered
 /// `last_plus_one - 1`, found them all. Nothing to compare for a run

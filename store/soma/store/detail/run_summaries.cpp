@@ -6,20 +6,38 @@
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/numbering.hpp"
 #include "soma/store/keys.hpp"
+#include "soma/store/run_status.hpp"
 
 namespace soma::detail {
 
 void add_forward(run_totals& t, const record& r) {
   // Through count_forward itself, so that the kept totals and a count of
   // the records can never differ in how they add up.
-  run_row row{{}, t.forwards, t.broke, t.took_us, t.first, t.last};
+  run_row row{.forwards = t.forwards, .broke = t.broke, .took_us = t.took_us, .first = t.first,
+              .last = t.last};
   count_forward(row, r);
   t = run_totals{row.forwards, row.broke, row.took_us, row.first, row.last};
 }
 
 run_row row_of(std::string_view run, const run_totals& t) {
-  return run_row{std::string{run}, t.forwards, t.broke, t.took_us, t.first, t.last};
+  return run_row{.run = std::string{run}, .forwards = t.forwards, .broke = t.broke,
+                 .took_us = t.took_us, .first = t.first, .last = t.last};
 }
+
+namespace {
+
+// `row` with what the run's metadata `m` says of it beside its totals.
+run_row described(run_row row, const run_meta& m) {
+  auto standing = standing_of(m);
+  row.status = standing.status;
+  row.how = std::move(standing.how);
+  row.params = m.params;
+  row.tags = m.tags;
+  row.ended_us = m.ended_us;
+  return row;
+}
+
+} // namespace
 
 run_count count_run(const environment& env, MDB_txn* txn, MDB_dbi records,
                     std::string_view run) {
@@ -56,7 +74,7 @@ run_row row_at(const environment& env, MDB_txn* txn, MDB_dbi records, MDB_dbi me
     // Written last by a soma that kept no totals: counted as runs() counts.
     auto counted = count_run(env, txn, records, run);
     check_count(env, txn, meta, run, "records", counted.seen, counted.last_plus_one);
-    return row_of(run, counted.totals);
+    return described(row_of(run, counted.totals), m);
   }
   auto& t = *m.totals;
   auto name = "run '" + std::string{run} + "'";
@@ -67,7 +85,7 @@ run_row row_at(const environment& env, MDB_txn* txn, MDB_dbi records, MDB_dbi me
     env.damaged(name + " has " + std::to_string(t.forwards) + " forwards written (its "
                 "metadata says), but its last record is numbered "
                 + std::to_string(last_plus_one - 1) + ": some are missing or were moved");
-  return row_of(run, t);
+  return described(row_of(run, t), m);
 }
 
 // With `c` at the first record of a run: moves it to the run's last record
