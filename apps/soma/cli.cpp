@@ -23,8 +23,8 @@ namespace soma::cli {
 
 namespace {
 
-constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | facts RUN N | "
-                                 "nodes RUN [--last N] | cache ls|clear [--node NAME] | "
+constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME [--csv] | facts RUN N | "
+                                 "nodes RUN [--last N] | compare RUN_A RUN_B [--csv] | cache ls|clear [--node NAME] | "
                                  "standing | fleet RUN | trials [STUDY] | "
                                  "reclaim STUDY --quiet-over S | "
                                  "health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | "
@@ -41,6 +41,7 @@ constexpr const char* price_list = R"(What each command costs:
              (the table's first line says which)
   facts      one fetch
   nodes      a fetch per forward read (--last N reads only the last N)
+  compare    a fetch per forward of each of the two runs (nodes of each)
   cache ls   one scan of the cache
   standing   one scan of the machines' latest readings (one entry a machine)
   fleet      a fetch per forward of RUN, plus what standing costs
@@ -186,6 +187,7 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   curve->add_option("RUN", inv.run, "the run")->required();
   curve->add_option("NAME", inv.name, "a fact (its \"value\") or fact.field, e.g. loss")
     ->required();
+  curve->add_flag("--csv", inv.csv, "print comma-separated lines (forward,value) instead of a table");
   given_stores.push_back(common_options(*curve, inv));
 
   auto* facts = app.add_subcommand("facts", "every fact forward N of RUN was told, one a line");
@@ -198,6 +200,14 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   auto* last = nodes->add_option("--last", last_text, "only the last N forwards")
                  ->option_text("N");
   given_stores.push_back(common_options(*nodes, inv));
+
+  auto* compare = app.add_subcommand(
+    "compare", "two runs side by side, node by node: each node's mean and total time, ran, "
+               "recalled and failed in RUN_A and RUN_B, and the difference B - A");
+  compare->add_option("RUN_A", inv.run, "the run")->required();
+  compare->add_option("RUN_B", inv.other, "the run to compare it with")->required();
+  compare->add_flag("--csv", inv.csv, "print comma-separated lines instead of a table");
+  given_stores.push_back(common_options(*compare, inv));
 
   auto* cache = app.add_subcommand("cache", "the kept outputs of frozen, cached nodes");
   cache->require_subcommand(1);
@@ -414,6 +424,8 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
       throw usage_error("--store needs a directory, not an empty text; " + help_hint(app));
   if (inv.store.empty())
     inv.store = store::default_path();
+  if (inv.json && inv.csv)
+    throw usage_error("--json and --csv are two formats of one answer; give one of them");
   if (runs->parsed()) {
     inv.what = command::runs;
   } else if (forwards->parsed()) {
@@ -517,6 +529,8 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     if (quiet_after->count() > 0)
       inv.quiet_after_s = parse_count(quiet_after_text,
                                       "S of `soma live --quiet-after S` (whole seconds)");
+  } else if (compare->parsed()) {
+    inv.what = command::compare;
   } else if (facts->parsed()) {
     inv.what = command::facts;
     inv.forward = parse_count(forward_text, "N of `soma facts RUN N` (a forward number)");

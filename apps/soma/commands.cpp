@@ -14,8 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "compare.hpp"
 #include "health.hpp"
 #include "serve_command.hpp"
+#include "soma/web/csv.hpp"
 #include "soma/web/json.hpp"
 #include "live_view.hpp"
 #include "plot.hpp"
@@ -125,6 +127,10 @@ void show_curve(const store& s, const invocation& inv, std::ostream& out, std::o
         << "'; `soma facts " << inv.run << " 0` shows what a forward told\n";
   if (inv.json)
     return print_json(out, points);
+  if (inv.csv) {
+    out << web::curve_csv(points);
+    return;
+  }
   out << "# curve of " << inv.name << " over run " << inv.run << ": " << to_string(cost)
       << (cost == curve_cost::scan ? " (one scan of records)" : " (a fetch per forward)")
       << '\n';
@@ -435,6 +441,7 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::curve: show_curve(s, inv, out, err); break;
     case command::facts: show_facts(s, inv, out); break;
     case command::nodes: show_nodes(s, inv, out); break;
+    case command::compare: show_compare(s, inv, out); break;
     case command::cache_ls: show_cache(s, inv, out); break;
     case command::standing: show_standing(standing(s), s.path(), inv, out, err); break;
     case command::fleet: show_fleet(fleet(s, inv.run), inv, out); break;

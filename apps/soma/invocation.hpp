@@ -18,7 +18,7 @@ namespace soma::cli {
 enum class command {
   runs, forwards, curve, facts, nodes, cache_ls, cache_clear, standing, fleet,
   plot_progress, plot_spent, plot_machines, plot_graph, live, check,
-  trials, reclaim, plot_study, health, serve, trace, copy
+  trials, reclaim, plot_study, health, serve, trace, copy, compare
 };
 
 /// A parsed, checked command line.
@@ -26,8 +26,10 @@ struct invocation {
   command what = command::runs;
   std::string store;              ///< --store DIR (default: soma::store::default_path())
   bool json = false;              ///< --json: one JSON array instead of a table
+  bool csv = false;               ///< --csv: comma-separated lines instead of a table (curve, compare)
   std::string run;                ///< RUN, for all but `runs`, `cache` and `standing`
   std::string name;               ///< NAME, for `curve`
+  std::string other;              ///< RUN_B, for `compare RUN_A RUN_B` (RUN_A is run)
   std::uint64_t forward = 0;      ///< N, for `facts` and `trace --forward N`
   bool forward_given = false;     ///< whether `trace --forward N` was given
   std::optional<std::size_t> last; ///< --last N, for `nodes`

@@ -260,6 +260,101 @@ assert all(type(p['value']) is float for p in rows)"
   expect_out "[]"
   ;;
 
+curve_csv)
+  # One line per point under a header, the values as the table shows them.
+  soma 0 curve tuesday loss --store "$STORE" --csv
+  no_err
+  expect_out "forward,value
+0,2.1
+1,1.96
+2,1.8298
+3,1.70871
+4,1.5961
+5,1.49138
+6,1.39398
+7,1.3034
+8,1.21916
+9,1.14082
+10,1.06796
+11,1.00021"
+  for args in "tuesday loss" "plain acc"; do
+    soma 0 curve $args --store "$STORE" --csv
+    cp "$T/out" "$T/csv"
+    soma 0 curve $args --store "$STORE"
+    diff <(tail -n +2 "$T/out" | awk '{print $1 "," $2}') "$T/csv" >&2 \
+      || fail "curve $args --csv is not its table's rows"
+  done
+  # Nobody told it: the header alone, and the note on stderr.
+  soma 0 curve tuesday nothing --store "$STORE" --csv
+  expect_out "forward,value"
+  expect_err "soma: no forward of run 'tuesday' told 'nothing'; \`soma facts tuesday 0\` shows what a forward told"
+  expect_usage_error "--json and --csv are two formats of one answer; give one of them" \
+    curve tuesday loss --store "$STORE" --csv --json
+  ;;
+
+compare)
+  # tuesday (12 forwards) against plain (3; score failed once), node by node.
+  soma 0 compare tuesday plain --store "$STORE"
+  no_err
+  [ "$(head -1 "$T/out")" = "# A: tuesday, B: plain; diff: B - A" ] || fail "the first line names A and B"
+  tail -n +2 "$T/out" >"$T/table" && mv "$T/table" "$T/out"
+  table LRRRRRRRRRRRRRRR <<EOF
+node	a_mean	b_mean	diff_mean	a_took	b_took	diff_took	a_ran	b_ran	diff_ran	a_recalled	b_recalled	diff_recalled	a_failed	b_failed	diff_failed
+tokenize	~	~	±	~	~	±	12	3	-9	0	0	0	0	0	0
+embed	~	~	±	~	~	±	12	3	-9	0	0	0	0	0	0
+score	~	~	±	~	~	±	12	2	-10	0	0	0	0	1	+1
+EOF
+  ;;
+
+compare_json)
+  # The numbers are soma nodes' of each run, and the difference B - A.
+  soma 0 nodes tuesday --store "$STORE" --json && cp "$T/out" "$T/a.json"
+  soma 0 nodes plain --store "$STORE" --json && cp "$T/out" "$T/b.json"
+  soma 0 compare tuesday plain --store "$STORE" --json
+  no_err
+  python3 -c "import json, sys
+c = json.load(open(sys.argv[1]))
+a = {r['node']: r for r in json.load(open(sys.argv[2]))}
+b = {r['node']: r for r in json.load(open(sys.argv[3]))}
+assert list(c) == ['a', 'b', 'params', 'nodes'], list(c)
+assert (c['a'], c['b'], c['params']) == ('tuesday', 'plain', []), c
+assert [n['node'] for n in c['nodes']] == ['tokenize', 'embed', 'score'], c['nodes']
+keys = ['ran', 'recalled', 'failed', 'took_us', 'mean_us']
+for n in c['nodes']:
+    for side, rows in (('a', a), ('b', b)):
+        assert n[side] == {k: rows[n['node']][k] for k in keys}, (side, n)
+    assert n['difference'] == {k: n['b'][k] - n['a'][k] for k in keys}, n
+" "$T/out" "$T/a.json" "$T/b.json" || fail "the JSON is not soma nodes' of each run"
+  ;;
+
+compare_csv)
+  soma 0 compare tuesday plain --store "$STORE" --json && cp "$T/out" "$T/c.json"
+  soma 0 compare tuesday plain --store "$STORE" --csv
+  no_err
+  python3 -c "import csv, json, sys
+c = json.load(open(sys.argv[2]))
+rows = list(csv.reader(open(sys.argv[1])))
+measures = ['mean_us', 'took_us', 'ran', 'recalled', 'failed']
+assert rows[0] == ['node'] + [s + m for m in measures for s in ('a_', 'b_', 'diff_')], rows[0]
+assert len(rows) == 1 + len(c['nodes'])
+for row, n in zip(rows[1:], c['nodes']):
+    assert row[0] == n['node']
+    got = [float(x) for x in row[1:]]
+    want = [n[s][m] for m in measures for s in ('a', 'b', 'difference')]
+    assert all(abs(g - w) <= 1e-5 * max(1, abs(w)) for g, w in zip(got, want)), (row, n)
+" "$T/out" "$T/c.json" || fail "the CSV is not the JSON's numbers"
+  expect_usage_error "--json and --csv are two formats of one answer; give one of them" \
+    compare tuesday plain --store "$STORE" --csv --json
+  ;;
+
+compare_errors)
+  nope="no run 'nope' in the store '$STORE'; \`soma runs\` lists the runs it holds"
+  expect_usage_error "$nope" compare nope plain --store "$STORE"
+  expect_usage_error "$nope" compare tuesday nope --store "$STORE" --json
+  expect_usage_error "$nope" compare tuesday nope --store "$STORE" --csv
+  error_starting "RUN_B is required" compare tuesday --store "$STORE"
+  ;;
+
 facts)
   soma 0 facts tuesday 0 --store "$STORE"
   no_err
@@ -444,7 +539,7 @@ bad_numbers)
   ;;
 
 unknown_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE'
+  commands='soma runs | forwards RUN | curve RUN NAME [--csv] | facts RUN N | nodes RUN [--last N] | compare RUN_A RUN_B [--csv] | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE'
   expect_usage_error "unknown command 'frobnicate'; the commands are: $commands (\`soma --help\` lists the commands)" \
     frobnicate
   expect_usage_error "unknown command 'run'; did you mean 'runs'? the commands are: $commands (\`soma --help\` lists the commands)" \
@@ -466,7 +561,7 @@ unknown_command)
   ;;
 
 no_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE'
+  commands='soma runs | forwards RUN | curve RUN NAME [--csv] | facts RUN N | nodes RUN [--last N] | compare RUN_A RUN_B [--csv] | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE'
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)"
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)" --json --store "$STORE"
   ;;
