@@ -25,7 +25,7 @@ namespace soma::cli {
 namespace {
 
 constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | facts RUN N | "
-                                 "nodes RUN [--last N] | cache ls|clear [--node NAME] | "
+                                 "nodes RUN [--last N] | compare RUN_A RUN_B | cache ls|clear [--node NAME] | "
                                  "standing | fleet RUN | trials [STUDY] | "
                                  "reclaim STUDY --quiet-over S | "
                                  "health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | "
@@ -43,6 +43,7 @@ constexpr const char* price_list = R"(What each command costs:
              (the table's first line says which)
   facts      one fetch
   nodes      a fetch per forward read (--last N reads only the last N)
+  compare    a fetch per forward of each of the two runs (nodes of each)
   cache ls   one scan of the cache
   standing   one scan of the machines' latest readings (one entry a machine)
   fleet      a fetch per forward of RUN, plus what standing costs
@@ -243,6 +244,13 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   auto* last = nodes->add_option("--last", last_text, "only the last N forwards")
                  ->option_text("N");
   given_stores.push_back(common_options(*nodes, inv));
+
+  auto* compare = app.add_subcommand(
+    "compare", "two runs side by side, node by node: each node's mean and total time, ran, "
+               "recalled and failed in RUN_A and RUN_B, and the difference B - A");
+  compare->add_option("RUN_A", inv.run, "the run")->required();
+  compare->add_option("RUN_B", inv.other, "the run to compare it with")->required();
+  given_stores.push_back(common_options(*compare, inv));
 
   auto* cache = app.add_subcommand("cache", "the kept outputs of frozen, cached nodes");
   cache->require_subcommand(1);
@@ -599,6 +607,8 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     if (quiet_after->count() > 0)
       inv.quiet_after_s = parse_count(quiet_after_text,
                                       "S of `soma live --quiet-after S` (whole seconds)");
+  } else if (compare->parsed()) {
+    inv.what = command::compare;
   } else if (facts->parsed()) {
     inv.what = command::facts;
     inv.forward = parse_count(forward_text, "N of `soma facts RUN N` (a forward number)");

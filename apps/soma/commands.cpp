@@ -22,8 +22,10 @@
 
 #include <unistd.h>
 
+#include "compare.hpp"
 #include "health.hpp"
 #include "serve_command.hpp"
+#include "soma/web/csv.hpp"
 #include "soma/web/json.hpp"
 #include "live_view.hpp"
 #include "plot.hpp"
@@ -633,6 +635,7 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::curve: show_curve(s, inv, out, err); break;
     case command::facts: show_facts(s, inv, out); break;
     case command::nodes: show_nodes(s, inv, out); break;
+    case command::compare: show_compare(s, inv, out); break;
     case command::cache_ls: show_cache(s, inv, out); break;
     case command::standing: show_standing(standing(s), s.path(), inv, out, err); break;
     case command::fleet:

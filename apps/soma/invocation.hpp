@@ -18,7 +18,7 @@ namespace soma::cli {
 enum class command {
   runs, forwards, curve, facts, nodes, cache_ls, cache_clear, standing, fleet,
   plot_progress, plot_spent, plot_machines, plot_graph, live, check,
-  trials, reclaim, plot_study, health, serve, trace, copy, remove
+  trials, reclaim, plot_study, health, serve, trace, copy, remove, compare
 };
 
 /// A parsed, checked command line.
@@ -29,6 +29,7 @@ struct invocation {
   bool csv = false;               ///< --csv: CSV instead of a table (output.hpp)
   std::string run;                ///< RUN, for all but `runs`, `cache` and `standing`
   std::string name;               ///< NAME, for `curve`
+  std::string other;              ///< RUN_B, for `compare RUN_A RUN_B` (RUN_A is run)
   std::uint64_t forward = 0;      ///< N, for `facts` and `trace --forward N`
   bool forward_given = false;     ///< whether `trace --forward N` was given
   std::optional<std::size_t> last; ///< --last N: `nodes`' forwards; the last N rows of `runs`, `forwards`, `curve`, `trials`

@@ -19,7 +19,7 @@ namespace soma::cli {
 [[nodiscard]] inline bool for_script(const invocation& inv) noexcept { return inv.json || inv.csv; }
 
 /// Prints `array`, JSON objects, as `inv` asks: the JSON array itself, or
-/// CSV (print_csv).
+/// CSV (web::csv_of: the same fields as columns).
 void print_rows(std::ostream& out, const invocation& inv, const web::json& array);
 
 /// The same for rows that web::json_of() makes objects of.
@@ -30,13 +30,6 @@ void print_rows(std::ostream& out, const invocation& inv, const Rows& rows) {
     array.push_back(web::json_of(row));
   print_rows(out, inv, array);
 }
-
-/// CSV (RFC 4180, lines ending in \n) of `array`: a header of every field in the order first
-/// seen, then a line per object. A nested object's fields are columns of
-/// their own ("params.lr"); an array's items are joined with ';'; a number
-/// is as in the JSON, a text as it is (quoted when it holds a comma, a
-/// quote or a line break), null and a missing field empty.
-void print_csv(std::ostream& out, const web::json& array);
 
 /// Keeps the first or the last rows `inv` asks for (--first N, --last N).
 template <class T>

@@ -15,7 +15,8 @@
 namespace soma::cli {
 
 /// The most series (runs times facts) `soma plot progress` overlays on one
-/// figure: beyond it the colours repeat and the legend covers the chart.
+/// figure: beyond it the colours repeat and the legend below it takes the
+/// chart's room.
 inline constexpr std::size_t most_overlaid = 8;
 
 /// The width and height of `--size WxH` ("1280x720"). Throws usage_error

@@ -8,6 +8,8 @@
 #include <ctime>
 #include <ostream>
 
+#include "soma/web/csv.hpp"
+
 namespace soma::cli {
 
 namespace {
@@ -129,9 +131,7 @@ std::string readable(std::string_view told) {
   auto [end, ec] = std::from_chars(told.data(), told.data() + told.size(), x);
   if (told.empty() || ec != std::errc{} || end != told.data() + told.size())
     return std::string{told};
-  char out[32];
-  std::snprintf(out, sizeof out, "%.6g", x);
-  return out;
+  return web::readable_number(x);
 }
 
 } // namespace soma::cli

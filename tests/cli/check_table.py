@@ -4,7 +4,8 @@ TABLE is the printed table (header row first). ALIGNS has one letter per
 column, L or R: a left-aligned cell starts where its header starts, a
 right-aligned one ends where its header ends. EXPECTED has the header's names, then
 one line per row, cells separated by tabs; a cell `#` stands for any whole number, `~` for
-any duration as tables show one (850µs, 12.3ms, 1.25s, 2m05s, 3h12m, 2d03h), `@` for a UTC
+any duration as tables show one (850µs, 12.3ms, 1.25s, 2m05s, 3h12m, 2d03h), `±` for one
+with a sign or none (a difference: +1.20ms, -850µs, 0s), `@` for a UTC
 time to the second (2026-12-02T01:23:45Z). Exits 1 naming the first difference.
 """
 import re
@@ -50,6 +51,7 @@ def main():
                 fail(f"row {n}: {name} {text!r} ends at {end}, its header at {hend}")
             ok = {"#": re.fullmatch(r"[0-9]+", text),
                   "~": re.fullmatch(DURATION, text),
+                  "±": re.fullmatch(rf"[+-]?({DURATION})", text),
                   "@": re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", text)
                   }.get(w, text == w)
             if not ok:

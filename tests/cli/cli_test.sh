@@ -388,6 +388,109 @@ assert all(type(p['value']) is float for p in rows)"
   no_out
   ;;
 
+curve_csv)
+  # One line per point under a header, each value every digit it needs to
+  # read back the same: what --json says, so nothing is lost to a rounding.
+  soma 0 curve tuesday loss --store "$STORE" --csv
+  no_err
+  expect_out "forward,value
+0,2.1
+1,1.9600000000000002
+2,1.8298000000000003
+3,1.7087140000000003
+4,1.5961040200000003
+5,1.4913767386000003
+6,1.3939803668980004
+7,1.3034017412151404
+8,1.2191636193300806
+9,1.140822165976975
+10,1.0679646143585868
+11,1.0002070913534857"
+  for args in "tuesday loss" "plain acc"; do
+    soma 0 curve $args --store "$STORE" --csv
+    cp "$T/out" "$T/csv"
+    soma 0 curve $args --store "$STORE" --json
+    python3 - "$T/out" "$T/csv" <<'PY' || fail "curve $args --csv is not its --json's rows"
+import csv, json, sys
+rows = json.load(open(sys.argv[1]))
+lines = list(csv.reader(open(sys.argv[2], newline="")))
+assert lines[0] == ["forward", "value"], lines[0]
+assert [(int(f), float(v)) for f, v in lines[1:]] == [(r["forward"], r["value"]) for r in rows]
+PY
+  done
+  # Nobody told it: an error, as without --csv.
+  soma 2 curve tuesday nothing --store "$STORE" --csv
+  no_out
+  expect_usage_error "--json and --csv are two ways to print the same rows: give one; \`soma curve --help\` says how it goes" \
+    curve tuesday loss --store "$STORE" --csv --json
+  ;;
+
+compare)
+  # tuesday (12 forwards) against plain (3; score failed once), node by node.
+  soma 0 compare tuesday plain --store "$STORE"
+  no_err
+  [ "$(head -1 "$T/out")" = "# A: tuesday, B: plain; diff: B - A" ] || fail "the first line names A and B"
+  [ "$(sed -n 2p "$T/out")" = "# params (A | B): lr 0.05 | 0.5, seed 7 | -" ] \
+    || fail "the second line sets the runs' params side by side: $(sed -n 2p "$T/out")"
+  tail -n +3 "$T/out" >"$T/table" && mv "$T/table" "$T/out"
+  table LRRRRRRRRRRRRRRR <<EOF
+node	a_mean	b_mean	diff_mean	a_took	b_took	diff_took	a_ran	b_ran	diff_ran	a_recalled	b_recalled	diff_recalled	a_failed	b_failed	diff_failed
+tokenize	~	~	±	~	~	±	12	3	-9	0	0	0	0	0	0
+embed	~	~	±	~	~	±	12	3	-9	0	0	0	0	0	0
+score	~	~	±	~	~	±	12	2	-10	0	0	0	0	1	+1
+EOF
+  ;;
+
+compare_json)
+  # The numbers are soma nodes' of each run, and the difference B - A.
+  soma 0 nodes tuesday --store "$STORE" --json && cp "$T/out" "$T/a.json"
+  soma 0 nodes plain --store "$STORE" --json && cp "$T/out" "$T/b.json"
+  soma 0 compare tuesday plain --store "$STORE" --json
+  no_err
+  python3 -c "import json, sys
+c = json.load(open(sys.argv[1]))
+a = {r['node']: r for r in json.load(open(sys.argv[2]))}
+b = {r['node']: r for r in json.load(open(sys.argv[3]))}
+assert list(c) == ['a', 'b', 'params', 'nodes'], list(c)
+assert (c['a'], c['b']) == ('tuesday', 'plain'), c
+assert c['params'] == [{'param': 'lr', 'a': 0.05, 'b': 0.5}, {'param': 'seed', 'a': 7, 'b': None}], c['params']
+assert [n['node'] for n in c['nodes']] == ['tokenize', 'embed', 'score'], c['nodes']
+keys = ['ran', 'recalled', 'failed', 'took_us', 'mean_us']
+for n in c['nodes']:
+    for side, rows in (('a', a), ('b', b)):
+        assert n[side] == {k: rows[n['node']][k] for k in keys}, (side, n)
+    assert n['difference'] == {k: n['b'][k] - n['a'][k] for k in keys}, n
+" "$T/out" "$T/a.json" "$T/b.json" || fail "the JSON is not soma nodes' of each run"
+  ;;
+
+compare_csv)
+  soma 0 compare tuesday plain --store "$STORE" --json && cp "$T/out" "$T/c.json"
+  soma 0 compare tuesday plain --store "$STORE" --csv
+  no_err
+  python3 -c "import csv, json, sys
+c = json.load(open(sys.argv[2]))
+rows = list(csv.reader(open(sys.argv[1])))
+measures = ['mean_us', 'took_us', 'ran', 'recalled', 'failed']
+assert rows[0] == ['node'] + [s + m for m in measures for s in ('a_', 'b_', 'diff_')], rows[0]
+assert len(rows) == 1 + len(c['nodes'])
+for row, n in zip(rows[1:], c['nodes']):
+    assert row[0] == n['node']
+    got = [float(x) for x in row[1:]]
+    want = [n[s][m] for m in measures for s in ('a', 'b', 'difference')]
+    assert all(abs(g - w) <= 1e-5 * max(1, abs(w)) for g, w in zip(got, want)), (row, n)
+" "$T/out" "$T/c.json" || fail "the CSV is not the JSON's numbers"
+  expect_usage_error "--json and --csv are two ways to print the same rows: give one; \`soma compare --help\` says how it goes" \
+    compare tuesday plain --store "$STORE" --csv --json
+  ;;
+
+compare_errors)
+  nope="no run 'nope' in the store '$STORE'; \`soma runs\` lists the runs it holds"
+  expect_usage_error "$nope" compare nope plain --store "$STORE"
+  expect_usage_error "$nope" compare tuesday nope --store "$STORE" --json
+  expect_usage_error "$nope" compare tuesday nope --store "$STORE" --csv
+  error_starting "RUN_B is required" compare tuesday --store "$STORE"
+  ;;
+
 facts)
   soma 0 facts tuesday 0 --store "$STORE"
   no_err
@@ -572,7 +675,7 @@ bad_numbers)
   ;;
 
 unknown_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | delete RUN... [--yes] [--force]'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | compare RUN_A RUN_B | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | delete RUN... [--yes] [--force]'
   expect_usage_error "unknown command 'frobnicate'; the commands are: $commands (\`soma --help\` lists the commands)" \
     frobnicate
   expect_usage_error "unknown command 'run'; did you mean 'runs'? the commands are: $commands (\`soma --help\` lists the commands)" \
@@ -594,7 +697,7 @@ unknown_command)
   ;;
 
 no_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | delete RUN... [--yes] [--force]'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | compare RUN_A RUN_B | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | delete RUN... [--yes] [--force]'
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)"
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)" --json --store "$STORE"
   ;;

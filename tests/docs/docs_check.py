@@ -16,9 +16,10 @@ Two markers, each on the line before a fenced block:
       damaged; demo: recording_a_run's store), SOMA_STORE=store, with each
       --path DIR (the programs) first on PATH. What a run does not decide is
       compared as a shape: a duration (850µs, 1.25s, 2m05s) matches any
-      duration, a UTC time any UTC time, a temporary directory any; runs of
-      blanks count as one. A line `...` (indented or not) stands for any
-      lines up to the next one shown.
+      duration (a difference of two, +850µs or -1.25s, any too), a UTC time
+      any UTC time, a temporary directory any; runs of blanks count as one.
+      A line `...` (indented or not) stands for any lines up to the next
+      one shown.
 
 Without --update it exits 1 naming each block that differs, and how. With
 --update it rewrites the blocks from the files and the commands (review the
@@ -37,6 +38,8 @@ DURATION = re.compile(r"(?<![\w.])(?:[0-9]+(?:\.[0-9]+)?(?:µs|ms|s)|[0-9]+m[0-5
                       r"|[0-9]+h[0-5][0-9]m|[0-9]+d[0-2][0-9]h)(?![\w.])")
 TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{3})?Z")
 SPACED = re.compile(r"(?<![\w.])[0-9]+(?:\.[0-9]+)? (?:µs|ms|s)(?![\w.])")
+# A difference of two durations (`soma compare`): its sign is the run's too.
+SIGNED = re.compile(r"(?<![\w.])[+-]~")
 TEMP = re.compile(r"/tmp/[\w.-]+")
 # --json keeps raw times: microseconds and unix seconds.
 RAW_TIME = re.compile(r'("(?:\w+_us|when|first|last|kept_at)": ?)"?-?[0-9][0-9.e+-]*"?')
@@ -46,6 +49,7 @@ def shape(line):
     line = TIME.sub("@", line)
     line = DURATION.sub("~", line)
     line = SPACED.sub("~", line)
+    line = SIGNED.sub("~", line)
     line = RAW_TIME.sub(r"\1#", line)
     line = TEMP.sub("/tmp/…", line)
     return " ".join(line.split())

@@ -4,6 +4,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstdint>
 #include <string>
 
 #include "making.hpp"
@@ -156,7 +157,14 @@ BOOST_FIXTURE_TEST_CASE(the_curve_figure_is_soma_plots_and_compares_runs, fixtur
   auto both = curve_svg(s, "sweep-a", {{"with", "sweep-b"}});
   BOOST_TEST(both.find("<title>loss over 2 runs</title>") != std::string::npos);
   BOOST_TEST(both.find("sweep-b (window") != std::string::npos);
-  BOOST_TEST(error_of([&] { (void)curve_svg(s, "sweep-a", {{"with", "nope"}}); }).first == 404);
+  // A name the store has no run of costs only itself: the others are drawn,
+  // and the figure names it for the page (issue 26, item 3).
+  auto typo = curve_svg(s, "sweep-a", {{"with", "sweep-b,nope,a/b"}});
+  BOOST_TEST(typo.find("<title>loss over 2 runs</title>") != std::string::npos);
+  BOOST_TEST(typo.find("data-unknown=\"nope,a/b\"") != std::string::npos, typo.substr(0, 600));
+  BOOST_TEST(curve_svg(s, "sweep-a", {{"with", "sweep-b"}}).find("data-unknown") == std::string::npos);
+  BOOST_TEST(curve_svg(s, "sweep-a", {{"with", "nope"}}).find("<title>loss over run sweep-a</title>")
+             != std::string::npos);
   // A run compared that told nothing of the fact is named on the figure; one
   // whose records are damaged is an error, not a run that told nothing.
   soma_test::write_run(s, "silent", {{{"ran", {{"node", "a"}, {"took_us", 1}}}}});
@@ -170,6 +178,56 @@ BOOST_FIXTURE_TEST_CASE(the_curve_figure_is_soma_plots_and_compares_runs, fixtur
   });
   BOOST_TEST(error_of([&] { (void)curve_svg(s, "sweep-a", {{"with", "sweep-b"}}); }).first == 500);
   BOOST_TEST(spent_svg(s, "sweep-a", {}).find("<svg") != std::string::npos);
+}
+
+// The options of soma plot progress: a log y axis and the rolling mean's
+// window, the same words on the figure; an even window is a 400 that says
+// why. The figure is also a PNG, and the series a CSV of soma curve's rows.
+BOOST_FIXTURE_TEST_CASE(the_curve_takes_plots_log_axis_and_window_and_downloads, fixture) {
+  auto log = curve_svg(s, "sweep-a", {{"log_y", "1"}});
+  // loss is 10 / (n + 1): from 10 down to 0.04, so decades 0.01 to 10.
+  BOOST_TEST(log.find("data-y=\"0.01 10\"") != std::string::npos, log.substr(0, 600));
+  BOOST_TEST(curve_svg(s, "sweep-a", {{"log_y", "0"}}).find("data-y=\"0.01 10\"") == std::string::npos);
+  auto windowed = curve_svg(s, "sweep-a", {{"window", "31"}});
+  BOOST_TEST(windowed.find("rolling mean over 31 values") != std::string::npos);
+  BOOST_TEST(curve_svg(s, "sweep-a", {{"window", "31"}, {"with", "sweep-b"}}).find("sweep-b (window 29)")
+             != std::string::npos); // 31 is wider than sweep-b's 30 values: narrowed to fit
+  auto [status, why] = error_of([&] { (void)curve_svg(s, "sweep-a", {{"window", "4"}}); });
+  BOOST_TEST(status == 400);
+  BOOST_TEST(why.find("must be odd") != std::string::npos, why);
+  BOOST_TEST(error_of([&] { (void)curve_svg(s, "sweep-a", {{"log_y", "yes"}}); }).first == 400);
+  BOOST_TEST(curve_png(s, "sweep-a", {{"log_y", "1"}}).starts_with("\x89PNG"));
+  auto csv = curve_csv(s, "sweep-a", {{"from", "3"}, {"to", "4"}});
+  BOOST_TEST(csv == "forward,value\n3,2.5\n4,2.0\n"); // the values as --json has them
+  BOOST_TEST(error_of([&] { (void)curve_csv(s, "nope", {}); }).first == 404);
+}
+
+// Two runs node by node: each side soma::nodes' row, the difference B - A,
+// a node only one run has null on the other side and counted 0.
+BOOST_FIXTURE_TEST_CASE(two_runs_compare_node_by_node, fixture) {
+  soma_test::write_run(s, "other", {{{"ran", {{"node", "tokenize"}, {"took_us", 5}}},
+                                     {"ran", {{"node", "extra"}, {"took_us", 7}}}}});
+  auto c = compare_page(s, "sweep-b", "other");
+  BOOST_TEST(c["a"] == "sweep-b");
+  BOOST_TEST(c["b"] == "other");
+  BOOST_TEST(c["params"] == json::array());
+  BOOST_REQUIRE_EQUAL(c["nodes"].size(), 3u);
+  auto a = soma::nodes(s, "sweep-b");
+  BOOST_TEST(c["nodes"][0]["node"] == "tokenize");
+  BOOST_TEST(c["nodes"][0]["a"]["ran"] == a[0].ran);
+  BOOST_TEST(c["nodes"][0]["a"]["took_us"] == a[0].took_us);
+  BOOST_TEST(c["nodes"][0]["b"]["took_us"] == 5);
+  BOOST_TEST(c["nodes"][0]["difference"]["ran"] == 1 - static_cast<std::int64_t>(a[0].ran));
+  BOOST_TEST(c["nodes"][0]["difference"]["took_us"] == 5 - a[0].took_us);
+  BOOST_TEST(c["nodes"][1]["node"] == "score");
+  BOOST_TEST(c["nodes"][1]["b"].is_null());
+  BOOST_TEST(c["nodes"][1]["difference"]["ran"] == -static_cast<std::int64_t>(a[1].ran));
+  BOOST_TEST(c["nodes"][2]["node"] == "extra");
+  BOOST_TEST(c["nodes"][2]["a"].is_null());
+  BOOST_TEST(c["nodes"][2]["difference"]["mean_us"] == 7.0);
+  auto [status, why] = error_of([&] { (void)compare_page(s, "sweep-a", "nope"); });
+  BOOST_TEST(status == 404);
+  BOOST_TEST(why.find("no run 'nope'") != std::string::npos, why);
 }
 
 BOOST_FIXTURE_TEST_CASE(fleet_trials_and_opinions_are_the_commands_json, fixture) {

@@ -53,6 +53,19 @@ function esc(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
 
+// The edit distance between two names (insertions, deletions, changes):
+// "did you mean" for a mistyped run.
+function distance(a, b) {
+  let row = [...Array(b.length + 1).keys()];
+  for (let i = 1; i <= a.length; ++i) {
+    const next = [i];
+    for (let j = 1; j <= b.length; ++j)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}
+
 const runLink = (run) => `<a href="/run/${encodeURIComponent(run)}">${esc(run)}</a>`;
 
 // ---- reading the API ----------------------------------------------------------
@@ -179,8 +192,10 @@ async function runView(run) {
   const state = {
     fact: q.get("fact") || info.series[0] || info.told[0] || "loss",
     from: q.get("from"), to: q.get("to"), with: q.get("with") || "",
+    window: q.get("window") || "", logY: q.get("log_y") === "1",
     total: info.run.forwards, page: null, points: [],
   };
+  let known = []; // the store's runs, for "did you mean"
   const names = [...info.series, ...info.told];
   window.soma.loaded = info.run.forwards;
   main.innerHTML = `<h1>Run ${esc(run)}</h1>
@@ -192,28 +207,78 @@ async function runView(run) {
     <div class="controls">
       <label>series <select id="fact">${names.map((n) => `<option ${n === state.fact ? "selected" : ""}>${esc(n)}</option>`).join("")}${names.includes(state.fact) ? "" : `<option selected>${esc(state.fact)}</option>`}</select></label>
       <label>compare with <input id="with" list="runs-list" value="${esc(state.with)}" placeholder="other runs, comma-separated"></label>
+      <span id="with-note" class="note" hidden></span>
       <datalist id="runs-list"></datalist>
       <button id="unzoom" ${state.from || state.to ? "" : "hidden"}>whole run</button>
+    </div>
+    <div class="controls">
+      <label title="as soma plot --log-y: ticks at powers of ten; values of 0 or less cannot be drawn on it and are left out, the figure says how many"><input type="checkbox" id="log-y" ${state.logY ? "checked" : ""}> log y</label>
+      <label title="as soma plot --window N: the bold line is the centred rolling mean over N values (odd, so each mean sits on the value at its centre), drawn where its window is full; empty: about 1/20 of the values">window <input id="window" type="number" min="1" step="2" value="${esc(state.window)}" placeholder="n/20"></label>
+      <span id="window-note" class="note" hidden></span>
       <span class="quiet">drag across the curve to zoom; hover shows values</span>
     </div>
+    <p class="quiet" id="log-note" ${state.logY ? "" : "hidden"}>log y axis: values of 0 or less are not drawn on it (the figure's subtitle says how many), as <code>soma plot --log-y</code>.</p>
     <div class="figure" id="curve"></div>
+    <p class="downloads" id="downloads"></p>
     <h2>Spent per node and machines <span class="quiet">(last 1000 forwards)</span></h2>
     <div class="row2"><div class="figure" id="spent"></div><div class="figure" id="machines"></div></div>
-    <div class="row2"><div><h2>Nodes</h2><div id="nodes"></div></div><div><h2>Hosts</h2><div id="hosts"></div></div></div>
+    <div class="row2"><div><h2>Nodes</h2>
+      <p class="controls"><label>node by node against <input id="nodes-with" list="runs-list" placeholder="another run"></label>
+        <span id="nodes-with-links"></span></p>
+      <div id="nodes"></div></div><div><h2>Hosts</h2><div id="hosts"></div></div></div>
     <h2>Forwards</h2><div class="pager" id="fpager"></div><div id="forwards"></div>`;
 
   const figure = document.getElementById("curve");
-  let drawing = 0; // only the latest drawing asked for is shown
-  const drawCurve = async () => {
-    const mine = ++drawing;
+  // What the curve is asked with: the series, its range, and (figure) how
+  // it is drawn and compared. The downloads ask the same.
+  const asked = (drawn) => {
     const p = new URLSearchParams({ fact: state.fact });
     if (state.from !== null) p.set("from", state.from);
     if (state.to !== null) p.set("to", state.to);
-    if (state.with) p.set("with", state.with);
+    if (drawn && state.with) p.set("with", state.with);
+    if (drawn && state.window) p.set("window", state.window);
+    if (drawn && state.logY) p.set("log_y", "1");
+    return p;
+  };
+  const others = () => state.with.split(",").map((x) => x.trim()).filter((x) => x && x !== run);
+  // A name in "compare with" the store has no run of, named beside the
+  // input (the chart draws the others): the figure says which on its root.
+  const sayUnknown = (unknown) => {
+    const note = document.getElementById("with-note");
+    note.hidden = !unknown.length;
+    note.textContent = unknown.map((u) => {
+      const near = known.filter((k) => k !== run && distance(u, k) <= 2).sort((a, b) => distance(u, a) - distance(u, b))[0];
+      return `no run '${u}' in this store${near ? ` (did you mean '${near}'?)` : ""}`;
+    }).join("; ") + (unknown.length ? (others().length > unknown.length ? "; the other runs are drawn" : "; this run is drawn alone") : "");
+    note.dataset.unknown = unknown.join(",");
+  };
+  const showDownloads = (unknown) => {
+    const name = (r) => `${r}-${state.fact}${state.from !== null || state.to !== null ? `-${state.from ?? 0}-${state.to ?? "end"}` : ""}`;
+    const series = (r) => {
+      const at = `/api/run/${encodeURIComponent(r)}/curve`;
+      return `<span data-run="${esc(r)}">${esc(r)}: <a data-download="csv" download="${esc(name(r))}.csv" href="${at}.csv?${asked(false)}">CSV</a>
+        <a data-download="json" download="${esc(name(r))}.json" href="${at}?${asked(false)}">JSON</a></span>`;
+    };
+    const runs = [run, ...others().filter((r) => !unknown.includes(r))];
+    document.getElementById("downloads").innerHTML = `download the series shown: ${runs.map(series).join(" · ")}
+      · the figure: <a data-download="svg" download="${esc(name(run))}.svg" href="${base}/curve.svg?${asked(true)}">SVG</a>
+      <a data-download="png" download="${esc(name(run))}.png" href="${base}/curve.png?${asked(true)}">PNG</a>`;
+  };
+  let lastUnknown = [];
+  let drawing = 0; // only the latest drawing asked for is shown
+  const drawCurve = async () => {
+    const mine = ++drawing;
+    const p = asked(true);
     try {
       const svg = await get(`${base}/curve.svg?${p}`, "text");
       if (mine !== drawing) return;
       figure.innerHTML = svg;
+      const unknown = (figure.querySelector("svg")?.dataset.unknown || "").split(",").filter(Boolean);
+      lastUnknown = unknown;
+      sayUnknown(unknown);
+      showDownloads(unknown);
+      nodesWith(unknown);
+      document.getElementById("log-note").hidden = !state.logY;
       // The points to hover over come on the figure (data-points); a
       // comparison has none of its own: hover reads this run's curve.
       const drawn = figure.querySelector("svg");
@@ -224,19 +289,36 @@ async function runView(run) {
     document.getElementById("unzoom").hidden = state.from === null && state.to === null;
   };
   const redrawCurve = throttle(drawCurve, 1000);
-  const remember = () => {
-    const p = new URLSearchParams({ fact: state.fact });
-    if (state.from !== null) p.set("from", state.from);
-    if (state.to !== null) p.set("to", state.to);
-    if (state.with) p.set("with", state.with);
-    history.replaceState(null, "", `?${p}`);
+  const remember = () => history.replaceState(null, "", `?${asked(true)}`);
+  const nodesWith = (unknown = []) => {
+    document.getElementById("nodes-with-links").innerHTML = others().filter((r) => !unknown.includes(r)).map((r) =>
+      `<a href="/run/${encodeURIComponent(run)}/compare/${encodeURIComponent(r)}">against ${esc(r)}</a>`).join(" ");
   };
   document.getElementById("fact").addEventListener("change", (e) => { state.fact = e.target.value; remember(); drawCurve(); });
   document.getElementById("with").addEventListener("change", (e) => { state.with = e.target.value.trim(); remember(); drawCurve(); });
+  document.getElementById("log-y").addEventListener("change", (e) => { state.logY = e.target.checked; remember(); drawCurve(); });
+  document.getElementById("window").addEventListener("change", (e) => {
+    const text = e.target.value.trim(), n = Number(text);
+    const note = document.getElementById("window-note");
+    // As soma plot --window: an odd whole number, so each mean is centred.
+    const bad = text !== "" && !(Number.isInteger(n) && n >= 1 && n % 2 === 1);
+    note.hidden = !bad;
+    note.textContent = bad ? `the window is an odd number of values, so that each mean is centred on one (as soma plot --window); ${text} is not` : "";
+    if (bad) return;
+    state.window = text;
+    remember();
+    drawCurve();
+  });
+  document.getElementById("nodes-with").addEventListener("change", (e) => {
+    const other = e.target.value.trim();
+    if (other) location.href = `/run/${encodeURIComponent(run)}/compare/${encodeURIComponent(other)}`;
+  });
   document.getElementById("unzoom").addEventListener("click", () => { state.from = state.to = null; remember(); drawCurve(); });
   hoverAndZoom(figure, state, () => { remember(); drawCurve(); });
 
   get("/api/runs?limit=1000").then((r) => {
+    known = r.runs.map((x) => x.run);
+    if (lastUnknown.length) sayUnknown(lastUnknown);
     document.getElementById("runs-list").innerHTML = r.runs.filter((x) => x.run !== run)
       .map((x) => `<option value="${esc(x.run)}">`).join("");
   }).catch(() => {});
@@ -357,6 +439,42 @@ function hoverAndZoom(figure, state, zoomed) {
     state.to = hi;
     zoomed();
   });
+}
+
+// ---- two runs, node by node ----------------------------------------------------------
+
+// Per node: mean and total time, ran, recalled, failed in run A and run B,
+// and B - A (soma compare A B). Each cell carries its number (data-value)
+// as the API answered it.
+async function compareView(a, b) {
+  let c;
+  try { c = await get(`/api/run/${encodeURIComponent(a)}/compare/${encodeURIComponent(b)}`); } catch (e) { failed(main, e); return; }
+  liveMark.textContent = "as recorded";
+  liveMark.className = "live";
+  const measures = [["mean", "mean_us", true], ["took", "took_us", true], ["ran", "ran"], ["recalled", "recalled"], ["failed", "failed"]];
+  const cell = (v, time, signed) => {
+    if (v === null || v === undefined) return `<span data-value="">–</span>`;
+    const text = time ? dur(v) : String(v);
+    return `<span data-value="${v}">${signed && v > 0 ? "+" : ""}${esc(text)}</span>`;
+  };
+  const columns = [["node", (r) => esc(r.node)]];
+  for (const [name, key, time] of measures)
+    columns.push([`${name} A`, (r) => cell(r.a && r.a[key], time), "num"],
+                 [`${name} B`, (r) => cell(r.b && r.b[key], time), "num"],
+                 [`${name} B − A`, (r) => cell(r.difference[key], time, true), "num diff"]);
+  // #params: the runs' parameters side by side (the API's "params": a row
+  // per parameter, its value in A and in B).
+  main.innerHTML = `<h1>${runLink(a)} against ${runLink(b)}, node by node</h1>
+    <p class="quiet">A is ${esc(a)}, B is ${esc(b)}; each over every forward it recorded (<code>soma compare ${esc(a)} ${esc(b)}</code>, <code>soma nodes</code> of each).
+      · <a href="/run/${encodeURIComponent(a)}?with=${encodeURIComponent(b)}">their curves on one chart</a>
+      · <a href="/run/${encodeURIComponent(b)}/compare/${encodeURIComponent(a)}">the other way round</a></p>
+    <h2>Parameters</h2>
+    <div id="params">${c.params.length
+      ? table(Object.keys(c.params[0]).map((k) => [k, (r) => esc(r[k] ?? "–")]), c.params)
+      : `<p class="quiet">Neither run carries parameters in this store: nothing to set side by side.</p>`}</div>
+    <h2>Nodes</h2>
+    ${c.nodes.length ? table(columns, c.nodes, (r) => `data-node="${esc(r.node)}"`)
+      : `<p class="quiet">No node ran in either run.</p>`}`;
 }
 
 // ---- a forward --------------------------------------------------------------------
@@ -536,6 +654,7 @@ function route() {
   if (!path.length) return runsView();
   if (path[0] === "run" && path.length === 2) return runView(path[1]);
   if (path[0] === "run" && path[2] === "forward") return forwardView(path[1], path[3]);
+  if (path[0] === "run" && path[2] === "compare") return compareView(path[1], path[3]);
   if (path[0] === "fleet") return fleetView();
   if (path[0] === "trials") return trialsView(path[1]);
   if (path[0] === "health") return healthView();

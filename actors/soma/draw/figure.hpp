@@ -61,6 +61,7 @@ struct box {
 enum class align { start, middle, end };
 
 /// One line of text, its baseline at `at`; `rotate` is -90 for a y axis label.
+/// `series` names it in the SVG (`class="series-<series>"`), as a line's.
 struct text {
   point at;
   std::string content;
@@ -69,6 +70,7 @@ struct text {
   colour fill;
   bool bold = false;
   double rotate = 0;
+  std::string series;
   friend bool operator==(const text&, const text&) = default;
 };
 

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "soma/draw/chart.hpp"
 #include "soma/draw/rolling.hpp"
@@ -17,12 +18,70 @@ namespace {
 constexpr int default_width = 960, default_height = 540;
 constexpr double top = 78;
 
-// Where the area may go in a figure of `width` x `height` (the chart moves
-// its left edge further right when its labels need the room).
+// The legend sits below the area, under the x axis' label, its entries side
+// by side and a new row when the next would pass the area's right edge.
+// Outside the area it covers no point whatever the series do or a zoom
+// shows (a legend in the corner the series crossed least still covered a
+// zoomed curve: issue 26, item 3). A swatch and a text per entry, both
+// named "legend" in the SVG.
+struct legend_entry {
+  colour hue;
+  double width, opacity;
+  std::string text;
+};
+
+constexpr double legend_size = 11.5, swatch = 24, swatch_gap = 6, entry_gap = 18;
+constexpr double legend_row = 18; // between rows' baselines
+constexpr double legend_below = 56; // from the area's bottom to the first row's swatch
+
+double entry_width(const legend_entry& e) {
+  return swatch + swatch_gap + text_width(e.text, legend_size);
+}
+
+// Calls place(entry, x, row) for each entry flowed from `left` to `right`;
+// returns the rows taken.
+template <class Place>
+std::size_t flow(const std::vector<legend_entry>& entries, double left, double right, Place place) {
+  double x = left;
+  std::size_t row = 0;
+  for (auto& e : entries) {
+    auto w = entry_width(e);
+    if (x > left && x + w > right) {
+      x = left;
+      ++row;
+    }
+    place(e, x, row);
+    x += w + entry_gap;
+  }
+  return entries.empty() ? 0 : row + 1;
+}
+
+// Where the area may go in a figure of `width` x `height` with a legend of
+// `entries` below it (the chart moves its left edge further right when its
+// labels need the room; the legend flows from the left the layout gives).
 struct layout {
   double left = 96, right, bottom;
-  layout(int width, int height) : right(width - 30), bottom(height - 70) {}
+  layout(int width, int height, const std::vector<legend_entry>& entries)
+    : right(width - 30),
+      bottom(height - 70) {
+    auto rows = flow(entries, left, right, [](auto&, double, std::size_t) {});
+    // The last row's baseline 22 px above the figure's edge; the area keeps
+    // at least 60 px (a figure at its least size with 8 series' legend
+    // gives up the legend's last rows rather than its chart).
+    if (rows > 0)
+      bottom = std::max(top + 60, height - 22 - 4 - legend_below
+                                    - legend_row * static_cast<double>(rows - 1));
+  }
 };
+
+void legend(figure& f, const chart& c, const layout& at, const std::vector<legend_entry>& entries) {
+  flow(entries, at.left, at.right, [&](const legend_entry& e, double x, std::size_t row) {
+    double y = c.bottom() + legend_below + legend_row * static_cast<double>(row);
+    f.add(line{{{x, y}, {x + swatch, y}}, e.hue, e.width, e.opacity, "legend"});
+    f.add(text{{x + swatch + swatch_gap, y + 4}, e.text, legend_size, align::start, palette::ink,
+               false, 0, "legend"});
+  });
+}
 
 // More points than pixels across: keep, per pixel column, the first, lowest,
 // highest and last point, in order. Every kept point is a real one, and the
@@ -144,62 +203,6 @@ void draw_series(figure& f, const chart& c, const series& values, std::size_t wi
   }
 }
 
-// Whether the segment from a to b crosses the box at `at`, w by h
-// (Liang-Barsky: the part of the segment inside each edge's half-plane).
-bool crosses(point a, point b, point at, double w, double h) {
-  double t0 = 0, t1 = 1, dx = b.x - a.x, dy = b.y - a.y;
-  auto inside = [&](double p, double q) { // where p * t <= q
-    if (p == 0)
-      return q >= 0;
-    double r = q / p;
-    if (p < 0)
-      t0 = std::max(t0, r);
-    else
-      t1 = std::min(t1, r);
-    return t0 <= t1;
-  };
-  return inside(-dx, a.x - at.x) && inside(dx, at.x + w - a.x) && inside(-dy, a.y - at.y)
-         && inside(dy, at.y + h - a.y);
-}
-
-// A legend inside the area, in the corner its series cross least: top
-// right, else top left, bottom right, bottom left, the first of those that
-// the fewest of the series' segments cross (a rising curve leaves the top
-// left free, a falling one the top right). A swatch and a text per entry.
-struct legend_entry {
-  colour hue;
-  double width, opacity;
-  std::string text;
-};
-
-void legend(figure& f, const chart& c, const std::vector<legend_entry>& entries,
-            const std::vector<const series*>& drawn) {
-  double widest = 0;
-  for (auto& e : entries)
-    widest = std::max(widest, text_width(e.text, 11.5));
-  double w = 30 + widest + 12, h = 18.0 * static_cast<double>(entries.size()) + 6, inset = 8;
-  double left = c.left() + inset, right = std::max(left, c.right() - inset - w);
-  double top = c.top() + inset, bottom = std::max(top, c.bottom() - inset - h);
-  const point corners[] = {{right, top}, {left, top}, {right, bottom}, {left, bottom}};
-  std::size_t under[std::size(corners)] = {};
-  for (auto* values : drawn)
-    for (std::size_t i = 0; i < values->size(); ++i) {
-      auto& [n, v] = (*values)[i];
-      auto p = c.at(static_cast<double>(n), v);
-      auto from = i == 0 ? p : c.at(static_cast<double>((*values)[i - 1].first), (*values)[i - 1].second);
-      for (std::size_t k = 0; k < std::size(corners); ++k)
-        under[k] += crosses(from, p, corners[k], w, h);
-    }
-  auto best = static_cast<std::size_t>(std::min_element(std::begin(under), std::end(under))
-                                       - std::begin(under));
-  double lx = corners[best].x + 6, ly = corners[best].y + 12;
-  for (auto& e : entries) {
-    f.add(line{{{lx, ly}, {lx + 24, ly}}, e.hue, e.width, e.opacity});
-    f.add(text{{lx + 30, ly + 4}, e.text, 11.5, align::start, palette::ink});
-    ly += 18;
-  }
-}
-
 std::string values_word(std::size_t n) { return n == 1 ? " value" : " values"; }
 
 } // namespace
@@ -233,18 +236,19 @@ figure progress(const series& told, std::string_view run, std::string_view fact,
                 + values_word(window) + narrowed
                 + ", where its window is full; thin: every value as told"
                 + skipped_note(skipped));
+  std::vector<legend_entry> entries{
+    {palette::raw, 1, 0.9, "every value told"},
+    {palette::mean, 3, 1, "rolling mean, window " + std::to_string(window)}};
   ranges r;
   r.take(values);
-  auto c = r.place(f, layout{f.width(), f.height()}, options.log_y);
+  layout at{f.width(), f.height(), entries};
+  auto c = r.place(f, at, options.log_y);
   c.x_axis("forward");
   c.y_axis(fact);
   draw_series(f, c, values, window,
               {palette::raw, palette::mean, 0.9, 3, "raw", "mean", "point"});
   c.frame();
-  legend(f, c,
-         {{palette::raw, 1, 0.9, "every value told"},
-          {palette::mean, 3, 1, "rolling mean, window " + std::to_string(window)}},
-         {&values});
+  legend(f, c, at, entries);
   return f;
 }
 
@@ -304,26 +308,31 @@ figure compare(const std::vector<compared>& runs, std::string_view fact,
               "value as told"
                 + skipped_note(skipped)
                 + (silent.empty() ? std::string{} : "; told nothing: " + silent));
-  auto c = range.place(f, layout{f.width(), f.height()}, options.log_y);
+  // Each drawn series' colour and window, named in the legend below the area.
+  std::vector<legend_entry> entries;
+  std::vector<std::size_t> windows(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (shown[i].empty())
+      continue;
+    windows[i] = fitting_window(options.window.value_or(default_window(shown[i].size())),
+                                shown[i].size());
+    entries.push_back({hues[entries.size() % std::size(hues)], 2.5, 1,
+                       name_of(runs[i]) + " (window " + std::to_string(windows[i]) + ")"});
+  }
+  layout at{f.width(), f.height(), entries};
+  auto c = range.place(f, at, options.log_y);
   c.x_axis("forward");
   c.y_axis(by_fact ? joined(facts) : std::string{fact_of(runs.front())});
-  std::vector<legend_entry> entries;
   std::size_t k = 0;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (shown[i].empty())
       continue;
-    auto hue = hues[k++ % std::size(hues)];
-    auto window = fitting_window(options.window.value_or(default_window(shown[i].size())),
-                                 shown[i].size());
+    auto hue = entries[k++].hue;
     auto n = std::to_string(k);
-    draw_series(f, c, shown[i], window, {hue, hue, 0.35, 2.5, "raw-" + n, "mean-" + n, "point-" + n});
-    entries.push_back({hue, 2.5, 1, name_of(runs[i]) + " (window " + std::to_string(window) + ")"});
+    draw_series(f, c, shown[i], windows[i], {hue, hue, 0.35, 2.5, "raw-" + n, "mean-" + n, "point-" + n});
   }
   c.frame();
-  std::vector<const series*> drawn;
-  for (auto& values : shown)
-    drawn.push_back(&values);
-  legend(f, c, entries, drawn);
+  legend(f, c, at, entries);
   return f;
 }
 

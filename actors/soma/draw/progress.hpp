@@ -44,7 +44,8 @@ struct progress_options {
 /// drawn as a dot (`series-point`). When there are more points than pixels
 /// across, each pixel column keeps its first, lowest, highest and last point
 /// (still actual points, and the same picture). A window wider than the
-/// series is narrowed to fit (fitting_window), and the figure says so.
+/// series is narrowed to fit (fitting_window), and the figure says so. The
+/// legend sits below the chart, outside it, so it never covers a point.
 /// Throws std::invalid_argument for an empty series, a value that is not
 /// finite, an even window, a size out of bounds, or, on a log axis, no
 /// value above 0.
@@ -82,8 +83,9 @@ struct compare_options {
 /// Several series on one chart, for comparing (several runs of a fact, or
 /// several facts of runs): each one's values thin and its centred rolling
 /// mean (where its window is full) bold, in a colour of its own, and
-/// named in a legend: by its run (its label, when it has one) when all are
-/// of one fact, else by run/fact. A series of one point is a dot. Series that told nothing are
+/// named in a legend below the chart (never over it): by its run (its
+/// label, when it has one) when all are of one fact, else by run/fact. A
+/// series of one point is a dot. Series that told nothing are
 /// named in the subtitle, not drawn. Throws std::invalid_argument when no
 /// series has a value to draw, a value is not finite or the size is out of
 /// bounds.

@@ -119,6 +119,7 @@ struct writer {
   void operator()(const text& t) {
     static constexpr const char* anchors[] = {"start", "middle", "end"};
     out += "<text";
+    series_class(out, t.series);
     attribute(out, "x", t.at.x);
     attribute(out, "y", t.at.y);
     attribute(out, "font-size", t.size);

@@ -12,7 +12,7 @@ _soma_runs() {
 
 _soma() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-  local commands="runs forwards curve facts nodes cache standing fleet trials reclaim health plot live check copy serve trace help"
+  local commands="runs forwards curve facts nodes compare cache standing fleet trials reclaim health plot live check copy serve trace help"
   case $prev in
     --store) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     -o|--output|--rules|--tls-cert|--tls-key) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -50,6 +50,7 @@ _soma() {
     local opts=$common
     case $sub$sub2 in
       nodes) opts+=" --last" ;;
+      curve|compare) opts+=" --csv" ;;
       cachels|cacheclear) opts+=" --node" ;;
       reclaim) opts+=" --quiet-over" ;;
       health) opts+=" --rules --at --fail-on --list" ;;
@@ -71,6 +72,8 @@ _soma() {
       if ((plain == 0)) || [[ $prev == --run ]]; then
         COMPREPLY=($(compgen -W "$(_soma_runs "$store")" -- "$cur"))
       fi ;;
+    compare) # RUN_A RUN_B
+      if ((plain <= 1)); then COMPREPLY=($(compgen -W "$(_soma_runs "$store")" -- "$cur")); fi ;;
   esac
 }
 

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "soma/draw/machines.hpp"
 #include "soma/draw/progress.hpp"
+#include "soma/draw/rolling.hpp"
 #include "soma/draw/spent.hpp"
 #include "soma/health/judge.hpp"
 #include "soma/store/fleet.hpp"
@@ -15,6 +18,8 @@
 #include "soma/store/tails.hpp"
 #include "soma/store/trials.hpp"
 #include "soma/vocabulary.hpp"
+#include "soma/web/compare.hpp"
+#include "soma/web/csv.hpp"
 
 namespace soma::web {
 
@@ -89,12 +94,40 @@ draw::series thinned(const draw::series& xs, std::size_t n) {
 }
 
 template <class F>
-std::string drawn(F&& f) {
+draw::figure figured(F&& f) {
   try {
-    return f().svg();
+    return f();
   } catch (const std::invalid_argument& e) { // nothing told, a value not finite
     throw api_error(404, e.what());
   }
+}
+
+template <class F>
+std::string drawn(F&& f) {
+  return figured(std::forward<F>(f)).svg();
+}
+
+// `window=N` (odd, as `soma plot --window N`) when given.
+std::optional<std::size_t> window_param(const params& p) {
+  if (!param(p, "window"))
+    return std::nullopt;
+  auto n = static_cast<std::size_t>(number_param(p, "window", 1, 1, 1'000'001));
+  try {
+    draw::check_window(n);
+  } catch (const std::invalid_argument& e) {
+    throw api_error(400, std::string{"'window': "} + e.what());
+  }
+  return n;
+}
+
+// `log_y=1` (or true): a log y axis, as `soma plot --log-y`.
+bool log_y_param(const params& p) {
+  auto* text = param(p, "log_y");
+  if (!text || *text == "0" || *text == "false")
+    return false;
+  if (*text == "1" || *text == "true")
+    return true;
+  throw api_error(400, "'log_y' is 1 (a log y axis, as soma plot --log-y) or 0, not '" + *text + "'");
 }
 
 } // namespace
@@ -214,7 +247,9 @@ json curve_page(const store& s, std::string_view run, const params& p) {
   });
 }
 
-std::string curve_svg(const store& s, std::string_view run, const params& p) {
+draw::figure curve_figure(const store& s, std::string_view run, const params& p) {
+  auto window = window_param(p);
+  auto log_y = log_y_param(p);
   return answering([&] {
     auto fact = fact_param(p);
     auto* with = param(p, "with");
@@ -222,8 +257,8 @@ std::string curve_svg(const store& s, std::string_view run, const params& p) {
       // The points a pointer hovers over ride on the figure: one read of the
       // curve serves both.
       auto values = ranged_curve(s, run, p);
-      return drawn([&] {
-        auto f = draw::progress(values, run, fact);
+      return figured([&] {
+        auto f = draw::progress(values, run, fact, {.window = window, .log_y = log_y});
         std::string points;
         for (auto& [n, v] : thinned(values, 2000)) {
           char buf[64];
@@ -235,6 +270,10 @@ std::string curve_svg(const store& s, std::string_view run, const params& p) {
       });
     }
     std::vector<draw::compared> runs{{std::string{run}, ranged_curve(s, run, p)}};
+    // A name the store has no run of is left off the chart and named on
+    // its root (data-unknown), for the page to say beside its input: one
+    // typo does not cost the other runs' chart.
+    std::string unknown;
     std::string_view rest = *with;
     while (!rest.empty()) {
       auto comma = rest.find(',');
@@ -250,11 +289,37 @@ std::string curve_svg(const store& s, std::string_view run, const params& p) {
       } catch (const api_error& e) { // told nothing (in the range): named on the figure
         if (e.status() != 404)
           throw;
+      } catch (const store_error& e) { // no such run, or a name no run can have
+        if (e.trouble() != store_trouble::missing && e.trouble() != store_trouble::invalid)
+          throw;
+        unknown += (unknown.empty() ? "" : ",") + std::string{other};
+        continue;
       }
       runs.push_back({std::string{other}, std::move(values)});
     }
-    return drawn([&] { return draw::compare(runs, fact); });
+    return figured([&] {
+      auto f = draw::compare(runs, fact, {.window = window, .log_y = log_y});
+      if (!unknown.empty())
+        f.set_data("unknown", unknown);
+      return f;
+    });
   });
+}
+
+std::string curve_svg(const store& s, std::string_view run, const params& p) {
+  return curve_figure(s, run, p).svg();
+}
+
+std::string curve_png(const store& s, std::string_view run, const params& p) {
+  return curve_figure(s, run, p).png();
+}
+
+std::string curve_csv(const store& s, std::string_view run, const params& p) {
+  return answering([&] { return web::curve_csv(ranged_curve(s, run, p)); });
+}
+
+json compare_page(const store& s, std::string_view a, std::string_view b) {
+  return answering([&] { return json_of(compare_runs(s, a, b)); });
 }
 
 std::string spent_svg(const store& s, std::string_view run, const params& p) {

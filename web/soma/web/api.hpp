@@ -15,6 +15,9 @@
 /// | forward_page   | /api/run/R/forward/N       | one fetch                          |
 /// | curve_page     | /api/run/R/curve           | soma::curve                        |
 /// | curve_svg      | /api/run/R/curve.svg       | soma::curve per run drawn          |
+/// | curve_png      | /api/run/R/curve.png       | as curve_svg                       |
+/// | curve_csv      | /api/run/R/curve.csv       | soma::curve                        |
+/// | compare_page   | /api/run/A/compare/B       | soma::nodes of each run            |
 /// | nodes_page     | /api/run/R/nodes           | a fetch per forward of the last    |
 /// | fleet_page     | /api/run/R/fleet           | soma::fleet: a fetch per forward   |
 /// | standing_page  | /api/fleet                 | one scan of the latest readings    |
@@ -28,6 +31,7 @@
 #include <string>
 #include <string_view>
 
+#include "soma/draw/figure.hpp"
 #include "soma/store/store.hpp"
 #include "soma/web/json.hpp"
 
@@ -78,11 +82,26 @@ private:
 [[nodiscard]] json curve_page(const store& s, std::string_view run, const params& p);
 
 /// The progress figure of `fact` over the run (soma::draw::progress, as
-/// `soma plot progress` draws it) as SVG, only forwards `from` to `to` when
-/// given, the points a pointer hovers over (curve_page's with points=2000)
-/// on its root as data-points="forward value;..."; with `with=R2,R3` the runs
-/// compared on one chart (soma::draw::compare).
+/// `soma plot progress` draws it), only forwards `from` to `to` when given,
+/// the rolling mean over `window` values (odd; `soma plot --window`) and a
+/// log y axis with `log_y=1` (`soma plot --log-y`) when asked, the points a
+/// pointer hovers over (curve_page's with points=2000) on its root as
+/// data-points="forward value;..."; with `with=R2,R3` the runs compared on
+/// one chart (soma::draw::compare), a name the store has no run of left off
+/// and named on the root as data-unknown="R3" (comma-separated).
+[[nodiscard]] draw::figure curve_figure(const store& s, std::string_view run, const params& p);
+
+/// curve_figure as SVG, and as PNG (cairo, the same marks).
 [[nodiscard]] std::string curve_svg(const store& s, std::string_view run, const params& p);
+[[nodiscard]] std::string curve_png(const store& s, std::string_view run, const params& p);
+
+/// The curve as `soma curve RUN NAME --csv` prints it (soma/web/csv.hpp),
+/// only forwards `from` to `to` when given.
+[[nodiscard]] std::string curve_csv(const store& s, std::string_view run, const params& p);
+
+/// `soma compare A B --json`: the two runs' nodes side by side
+/// (soma/web/compare.hpp).
+[[nodiscard]] json compare_page(const store& s, std::string_view a, std::string_view b);
 
 /// `soma plot spent` and `soma plot machines` of the run, as SVG.
 [[nodiscard]] std::string spent_svg(const store& s, std::string_view run, const params& p);

@@ -127,7 +127,7 @@ site::site(http_server& server, store s, const site_options& options)
   auto page = [](const httplib::Request&, httplib::Response& res) {
     res.set_content(std::string{assets::page_html}, "text/html; charset=utf-8");
   };
-  r.Get(R"(/|/run/[^/]+|/run/[^/]+/forward/\d+|/fleet|/trials|/trials/[^/]+|/health)", page);
+  r.Get(R"(/|/run/[^/]+|/run/[^/]+/forward/\d+|/run/[^/]+/compare/[^/]+|/fleet|/trials|/trials/[^/]+|/health)", page);
   r.Get("/soma.js", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(std::string{assets::soma_js}, "text/javascript; charset=utf-8");
   });
@@ -159,6 +159,16 @@ site::site(http_server& server, store s, const site_options& options)
   });
   r.Get(R"(/api/run/([^/]+)/curve\.svg)", [st](const httplib::Request& req, httplib::Response& res) {
     answer(res, svg_type, [&] { return curve_svg(*st, req.matches[1].str(), params_of(req)); });
+  });
+  r.Get(R"(/api/run/([^/]+)/curve\.png)", [st](const httplib::Request& req, httplib::Response& res) {
+    answer(res, "image/png", [&] { return curve_png(*st, req.matches[1].str(), params_of(req)); });
+  });
+  r.Get(R"(/api/run/([^/]+)/curve\.csv)", [st](const httplib::Request& req, httplib::Response& res) {
+    answer(res, "text/csv; charset=utf-8",
+           [&] { return curve_csv(*st, req.matches[1].str(), params_of(req)); });
+  });
+  r.Get(R"(/api/run/([^/]+)/compare/([^/]+))", [st](const httplib::Request& req, httplib::Response& res) {
+    answer(res, json_type, [&] { return compare_page(*st, req.matches[1].str(), req.matches[2].str()); });
   });
   r.Get(R"(/api/run/([^/]+)/spent\.svg)", [st](const httplib::Request& req, httplib::Response& res) {
     answer(res, svg_type, [&] { return spent_svg(*st, req.matches[1].str(), params_of(req)); });
@@ -302,7 +312,7 @@ site::site(http_server& server, store s, const site_options& options)
   r.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.status == 404 && res.body.empty())
       refuse(res, 404, "nothing at " + req.path
-                         + ": the pages are /, /run/RUN, /fleet, /trials and /health, the JSON "
+                         + ": the pages are /, /run/RUN, /run/A/compare/B, /fleet, /trials and /health, the JSON "
                            "API is under /api/ (docs/web.md)");
   });
 }
