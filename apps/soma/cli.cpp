@@ -15,7 +15,7 @@
 #include "count.hpp"
 #include "health.hpp"
 #include "plot.hpp"
-#include "soma/store/run_status.hpp"
+#include "soma/store/run_query.hpp"
 #include "soma/store/store.hpp"
 #include "soma/version.hpp"
 #include "usage_error.hpp"
@@ -492,14 +492,9 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   }
   if (runs->parsed()) {
     inv.what = command::runs;
-    for (auto& s : inv.statuses)
-      if (!run_status_named(s))
-        throw usage_error("--status " + s + ": a run stands running, finished, died or unknown; "
-                          + help_hint(app));
-    for (auto& p : inv.params)
-      if (p.empty() || p.front() == '=')
-        throw usage_error("--param '" + p + "': NAME=VALUE, or NAME for any value; "
-                          + help_hint(app));
+    auto why = why_not_a_query({inv.prefix, inv.statuses, inv.tags, inv.params});
+    if (!why.empty())
+      throw usage_error("--" + why + "; " + help_hint(app));
   } else if (forwards->parsed()) {
     inv.what = command::forwards;
   } else if (curve->parsed()) {

@@ -35,6 +35,7 @@
 #include "soma/store/keys.hpp"
 #include "soma/store/fleet.hpp"
 #include "soma/store/readers.hpp"
+#include "soma/store/run_query.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/store.hpp"
 #include "soma/store/trials.hpp"
@@ -76,104 +77,19 @@ std::string list(const std::vector<std::string>& xs) {
   return out;
 }
 
-// Whether the parameter `v` is what `--param NAME=VALUE` asked: the same
-// text, or the same number (lr=0.05 matches 5e-2).
-bool same_value(const value& v, std::string_view asked) {
-  auto told = text(v);
-  if (told == asked)
-    return true;
-  if (!std::holds_alternative<std::int64_t>(v) && !std::holds_alternative<double>(v))
-    return false;
-  double want = 0;
-  auto [end, ec] = std::from_chars(asked.data(), asked.data() + asked.size(), want);
-  if (ec != std::errc{} || end != asked.data() + asked.size())
-    return false;
-  return std::visit(
-    [&](auto x) {
-      if constexpr (std::is_arithmetic_v<decltype(x)> && !std::is_same_v<decltype(x), bool>)
-        return static_cast<double>(x) == want;
-      else
-        return false;
-    },
-    v);
-}
-
-// Whether run `r` is one `inv` asks for (soma runs PREFIX --status --tag --param).
-bool asked_for(const run_row& r, const invocation& inv) {
-  if (!r.run.starts_with(inv.prefix))
-    return false;
-  if (!inv.statuses.empty()
-      && std::find(inv.statuses.begin(), inv.statuses.end(), to_string(r.status))
-           == inv.statuses.end())
-    return false;
-  for (auto& tag : inv.tags)
-    if (std::find(r.tags.begin(), r.tags.end(), tag) == r.tags.end())
-      return false;
-  for (auto& p : inv.params) {
-    auto eq = p.find('=');
-    auto* v = r.params.find(std::string_view{p}.substr(0, eq));
-    if (!v || (eq != std::string::npos && !same_value(*v, std::string_view{p}.substr(eq + 1))))
-      return false;
-  }
-  return true;
-}
-
-// Orders `rows` by `inv.sort` (then by id), reversed with --reverse. A
-// parameter's NAME orders by its value, numbers before texts; runs without
-// it go last. Throws usage_error for a key that is neither a column nor a
-// parameter any run listed has.
-void sort_runs(std::vector<run_row>& rows, const invocation& inv) {
-  using key = std::tuple<int, double, std::string>; // (kind, number, text)
-  std::function<key(const run_row&)> of;
-  auto& k = inv.sort;
-  auto number = [](double x) { return key{0, x, {}}; };
-  if (k == "first")
-    of = [&](const run_row& r) { return number(static_cast<double>(r.first)); };
-  else if (k == "last")
-    of = [&](const run_row& r) { return number(static_cast<double>(r.last)); };
-  else if (k == "run")
-    of = [](const run_row& r) { return key{1, 0, r.run}; };
-  else if (k == "status")
-    of = [](const run_row& r) { return key{1, 0, std::string{to_string(r.status)}}; };
-  else if (k == "forwards")
-    of = [&](const run_row& r) { return number(static_cast<double>(r.forwards)); };
-  else if (k == "broke")
-    of = [&](const run_row& r) { return number(static_cast<double>(r.broke)); };
-  else if (k == "took")
-    of = [&](const run_row& r) { return number(static_cast<double>(r.took_us)); };
-  else {
-    bool any = std::any_of(rows.begin(), rows.end(), [&](auto& r) { return r.params.find(k); });
-    if (!any && !rows.empty())
-      throw usage_error("--sort " + k + ": it is not a column (first, last, run, status, forwards, "
-                        "broke, took), and no run listed has a parameter named so");
-    of = [&](const run_row& r) -> key {
-      auto* v = r.params.find(k);
-      if (!v)
-        return {3, 0, {}};
-      if (auto* i = std::get_if<std::int64_t>(v))
-        return number(static_cast<double>(*i));
-      if (auto* d = std::get_if<double>(v))
-        return number(*d);
-      return {1, 0, text(*v)};
-    };
-  }
-  std::stable_sort(rows.begin(), rows.end(), [&](const run_row& a, const run_row& b) {
-    auto x = of(a), y = of(b);
-    if (x != y)
-      return inv.reverse ? y < x : x < y;
-    return inv.reverse ? b.run < a.run : a.run < b.run;
-  });
-}
-
 // A run's params for a table: "lr=0.05,seed=1", or "-".
 std::string params_text(const values& params) {
   return params.empty() ? "-" : params.text();
 }
 
 void show_runs(const store& s, const invocation& inv, std::ostream& out) {
-  auto rows = runs(s);
-  std::erase_if(rows, [&](const run_row& r) { return !asked_for(r, inv); });
-  sort_runs(rows, inv);
+  std::vector<run_row> rows;
+  try {
+    rows = select_runs(runs(s), {inv.prefix, inv.statuses, inv.tags, inv.params, inv.sort,
+                                 inv.reverse});
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string{"--sort "} + e.what());
+  }
   keep_asked(rows, inv);
   if (for_script(inv))
     return print_rows(out, inv, rows);
