@@ -385,7 +385,7 @@ std::vector<std::string> render(const view& v, std::size_t width, std::size_t he
       std::snprintf(buf, sizeof buf, "%s last %.6g (%.4g to %.4g)", v.fact.c_str(), *v.last, lo, hi);
       told.push_back(buf);
       parts.push_back({2, {fitting(told, width)}});
-      // Two values a character: the whole run, each column its range.
+      // Two values a character: the whole run, each column its mean.
       auto room = 2 * (width > 2 ? width - 2 : width);
       auto cols = v.values.fitted(room, v.forwards);
       if (!cols.empty() && 2 * cols.size() <= room) { // a short run: each forward as wide as fits

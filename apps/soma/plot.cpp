@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <unistd.h>
 
 #include "soma/draw/graph.hpp"
@@ -109,18 +111,37 @@ void plot_graph(const invocation& inv, std::ostream& out) {
     argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   std::fflush(nullptr);
-  pid_t child = ::fork();
-  if (child < 0)
+  // A pipe closed by a successful exec: the child writes into it only why
+  // exec failed, so the one error line is the parent's.
+  int told[2];
+  if (::pipe2(told, O_CLOEXEC) != 0)
     throw usage_error(std::string{"cannot start '"} + inv.program[0] + "': " + std::strerror(errno));
+  pid_t child = ::fork();
+  if (child < 0) {
+    ::close(told[0]);
+    ::close(told[1]);
+    throw usage_error(std::string{"cannot start '"} + inv.program[0] + "': " + std::strerror(errno));
+  }
   if (child == 0) {
+    ::close(told[0]);
     ::setenv(draw::draw_graph_variable, drawn.c_str(), 1);
     ::execvp(argv[0], argv.data());
-    std::fprintf(stderr, "soma: cannot run '%s': %s\n", argv[0], std::strerror(errno));
+    int why = errno;
+    (void) !::write(told[1], &why, sizeof why);
     ::_exit(127);
   }
+  ::close(told[1]);
+  int why = 0;
+  ssize_t got = 0;
+  while ((got = ::read(told[0], &why, sizeof why)) < 0 && errno == EINTR) {
+  }
+  ::close(told[0]);
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  if (got == static_cast<ssize_t>(sizeof why))
+    throw usage_error("cannot run '" + inv.program[0] + "': " + std::strerror(why)
+                      + "; give the path of a program that draws its graph (docs/figures.md)");
   std::error_code ec;
   bool there = std::filesystem::exists(drawn, ec);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

@@ -11,6 +11,8 @@ void value_columns::column::merge(const column& other) {
   lo = any ? std::min(lo, other.lo) : other.lo;
   hi = any ? std::max(hi, other.hi) : other.hi;
   any = true;
+  sum += other.sum;
+  count += other.count;
 }
 
 value_columns::value_columns(std::size_t capacity)
@@ -30,7 +32,7 @@ void value_columns::add(std::uint64_t n, double x) {
     std::fill(columns_.begin() + static_cast<std::ptrdiff_t>(half), columns_.end(), column{});
     span_ *= 2;
   }
-  column one{x, x, true};
+  column one{x, x, true, x, 1};
   columns_[n / span_].merge(one);
   all_.merge(one);
 }
@@ -75,11 +77,10 @@ std::vector<std::string> braille(const std::vector<value_columns::column>& cols,
       auto& col = cols[c + side];
       if (!col.any)
         continue;
-      for (auto l = level(col.lo); l <= level(col.hi); ++l) {
-        auto row = rows - 1 - static_cast<std::size_t>(l / 4); // from the top
-        auto dot = static_cast<std::size_t>(3 - l % 4);
-        cell[row] |= side == 0 ? left[dot] : right[dot];
-      }
+      auto l = level(col.mean());
+      auto row = rows - 1 - static_cast<std::size_t>(l / 4); // from the top
+      auto dot = static_cast<std::size_t>(3 - l % 4);
+      cell[row] |= side == 0 ? left[dot] : right[dot];
     }
     for (std::size_t r = 0; r < rows; ++r) {
       if (cell[r] == 0) {

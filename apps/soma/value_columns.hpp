@@ -2,7 +2,7 @@
 
 /// @file
 /// A whole run's values in bounded memory, for `soma live`'s sparkline: the
-/// least and the greatest value told in each span of forwards.
+/// least, the greatest and the mean value told in each span of forwards.
 
 #include <cstddef>
 #include <cstdint>
@@ -17,14 +17,20 @@ namespace soma::cli {
 /// value of each column of `span()` forwards (column i holds forwards
 /// i * span() to (i + 1) * span() - 1). When the run outgrows the columns,
 /// pairs of columns merge and the span doubles, so memory stays at
-/// `capacity` columns however long the run; nothing is averaged away, the
-/// range each column shows is the range of what fell in it. A plain value.
+/// `capacity` columns however long the run; each column keeps the range of
+/// what fell in it and its mean. A plain value.
 class value_columns {
 public:
   /// One column: the range of the values that fell in it, if any did.
   struct column {
     double lo = 0, hi = 0;
     bool any = false;
+    double sum = 0;          ///< of the values that fell in it
+    std::uint64_t count = 0; ///< how many did
+    /// Their mean.
+    [[nodiscard]] double mean() const noexcept {
+      return count ? sum / static_cast<double>(count) : lo;
+    }
 
     /// Widens the range to hold `other`'s.
     void merge(const column& other);
@@ -58,9 +64,10 @@ private:
 };
 
 /// `cols` drawn in braille as `rows` lines of text (rows >= 1), two columns
-/// a character and four dots a row: each column's dots run from its least
-/// to its greatest value, on a scale from `lo` to `hi`; an empty column is
-/// a space.
+/// a character and four dots a row: each column a dot at its mean, on a
+/// scale from `lo` to `hi` (the run's range, which the line above it
+/// states), so that a long or noisy series reads as a curve, not as a block
+/// of every dot; an empty column is a space.
 [[nodiscard]] std::vector<std::string> braille(const std::vector<value_columns::column>& cols,
                                                double lo, double hi, std::size_t rows);
 

@@ -2,28 +2,13 @@
 
 #include <ostream>
 
+#include "soma/detail/utf8.hpp"
+
 namespace soma {
 
 namespace {
 
-// The length of the well-formed UTF-8 sequence at the start of `s` (RFC 3629:
-// no overlong forms, no surrogates, nothing past U+10FFFF), or 0.
-std::size_t utf8_length(std::string_view s) {
-  auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-  auto lead = b(0);
-  std::size_t n = lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3
-                : lead >= 0xF0 && lead <= 0xF4 ? 4 : 0;
-  if (n == 0 || s.size() < n)
-    return 0;
-  for (std::size_t i = 1; i < n; ++i)
-    if ((b(i) & 0xC0) != 0x80)
-      return 0;
-  auto second = b(1);
-  if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second > 0x9F)
-      || (lead == 0xF0 && second < 0x90) || (lead == 0xF4 && second > 0x8F))
-    return 0;
-  return n;
-}
+using detail::utf8_length;
 
 // A JSON string of `s`. Bytes that are not UTF-8 become U+FFFD, one for
 // each, so that what is written is always valid JSON.

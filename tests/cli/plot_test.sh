@@ -109,6 +109,10 @@ case $case_ in
     grep -qF "ran but drew no graph" "$T/err" || fail "no drew-nothing error"
     soma 2 plot graph -o "$T/t.svg" false
     grep -qF "'false' failed (exit code 1)" "$T/err" || fail "no failed-program error"
+    # A program that is not there: one line, naming it and why.
+    soma 2 plot graph -o "$T/n.svg" /no/such/prog
+    [ "$(cat "$T/err")" = "soma: cannot run '/no/such/prog': No such file or directory; give the path of a program that draws its graph (docs/figures.md)" ] \
+      || fail "not one line naming the program: $(cat "$T/err")"
     [ -z "$(ls "$T" | grep -v '^out$\|^err$\|^g\.svg$\|^g\.png$')" ] || fail "left files behind: $(ls "$T")"
     ;;
   *) fail "unknown case" ;;

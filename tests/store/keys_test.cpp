@@ -37,6 +37,11 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_a_run_id_is_said) {
   BOOST_TEST(*soma::why_not_a_run_id("") == "a run id cannot be empty: give the run a name, such as tuesday");
   BOOST_TEST(soma::why_not_a_run_id("a/b")->find("contains '/'") != std::string::npos);
   BOOST_TEST(soma::why_not_a_run_id("tab\there")->find("control character (byte 9)") != std::string::npos);
+  // UTF-8 text is a run id; other bytes are not (no JSON could name them).
+  BOOST_TEST(!soma::why_not_a_run_id("\xc3\xa9t\xc3\xa9 \xe2\x86\x92 lr"));
+  BOOST_TEST(*soma::why_not_a_run_id("ab\xff") == "the run id is not UTF-8 text (byte 255 at 2), so no JSON "
+                                                     "or page could name it; name runs with text");
+  BOOST_TEST(soma::why_not_a_run_id("\xc3(")->find("not UTF-8 text (byte 195 at 0)") != std::string::npos);
   BOOST_TEST(!soma::why_not_a_run_id(std::string(soma::max_run_id, 'x')));
   BOOST_TEST(soma::why_not_a_run_id(std::string(soma::max_run_id + 1, 'x'))->find("at most 498 bytes") != std::string::npos);
   // The longest run id still makes a key LMDB takes (511 bytes at most).

@@ -1,5 +1,7 @@
 #include "soma/store/keys.hpp"
 
+#include "soma/detail/utf8.hpp"
+
 namespace soma {
 
 std::optional<std::string> why_not_a_run_id(std::string_view run) {
@@ -16,6 +18,10 @@ std::optional<std::string> why_not_a_run_id(std::string_view run) {
       return "the run id contains a control character (byte " + std::to_string(c)
              + "); use printable characters";
   }
+  if (auto at = detail::first_not_utf8(run); at < run.size())
+    return "the run id is not UTF-8 text (byte " + std::to_string(static_cast<unsigned char>(run[at]))
+           + " at " + std::to_string(at) + "), so no JSON or page could name it; name runs with "
+             "text";
   return std::nullopt;
 }
 
