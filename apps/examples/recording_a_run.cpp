@@ -24,7 +24,10 @@ int main(int argc, char** argv) {
   soma::store store{argc > 1 ? argv[1] : soma::store::default_path()};
   {
     //! [recorded]
-    soma::recorder recorder{system, store, {.run = "tuesday", .summarising = {"loss"}}};
+    // What the run was goes with it: `soma runs` shows it and finds runs by it.
+    soma::recorder recorder{system, store,
+                            {.run = "tuesday", .summarising = {"loss"},
+                             .params = {{"decay", 0.93}}, .tags = {"seed"}}};
     for (int step = 0; step < 40; ++step) {
       g.forward("the quick brown fox jumps", {.watching = recorder});
       // A level above the engine says its own things, through the same door.
