@@ -216,6 +216,14 @@ struct RunRow {
   how @9 :Text;           # how the status is known
   endedUs @10 :Int64;     # when its recorder closed it, if `ended`
   ended @11 :Bool;
+  trial @12 :RunTrial;    # the trial it was recorded for; null: none
+}
+
+struct RunTrial {
+  study @0 :Text;
+  number @1 :UInt64;
+  state @2 :Text;         # waiting, claimed, done, broke, or "handed back"
+  error @3 :Text;
 }
 
 enum RunStatus {

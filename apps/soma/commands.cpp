@@ -93,19 +93,27 @@ void show_runs(const store& s, const invocation& inv, std::ostream& out) {
   keep_asked(rows, inv);
   if (for_script(inv))
     return print_rows(out, inv, rows);
-  table t{{{"run"},
-           {"status"},
-           {"forwards", align::right},
-           {"broke", align::right},
-           {"took", align::right},
-           {"first"},
-           {"last"},
-           {"params"},
-           {"tags"}}};
-  for (auto& r : rows)
-    t.add({r.run, std::string{to_string(r.status)}, std::to_string(r.forwards),
-           std::to_string(r.broke), duration(static_cast<double>(r.took_us)),
-           utc_seconds(r.first), utc_seconds(r.last), params_text(r.params), list(r.tags)});
+  // A column for the trials runs were recorded for, when any was: a run's
+  // forwards can all be ok while its trial broke.
+  bool trials = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.trial.has_value(); });
+  std::vector<column> columns{{"run"},   {"status"}, {"forwards", align::right},
+                              {"broke", align::right}, {"took", align::right},
+                              {"first"}, {"last"},   {"params"}, {"tags"}};
+  if (trials)
+    columns.push_back({"trial"});
+  table t{std::move(columns)};
+  for (auto& r : rows) {
+    std::vector<std::string> cells{r.run, std::string{to_string(r.status)}, std::to_string(r.forwards),
+                                   std::to_string(r.broke), duration(static_cast<double>(r.took_us)),
+                                   utc_seconds(r.first), utc_seconds(r.last), params_text(r.params),
+                                   list(r.tags)};
+    if (trials)
+      cells.push_back(r.trial ? r.trial->study + " #" + std::to_string(r.trial->number) + " "
+                                  + r.trial->state
+                                  + (r.trial->error.empty() ? "" : ": " + r.trial->error)
+                              : "-");
+    t.add(std::move(cells));
+  }
   t.print(out);
 }
 

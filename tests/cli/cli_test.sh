@@ -175,7 +175,8 @@ runs_json)
   no_err
   json '
 assert [list(r) for r in rows] == [["run", "forwards", "broke", "took_us", "first", "last", "status",
-                                    "how", "ended_us", "params", "tags"]] * 2
+                                    "how", "ended_us", "params", "tags", "trial"]] * 2
+assert all(r["trial"] is None for r in rows)  # no trial gave them
 assert [(r["run"], r["forwards"], r["broke"]) for r in rows] == [("plain", 3, 1), ("tuesday", 12, 0)]
 for r in rows:
     assert all(type(r[k]) is int for k in ("took_us", "first", "last", "ended_us")), r
@@ -194,10 +195,10 @@ assert rows[0]["tags"] == ["baseline", "short"] and rows[1]["tags"] == ["baselin
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
 assert rows[0] == ["run", "forwards", "broke", "took_us", "first", "last", "status", "how",
-                   "ended_us", "params.lr", "tags", "params.seed"], rows[0]
+                   "ended_us", "params.lr", "tags", "trial", "params.seed"], rows[0]
 assert [r[0] for r in rows[1:]] == ["plain", "tuesday"], rows
-assert rows[1][9] == "0.5" and rows[1][10] == "baseline;short" and rows[1][11] == "", rows[1]
-assert rows[2][9] == "0.05" and rows[2][11] == "7", rows[2]
+assert rows[1][9] == "0.5" and rows[1][10] == "baseline;short" and rows[1][12] == "", rows[1]
+assert rows[2][9] == "0.05" and rows[2][12] == "7" and rows[2][11] == "", rows[2]
 assert rows[1][6] == "finished" and rows[1][7].startswith("its recorder closed it at "), rows[1]
 PY
   ;;

@@ -162,10 +162,11 @@ if case in ("format1", "format2"):
         # recorder closed them: format 2) or unknown (format 1 kept nothing).
         if name == "runs":
             for row in got:
-                said = {k: row.pop(k, "missing") for k in ("status", "how", "ended_us", "params", "tags")}
+                said = {k: row.pop(k, "missing") for k in ("status", "how", "ended_us", "params", "tags", "trial")}
                 # (run "remote" was written straight, by no recorder.)
                 standing = "unknown" if case == "format1" or row["run"] == "remote" else "finished"
-                if said["params"] != {} or said["tags"] != [] or said["status"] != standing or not said["how"]:
+                if (said["params"] != {} or said["tags"] != [] or said["status"] != standing
+                        or not said["how"] or said["trial"] is not None):
                     fail(f"`soma runs` on the {case} store: {row['run']} says {said}")
         # A record's moment to the microsecond, since: an older one's is its second.
         if name.startswith("forwards_"):

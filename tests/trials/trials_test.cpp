@@ -258,8 +258,43 @@ BOOST_AUTO_TEST_CASE(a_claimant_runs_trials_typed_records_their_runs_and_is_a_ma
     BOOST_TEST(row.params == rows[i].params);
     BOOST_TEST((row.tags == std::vector<std::string>{"study:typed"}));
     BOOST_TEST(row.status == soma::run_status::finished);
+    BOOST_REQUIRE(row.trial.has_value());
+    BOOST_TEST(row.trial->study == "typed");
+    BOOST_TEST(row.trial->number == i);
+    BOOST_TEST(row.trial->state == "done");
   }
   BOOST_TEST(logged.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_run_whose_trial_broke_says_so_though_its_forwards_were_ok) {
+  scratch tmp;
+  soma::store s{tmp / "s"};
+  soma::add_trials(s, "div", {{{"lr", 1.5}}});
+  soma::system_config cfg;
+  caf::actor_system sys{cfg};
+  {
+    soma::claimant c{sys, s, "div", {.log = [](const std::string&) {}}};
+    auto g = soma::graph::somatize(sys, Tokenize{}.named("tokenize"));
+    c.run([&](soma::trial& t) -> soma::values {
+      soma::recorder rec{t.system(), t.store(), {.run = t.run()}};
+      for (int step = 0; step < 2; ++step)
+        g.forward("a b", {.watching = rec});
+      rec.flush();
+      throw std::runtime_error("diverged: loss 1313.78");
+    });
+  }
+  auto row = soma::run_summary(s, "div.0");
+  BOOST_TEST(row.forwards == 2u);
+  BOOST_TEST(row.broke == 0u); // every forward was ok
+  BOOST_TEST(row.status == soma::run_status::finished);
+  BOOST_REQUIRE(row.trial.has_value());
+  BOOST_TEST(row.trial->state == "broke");
+  BOOST_TEST(row.trial->error == "diverged: loss 1313.78");
+  BOOST_TEST((row.params == soma::values{{"lr", 1.5}}));
+  // The listing says the same.
+  auto listed = soma::runs(s);
+  BOOST_REQUIRE_EQUAL(listed.size(), 1u);
+  BOOST_TEST(listed[0].trial->state == "broke");
 }
 
 BOOST_AUTO_TEST_CASE(the_sweep_helpers_make_every_combination_and_the_same_samples_from_a_seed) {

@@ -164,7 +164,7 @@ std::vector<run_row> detail::local_answers::runs(const std::optional<std::string
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     // Each run from the totals its writer keeps beside its records.
     out = run_rows_at(env, txn, dbi(db::records), dbi(db::meta),
-                      after ? std::optional<std::string_view>{*after} : std::nullopt, count);
+                      after ? std::optional<std::string_view>{*after} : std::nullopt, count, dbi(db::trials));
   });
   return out;
 }
@@ -174,7 +174,7 @@ run_row detail::local_answers::run_summary(std::string_view run) {
   std::optional<run_row> row;
   auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
-    row = run_row_at(env, txn, dbi(db::records), dbi(db::meta), run);
+    row = run_row_at(env, txn, dbi(db::records), dbi(db::meta), run, dbi(db::trials));
   });
   if (!row)
     no_run(env, run);

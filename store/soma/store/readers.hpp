@@ -36,9 +36,22 @@
 #include "soma/fact.hpp"
 #include "soma/store/record.hpp"
 #include "soma/store/run_status.hpp"
+#include "soma/trial.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma {
+
+/// The trial a run was recorded for (soma/store/trials.hpp), as it stands.
+struct run_trial {
+  std::string study;
+  std::uint64_t number = 0;
+  /// The trial's state (to_string(trial_state): waiting, claimed, done,
+  /// broke) when this run is its current attempt's; "handed back" when it
+  /// is an earlier attempt's.
+  std::string state;
+  /// broke: what its function threw; handed back: why.
+  std::string error;
+};
 
 /// One run, summed up.
 struct run_row {
@@ -53,6 +66,9 @@ struct run_row {
   run_status status = run_status::unknown; ///< where it stands, judged where the store is
   std::string how;                ///< how its status is known, in words
   std::optional<std::int64_t> ended_us; ///< when its recorder closed it (unix µs)
+  /// The trial it was recorded for, when a trial gave it (a run's own
+  /// forwards can all be ok while its trial broke: "diverged").
+  std::optional<run_trial> trial;
 };
 
 /// Every run in the store, in key order. One read per run: its writer

@@ -24,6 +24,10 @@ json json_of(const run_row& x) {
   out["ended_us"] = x.ended_us ? json(*x.ended_us) : json(nullptr);
   out["params"] = json_of(x.params);
   out["tags"] = x.tags;
+  out["trial"] = x.trial ? json{{"study", x.trial->study}, {"trial", x.trial->number},
+                                {"state", x.trial->state},
+                                {"error", x.trial->error.empty() ? json(nullptr) : json(x.trial->error)}}
+                         : json(nullptr);
   return out;
 }
 

@@ -131,6 +131,13 @@ std::string encode_runs(const std::vector<run_row>& rows) {
       x.setEnded(true);
       x.setEndedUs(*r.ended_us);
     }
+    if (r.trial) {
+      auto t = x.initTrial();
+      t.setStudy(as_text(r.trial->study));
+      t.setNumber(r.trial->number);
+      t.setState(as_text(r.trial->state));
+      t.setError(as_text(r.trial->error));
+    }
   }
   return to_bytes(m);
 }
@@ -148,6 +155,11 @@ std::vector<run_row> decode_runs(std::string_view bytes) {
       r.how = text_of(x.getHow());
       if (x.getEnded())
         r.ended_us = x.getEndedUs();
+      if (x.hasTrial()) {
+        auto t = x.getTrial();
+        r.trial = run_trial{text_of(t.getStudy()), t.getNumber(), text_of(t.getState()),
+                            text_of(t.getError())};
+      }
       out.push_back(std::move(r));
     }
     return out;

@@ -7,6 +7,7 @@
 #include "soma/store/detail/numbering.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/run_status.hpp"
+#include "soma/store/detail/trial_runs.hpp"
 
 namespace soma::detail {
 
@@ -26,14 +27,25 @@ run_row row_of(std::string_view run, const run_totals& t) {
 
 namespace {
 
-// `row` with what the run's metadata `m` says of it beside its totals.
-run_row described(run_row row, const run_meta& m) {
+// `row` with what the run's metadata `m` says of it beside its totals, and
+// the trial it was recorded for (looked for in `trials`, when given).
+run_row described(run_row row, const run_meta& m, const environment& env, MDB_txn* txn,
+                  MDB_dbi trials) {
   auto standing = standing_of(m);
   row.status = standing.status;
   row.how = std::move(standing.how);
   row.params = m.params;
   row.tags = m.tags;
   row.ended_us = m.ended_us;
+  if (trials != 0)
+    if (auto t = trial_of_run_in(env, txn, trials, row.run)) {
+      auto& trial = t->trial;
+      row.trial = run_trial{t->study, trial.number, to_string(trial.state), trial.error};
+      if (trial.run != row.run) // an earlier attempt's run
+        for (auto& a : trial.abandoned)
+          if (a.run == row.run)
+            row.trial->state = "handed back", row.trial->error = a.why;
+    }
   return row;
 }
 
@@ -68,13 +80,13 @@ namespace {
 
 // The row of `run`, whose last record is numbered last_plus_one - 1.
 run_row row_at(const environment& env, MDB_txn* txn, MDB_dbi records, MDB_dbi meta,
-               std::string_view run, std::uint64_t last_plus_one) {
+               std::string_view run, std::uint64_t last_plus_one, MDB_dbi trials) {
   auto m = meta_of(env, txn, meta, run);
   if (!m.totals) {
     // Written last by a soma that kept no totals: counted as runs() counts.
     auto counted = count_run(env, txn, records, run);
     check_count(env, txn, meta, run, "records", counted.seen, counted.last_plus_one);
-    return described(row_of(run, counted.totals), m);
+    return described(row_of(run, counted.totals), m, env, txn, trials);
   }
   auto& t = *m.totals;
   auto name = "run '" + std::string{run} + "'";
@@ -85,7 +97,7 @@ run_row row_at(const environment& env, MDB_txn* txn, MDB_dbi records, MDB_dbi me
     env.damaged(name + " has " + std::to_string(t.forwards) + " forwards written (its "
                 "metadata says), but its last record is numbered "
                 + std::to_string(last_plus_one - 1) + ": some are missing or were moved");
-  return described(row_of(run, t), m);
+  return described(row_of(run, t), m, env, txn, trials);
 }
 
 // With `c` at the first record of a run: moves it to the run's last record
@@ -114,7 +126,7 @@ std::pair<std::string, std::uint64_t> run_at(const environment& env, cursor& c, 
 
 std::vector<run_row> run_rows_at(const environment& env, MDB_txn* txn, MDB_dbi records,
                                  MDB_dbi meta, std::optional<std::string_view> after,
-                                 std::size_t count) {
+                                 std::size_t count, MDB_dbi trials) {
   std::vector<run_row> out;
   if (records == 0 || count == 0)
     return out;
@@ -125,14 +137,14 @@ std::vector<run_row> run_rows_at(const environment& env, MDB_txn* txn, MDB_dbi r
   while (ok && out.size() < count) {
     bool more = false;
     auto [run, last_plus_one] = run_at(env, c, more);
-    out.push_back(row_at(env, txn, records, meta, run, last_plus_one));
+    out.push_back(row_at(env, txn, records, meta, run, last_plus_one, trials));
     ok = more && c.move(MDB_NEXT);
   }
   return out;
 }
 
 std::optional<run_row> run_row_at(const environment& env, MDB_txn* txn, MDB_dbi records,
-                                  MDB_dbi meta, std::string_view run) {
+                                  MDB_dbi meta, std::string_view run, MDB_dbi trials) {
   if (records == 0)
     return std::nullopt;
   cursor c{env, txn, records};
@@ -143,7 +155,7 @@ std::optional<run_row> run_row_at(const environment& env, MDB_txn* txn, MDB_dbi 
   auto [found, last_plus_one] = run_at(env, c, more);
   if (found != run)
     not_a_run_key(env, c.key());
-  return row_at(env, txn, records, meta, run, last_plus_one);
+  return row_at(env, txn, records, meta, run, last_plus_one, trials);
 }
 
 } // namespace soma::detail

@@ -68,10 +68,12 @@ struct run_count {
 /// forwards) or a last record that does; for a run counted from its records,
 /// what runs() throws (a record that does not decode, records missing).
 /// Throws store_error (`failed`) for an LMDB error.
+/// `trials`: the trials database's handle, for each row's `trial` (0: none
+/// looked for); a run named as trials' runs are costs a seek or two more.
 [[nodiscard]] std::vector<run_row> run_rows_at(const environment& env, MDB_txn* txn,
                                                MDB_dbi records, MDB_dbi meta,
                                                std::optional<std::string_view> after,
-                                               std::size_t count);
+                                               std::size_t count, MDB_dbi trials = 0);
 
 /// One run's row, as run_rows_at() gives it; nullopt when `run` has no
 /// record (no such run). `run` must be a run id (why_not_a_run_id() says
@@ -79,6 +81,6 @@ struct run_count {
 /// run.
 [[nodiscard]] std::optional<run_row> run_row_at(const environment& env, MDB_txn* txn,
                                                 MDB_dbi records, MDB_dbi meta,
-                                                std::string_view run);
+                                                std::string_view run, MDB_dbi trials = 0);
 
 } // namespace soma::detail
