@@ -254,6 +254,11 @@ def main():
             first = b.run("return window.soma.loaded")
             b.until(f"return Number(document.getElementById('forwards-count').textContent) > {first + 10}",
                     20, "the forward count to rise while the recorder writes")
+            # The header and the table's pager never disagree on the count:
+            # the header is at least the total the table read.
+            agree = ("const t = document.getElementById('fpager').textContent.match(/of (\\d+)/);"
+                     " return !t || Number(document.getElementById('forwards-count').textContent) >= Number(t[1])")
+            check(b.run(agree), "the header counts the forwards the table says the run has")
 
             # The server killed: the page says so, and when a server is back
             # on the port it resumes from the last forward it had.

@@ -345,7 +345,14 @@ async function runView(run) {
     try {
       const page = await get(`${base}/forwards?offset=${offset}&limit=100`);
       state.page = page;
-      state.total = page.total;
+      // The header's count and this table's total are one number: a page
+      // read after the header was drawn may know of more forwards.
+      state.total = Math.max(state.total || 0, page.total);
+      const shown = document.getElementById("forwards-count");
+      if (Number(shown.dataset.forwards) < state.total) {
+        shown.textContent = state.total;
+        shown.dataset.forwards = state.total;
+      }
       document.getElementById("forwards").innerHTML = table(forwardColumns(run), page.forwards,
         (r) => `data-forward="${r.forward}" class="${r.state === "broke" ? "broke" : ""}"`);
       const last = page.offset + page.forwards.length;
