@@ -33,6 +33,7 @@
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
+#include "until_killed.hpp"
 #include "writing.hpp"
 
 namespace {
@@ -188,18 +189,8 @@ int main(int argc, char** argv) {
     } else if (mode == "--cached") {
       keep_outputs(sys, s);
     } else if (mode == "--recording") {
-      // A writer that lives: run "live", a forward every 20 ms, flushed
-      // after the first with "recording" on stdout, until killed.
-      soma::recorder rec{sys, s, {.run = "live"}};
-      for (long i = 0;; ++i) {
-        g.forward("the quick brown fox", {.watching = rec});
-        if (i == 0) {
-          rec.flush();
-          std::printf("recording\n");
-          std::fflush(stdout);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
+      // A writer that lives: run "live", until killed.
+      soma_test::record_until_killed(sys, s, g, {.run = "live"});
     } else {
       record_tuesday(sys, s, g);
       record_plain(sys, s, g);

@@ -6,10 +6,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "child.hpp"
 #include "scratch.hpp"
 #include "soma/store/check.hpp"
 #include "soma/store/detail/cursor.hpp"
@@ -213,6 +215,24 @@ BOOST_FIXTURE_TEST_CASE(a_run_without_totals_is_read_again_and_its_damage_thrown
   auto report = soma::check(s);
   BOOST_TEST(std::any_of(report.damaged.begin(), report.damaged.end(),
                          [](const soma::damage& d) { return d.key == "run/a/40"; }));
+}
+
+// A writer killed writes nothing: the store stays still, and the tally must
+// not keep its run running on the strength of that.
+BOOST_FIXTURE_TEST_CASE(a_run_whose_writer_is_killed_comes_to_stand_died_in_a_still_store, fixture) {
+  using namespace std::chrono_literals;
+  // One forward, flushed, then ten seconds' pause: killed in it.
+  soma_test::child c{{SOMA_RECORD_CHILD, dir / "store", "killed", "0", "1", "10000"}};
+  BOOST_REQUIRE(c.until("durable 1", 30s));
+  auto rows = tally.rows();
+  BOOST_REQUIRE_EQUAL(rows.size(), 1u);
+  BOOST_TEST(rows[0].status == soma::run_status::running, rows[0].how);
+  c.kill(SIGKILL);
+  (void)c.wait();
+  rows = tally.rows();
+  BOOST_REQUIRE_EQUAL(rows.size(), 1u);
+  BOOST_TEST(rows[0].status == soma::run_status::died, rows[0].how);
+  agrees("its writer killed");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

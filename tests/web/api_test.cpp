@@ -13,6 +13,7 @@
 #include "soma/store/keys.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/record.hpp"
+#include "soma/store/run_query.hpp"
 #include "soma/web/api.hpp"
 
 using namespace soma::web;
@@ -34,6 +35,45 @@ std::pair<int, std::string> error_of(F&& f) {
   }
   return {0, ""};
 }
+
+// Four runs as a runs_tally answers them, with params, tags and statuses:
+// lr.1 (last at 100 s), lr.3 (300, died), lr.03 (200, running), plain (400).
+std::vector<soma::run_row> found_rows() {
+  auto row = [](std::string run, std::int64_t last, soma::values params,
+                std::vector<std::string> tags, soma::run_status status) {
+    soma::run_row r;
+    r.run = std::move(run);
+    r.forwards = 1;
+    r.first = r.last = last;
+    r.params = std::move(params);
+    r.tags = std::move(tags);
+    r.status = status;
+    return r;
+  };
+  using st = soma::run_status;
+  return {row("lr.03", 200, {{"lr", 0.03}, {"seed", std::int64_t{3}}}, {"sweep", "short"}, st::running),
+          row("lr.1", 100, {{"lr", 0.1}, {"seed", std::int64_t{1}}}, {"baseline"}, st::finished),
+          row("lr.3", 300, {{"lr", 0.3}}, {"sweep"}, st::died),
+          row("plain", 400, {}, {}, st::finished)};
+}
+
+// The runs a page lists, in its order.
+std::vector<std::string> listed(const json& page) {
+  std::vector<std::string> out;
+  for (auto& r : page["runs"])
+    out.push_back(r["run"]);
+  return out;
+}
+
+// The runs soma runs lists for `q`, in its order.
+std::vector<std::string> selected(const soma::run_query& q) {
+  std::vector<std::string> out;
+  for (auto& r : soma::select_runs(found_rows(), q))
+    out.push_back(r.run);
+  return out;
+}
+
+using names = std::vector<std::string>;
 
 } // namespace
 
@@ -273,6 +313,78 @@ BOOST_FIXTURE_TEST_CASE(statuses_follow_the_kind_of_the_readers_error, fixture) 
   BOOST_TEST(why.starts_with("the fact blob of forward 3 of run 'sweep-a' in the store '"), why);
   BOOST_TEST(why.find("is damaged") != std::string::npos, why);
   BOOST_TEST(forward_page(s, "sweep-a", 4)["facts"].size() == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(runs_are_found_and_ordered_as_soma_runs_finds_and_orders_them) {
+  auto page = [](all_params p) { return runs_page(found_rows(), p); };
+  // Without a sort: most recent first, as the page always was; reversed, oldest first.
+  BOOST_TEST(listed(page({})) == (names{"plain", "lr.3", "lr.03", "lr.1"}));
+  BOOST_TEST(listed(page({{"reverse", "1"}})) == (names{"lr.1", "lr.03", "lr.3", "plain"}));
+  // Each filter keeps what select_runs keeps, as soma runs gives it.
+  BOOST_TEST(listed(page({{"status", "died"}, {"status", "running"}, {"sort", "run"}}))
+             == selected({.statuses = {"died", "running"}, .sort = "run"}));
+  BOOST_TEST(listed(page({{"status", "died"}, {"status", "running"}})) == (names{"lr.3", "lr.03"}));
+  BOOST_TEST(listed(page({{"tag", "sweep"}, {"tag", "short"}})) == (names{"lr.03"}));
+  BOOST_TEST(listed(page({{"tag", "sweep"}})) == (names{"lr.3", "lr.03"}));
+  BOOST_TEST(listed(page({{"param", "lr=1e-1"}})) == (names{"lr.1"}));
+  BOOST_TEST(listed(page({{"param", "seed"}, {"param", "lr=0.03"}})) == (names{"lr.03"}));
+  BOOST_TEST(listed(page({{"param", "seed"}})) == (names{"lr.03", "lr.1"}));
+  BOOST_TEST(listed(page({{"prefix", "lr.0"}})) == (names{"lr.03"}));
+  // Sorted by a parameter: runs without it last; reversed, first.
+  BOOST_TEST(listed(page({{"sort", "lr"}})) == (names{"lr.03", "lr.1", "lr.3", "plain"}));
+  BOOST_TEST(listed(page({{"sort", "lr"}})) == selected({.sort = "lr"}));
+  BOOST_TEST(listed(page({{"sort", "lr"}, {"reverse", "1"}})) == selected({.sort = "lr", .reverse = true}));
+  BOOST_TEST(listed(page({{"sort", "lr"}, {"reverse", "1"}})).front() == "plain");
+  // The part-of-a-name filter still narrows what the query kept, and the
+  // total and paging count what is kept.
+  auto both = page({{"tag", "sweep"}, {"filter", "03"}, {"limit", "1"}});
+  BOOST_TEST(both["total"] == 1);
+  BOOST_TEST(listed(both) == (names{"lr.03"}));
+  auto paged = page({{"sort", "run"}, {"limit", "2"}, {"offset", "2"}});
+  BOOST_TEST(paged["total"] == 4);
+  BOOST_TEST(listed(paged) == (names{"lr.3", "plain"}));
+  // What was asked, and what can be sorted by.
+  auto asked = page({{"status", "died"}, {"tag", "sweep"}, {"param", "lr"}, {"sort", "lr"}});
+  BOOST_TEST(asked["query"] == (json{{"prefix", ""}, {"status", json::array({"died"})},
+                                     {"tag", json::array({"sweep"})}, {"param", json::array({"lr"})},
+                                     {"sort", "lr"}, {"reverse", false}}),
+             asked["query"].dump());
+  BOOST_TEST(asked["param_names"] == json::array({"lr", "seed"}));
+}
+
+BOOST_AUTO_TEST_CASE(a_query_the_runs_cannot_answer_is_a_400_naming_what_was_wrong) {
+  auto refused = [](all_params p) { return error_of([&] { (void)runs_page(found_rows(), p); }); };
+  auto [status, why] = refused({{"status", "running"}, {"status", "bogus"}});
+  BOOST_TEST(status == 400);
+  BOOST_TEST(why.starts_with("status bogus: a run stands running, finished, died or unknown"), why);
+  std::tie(status, why) = refused({{"sort", "nope"}});
+  BOOST_TEST(status == 400);
+  BOOST_TEST(why.starts_with("sort nope: it is not a column (first, last, run, status, forwards, broke, took)"), why);
+  std::tie(status, why) = refused({{"param", "=3"}});
+  BOOST_TEST(status == 400);
+  BOOST_TEST(why.find("param '=3'") != std::string::npos, why);
+  std::tie(status, why) = refused({{"reverse", "sideways"}});
+  BOOST_TEST(status == 400);
+  BOOST_TEST(why.find("'sideways'") != std::string::npos, why);
+  // Nothing kept: nothing to order, and nothing wrong.
+  BOOST_TEST(refused({{"tag", "none-has-it"}, {"sort", "nope"}}).first == 0);
+}
+
+BOOST_FIXTURE_TEST_CASE(the_store_says_when_it_last_moved_by_its_writers_clocks, fixture) {
+  auto page = store_page(s, soma::runs(s));
+  // host-1's reading (1,900,000,100 s) is newer than sweep-a's last forward (1,900,000,024 s).
+  BOOST_TEST(page["newest_reading_us"] == 1'900'000'100'000'000);
+  BOOST_TEST(page["newest_forward_us"] == 1'900'000'024'000'000);
+  BOOST_TEST(page["newest_write_us"] == 1'900'000'100'000'000);
+  BOOST_TEST(page["silent_after_s"] == 300.0); // the shipped silent_store's threshold
+  BOOST_TEST(page["now_us"].get<std::int64_t>() > 1'700'000'000'000'000);
+
+  soma_test::scratch empty_dir;
+  soma::store empty{empty_dir / "store"};
+  auto none = store_page(empty, soma::runs(empty));
+  BOOST_TEST(none["newest_write_us"].is_null());
+  BOOST_TEST(none["newest_reading_us"].is_null());
+  BOOST_TEST(none["newest_forward_us"].is_null());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -233,6 +233,10 @@ BOOST_AUTO_TEST_CASE(every_api_answer_is_what_the_api_functions_say) {
     BOOST_TEST(json::parse(res->body) == expected, path);
   };
   check("/api/runs?limit=1", runs_page(x.s, {{"limit", "1"}}));
+  // A repeated parameter counts every time it is given.
+  check("/api/runs?status=unknown&status=running&status=finished&sort=run&reverse=1&prefix=sweep",
+        runs_page(x.s, {{"status", "unknown"}, {"status", "running"}, {"status", "finished"},
+                        {"sort", "run"}, {"reverse", "1"}, {"prefix", "sweep"}}));
   check("/api/run/sweep-a", run_page(x.s, "sweep-a"));
   check("/api/run/sweep-a/forwards?offset=-5", forwards_page(x.s, "sweep-a", {{"offset", "-5"}}));
   check("/api/run/sweep-a/forward/3", forward_page(x.s, "sweep-a", 3));
@@ -241,6 +245,13 @@ BOOST_AUTO_TEST_CASE(every_api_answer_is_what_the_api_functions_say) {
   check("/api/fleet", standing_page(x.s));
   check("/api/trials", studies_page(x.s));
   check("/api/trials/lr", study_page(x.s, "lr"));
+
+  auto moved = c.Get("/api/store");
+  BOOST_REQUIRE(moved);
+  auto expected = store_page(x.s, soma::runs(x.s));
+  auto answered = json::parse(moved->body);
+  BOOST_TEST(answered["newest_write_us"] == expected["newest_write_us"], moved->body);
+  BOOST_TEST(answered["silent_after_s"] == expected["silent_after_s"], moved->body);
 
   auto svg = c.Get("/api/run/sweep-a/curve.svg?from=5&to=50");
   BOOST_REQUIRE(svg);
@@ -278,6 +289,14 @@ BOOST_AUTO_TEST_CASE(errors_say_what_was_wrong_with_their_status) {
   res = c.Get("/events?run=nope");
   BOOST_REQUIRE(res);
   BOOST_TEST(res->status == 404);
+  // A status no run can stand: named, on the API and on the runs page's stream.
+  for (auto path : {"/api/runs?status=running&status=bogus", "/events?status=bogus"}) {
+    res = c.Get(path);
+    BOOST_REQUIRE(res);
+    BOOST_TEST(res->status == 400, path);
+    BOOST_TEST(res->body.starts_with("status bogus: a run stands running, finished, died or unknown"),
+               path << ": " << res->body);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(beyond_loopback_it_needs_tls_and_says_so) {

@@ -88,9 +88,73 @@ function table(columns, rows, rowAttrs = () => "") {
   return `<table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
+// Calls f at most once every `ms`, the last call always made.
+function throttle(f, ms) {
+  let due = null, last = 0;
+  return () => {
+    if (due) return;
+    const wait = Math.max(0, last + ms - Date.now());
+    due = setTimeout(() => { due = null; last = Date.now(); f(); }, wait);
+  };
+}
+
+// ---- the live mark: whether this page follows the store, and when it moved ------
+
+// What the mark says: the stream's state ("on", "off", "trouble" or null for
+// a page that does not follow) and the store's newest write (/api/store),
+// by its writers' clocks, held against this browser's clock.
+const mark = { stream: null, trouble: "", fixed: "", store: null };
+
+// A whole number of seconds for a person: "42s", "9m 12s", "3h 5m", "2d 4h".
+function span(s) {
+  s = Math.max(0, Math.floor(s));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
+}
+
+function showMark() {
+  const st = mark.store, newest = st && st.newest_write_us;
+  const age = newest === null || newest === undefined ? null : Date.now() / 1000 - newest / 1e6;
+  const silent = age !== null && st && age > st.silent_after_s;
+  const head = mark.stream === "on" ? "live" : mark.stream === "off" ? "reconnecting"
+    : mark.stream === "trouble" ? `store unreadable: ${mark.trouble}` : mark.fixed;
+  const moved = !st ? "" : age === null ? "nothing written yet"
+    : silent ? `store silent: last write ${span(age)} ago` : `last write ${age < 0 ? "0s" : span(age)} ago`;
+  liveMark.textContent = [head, moved].filter(Boolean).join(" · ") || "connecting";
+  liveMark.className = "live" + (mark.stream === "on" ? (silent ? " silent" : " on")
+    : mark.stream === null ? (silent ? " silent" : "") : " off");
+  liveMark.dataset.age = age === null ? "" : String(Math.floor(age));
+  liveMark.dataset.newest = newest === null || newest === undefined ? "" : String(newest);
+  const after = st ? st.silent_after_s : 300;
+  liveMark.title = (mark.stream === "on" ? "this page receives the store's changes as they are written. " : "")
+    + "Last write: the newest of any machine's latest reading and any run's last forward, stamped by "
+    + "the writers' clocks and held against this browser's clock (a clock skewed by X moves it by X). "
+    + `Past ${after} s without a write the store is silent and the mark is no longer green: `
+    + `the shipped health rule silent_store's threshold (over = ${after} s, /health).`;
+}
+
+// Asks /api/store again (at most once a second, however many events come).
+const lookAtStore = throttle(() => get("/api/store").then((st) => { mark.store = st; showMark(); })
+  .catch(() => {}), 1000);
+lookAtStore();
+setInterval(lookAtStore, 5000); // a store nobody writes any more: its age grows
+setInterval(showMark, 1000);
+
+// Says what a page that follows nothing shows ("as recorded").
+function fixedMark(text) { mark.fixed = text; showMark(); }
+
 // ---- live: one EventSource per page, resumed where it stopped ------------------
 
 let stream = null;
+
+// A page left closes its stream at once: a browser holds few connections
+// to one server (Chromium: 6), and a page kept for "back" with its stream
+// open would hold one of them, so that after a few such pages the next
+// one's requests wait. A page brought back from that cache starts again.
+window.addEventListener("pagehide", () => { if (stream) stream.close(); });
+window.addEventListener("pageshow", (ev) => { if (ev.persisted) location.reload(); });
 
 // Follows /events with `query`; `on[type](data, id)` handles each event. When
 // the browser gives up (a 503, a server gone for longer), it starts again a
@@ -103,9 +167,9 @@ function follow(query, on) {
     if (lastId !== null) q.set("after", lastId);
     const es = new EventSource(`/events?${q}`);
     stream = es;
-    es.onopen = () => { liveMark.textContent = "live"; liveMark.className = "live on"; };
+    es.onopen = () => { mark.stream = "on"; showMark(); lookAtStore(); };
     es.onerror = () => {
-      liveMark.textContent = "reconnecting"; liveMark.className = "live off";
+      mark.stream = "off"; showMark();
       if (es.readyState === EventSource.CLOSED && stream === es) {
         clearTimeout(timer);
         timer = setTimeout(open, 1000);
@@ -114,62 +178,106 @@ function follow(query, on) {
     for (const [type, f] of Object.entries(on))
       es.addEventListener(type, (ev) => {
         if (ev.lastEventId) lastId = ev.lastEventId;
+        if (mark.stream === "trouble") mark.stream = "on";
         f(JSON.parse(ev.data), ev.lastEventId);
+        lookAtStore();
       });
     es.addEventListener("trouble", (ev) => {
-      liveMark.textContent = "store unreadable: " + JSON.parse(ev.data).error;
-      liveMark.className = "live off";
+      mark.stream = "trouble"; mark.trouble = JSON.parse(ev.data).error; showMark();
     });
   };
   open();
 }
 
-// Calls f at most once every `ms`, the last call always made.
-function throttle(f, ms) {
-  let due = null, last = 0;
-  return () => {
-    if (due) return;
-    const wait = Math.max(0, last + ms - Date.now());
-    due = setTimeout(() => { due = null; last = Date.now(); f(); }, wait);
-  };
-}
-
 // ---- runs ---------------------------------------------------------------------
+
+// A run's params as `soma runs` lists them: "lr=0.05, seed=7".
+const paramsText = (params) => Object.entries(params || {}).map(([k, v]) => `${k}=${v}`).join(", ");
 
 const runColumns = [
   ["run", (r) => runLink(r.run)],
+  ["status", (r) => `<span class="status ${esc(r.status)}" title="${esc(r.how)}">${esc(r.status)}</span>`, "status"],
   ["forwards", (r) => num(r.forwards), "num forwards"],
   ["broke", (r) => num(r.broke), "num"],
   ["took", (r) => dur(r.took_us), "num"],
   ["first", (r) => when(r.first)],
   ["last", (r) => `${when(r.last)} <span class="quiet">(${ago(r.last)})</span>`],
+  ["params", (r) => esc(paramsText(r.params)), "params"],
+  ["tags", (r) => esc((r.tags || []).join(", ")), "tags"],
 ];
+
+// What `soma runs --sort` takes, beside the parameters' names.
+const runSortKeys = ["first", "last", "run", "status", "forwards", "broke", "took"];
+const runStatuses = ["running", "finished", "died", "unknown"];
+// The address' parameters the runs page keeps (and /api/runs takes).
+const runQueryNames = ["filter", "prefix", "status", "tag", "param", "sort", "reverse"];
+
+// "a, b,c" as ["a", "b", "c"].
+const listOf = (text) => text.split(",").map((x) => x.trim()).filter(Boolean);
 
 async function runsView() {
   const q = new URLSearchParams(location.search);
   const limit = Number(q.get("limit") || 50), offset = Number(q.get("offset") || 0);
-  const filter = q.get("filter") || "";
+  const query = new URLSearchParams();
+  for (const name of runQueryNames)
+    for (const v of q.getAll(name)) if (v !== "") query.append(name, v);
+  const statuses = query.getAll("status"), sort = query.get("sort") || "";
+  const reverse = query.get("reverse") === "1";
+  const asked = runQueryNames.some((n) => query.has(n));
   main.innerHTML = `<h1>Runs</h1>
-    <div class="controls"><label>filter <input id="filter" value="${esc(filter)}" placeholder="part of a run's name"></label>
-    <span id="total" class="quiet"></span></div><div id="runs"></div><div class="pager" id="pager"></div>`;
+    <div class="controls" id="run-filters">
+      <label title="soma runs PREFIX: runs whose name starts so">name starts <input id="prefix" value="${esc(query.get("prefix") || "")}" placeholder="lr."></label>
+      <label>filter <input id="filter" value="${esc(query.get("filter") || "")}" placeholder="part of a run's name"></label>
+      <span title="soma runs --status: runs that stand as any of these">status ${runStatuses.map((x) =>
+        `<label><input type="checkbox" data-status="${x}" ${statuses.includes(x) ? "checked" : ""}> ${x}</label>`).join(" ")}</span>
+      <label title="soma runs --tag: runs with every one of these tags (comma-separated)">tags <input id="tags" value="${esc(query.getAll("tag").join(", "))}" placeholder="baseline, short"></label>
+      <label title="soma runs --param: NAME=VALUE (the same text or number) or NAME (any value), comma-separated; every one must hold">params <input id="params" value="${esc(query.getAll("param").join(", "))}" placeholder="lr=0.05, seed"></label>
+      <label title="soma runs --sort">sort <select id="sort"><option value="" ${sort ? "" : "selected"}>most recent first</option>
+        ${[...runSortKeys, ...(sort && !runSortKeys.includes(sort) ? [sort] : [])].map((k) => `<option value="${esc(k)}" ${k === sort ? "selected" : ""}>${esc(k)}</option>`).join("")}</select></label>
+      <label title="soma runs --reverse: the order turned round"><input type="checkbox" id="reverse" ${reverse ? "checked" : ""}> reverse</label>
+      <span id="total" class="quiet"></span></div>
+    <div id="runs"></div><div class="pager" id="pager"></div>`;
+  const sortBox = document.getElementById("sort");
+  const order = sort ? `by ${sort}${reverse ? ", reversed" : ""}` : reverse ? "oldest first" : "most recent first";
   const show = (page) => {
+    // The parameters' names, to sort by one (soma runs --sort NAME).
+    for (const name of page.param_names || [])
+      if (![...sortBox.options].some((o) => o.value === name))
+        sortBox.insertAdjacentHTML("beforeend", `<option value="${esc(name)}">${esc(name)}</option>`);
     document.getElementById("total").textContent =
-      `${page.total} run${page.total === 1 ? "" : "s"}, most recent first`;
+      `${page.total} run${page.total === 1 ? "" : "s"}, ${order}`;
     document.getElementById("runs").innerHTML = page.runs.length
-      ? table(runColumns, page.runs, (r) => `data-run="${esc(r.run)}" class="${r.broke ? "broke" : ""}"`)
-      : `<p class="quiet">No run${filter ? " matches" : " yet: a recorder writes one per run"}.</p>`;
-    const link = (o) => `?${new URLSearchParams({ filter, limit, offset: o })}`;
+      ? table(runColumns, page.runs, (r) => `data-run="${esc(r.run)}" data-status="${esc(r.status)}" class="${r.broke ? "broke" : ""} ${r.status === "died" ? "died" : ""}"`)
+      : `<p class="quiet">No run${asked ? " matches" : " yet: a recorder writes one per run"}.</p>`;
+    const link = (o) => { const l = new URLSearchParams(query); l.set("limit", limit); l.set("offset", o); return `?${l}`; };
     document.getElementById("pager").innerHTML =
-      (offset > 0 ? `<a href="${link(Math.max(0, offset - limit))}">newer</a>` : "") +
-      (offset + limit < page.total ? `<a href="${link(offset + limit)}">older</a>` : "") +
+      (offset > 0 ? `<a href="${link(Math.max(0, offset - limit))}">${sort || reverse ? "back" : "newer"}</a>` : "") +
+      (offset + limit < page.total ? `<a href="${link(offset + limit)}">${sort || reverse ? "on" : "older"}</a>` : "") +
       `<span class="quiet">${page.total ? `${offset + 1}–${Math.min(page.total, offset + limit)}` : ""}</span>`;
   };
-  document.getElementById("filter").addEventListener("change", (e) => {
-    location.search = new URLSearchParams({ filter: e.target.value, limit, offset: 0 }).toString();
+  // Any filter changed: the address says the new view (a link to it shows
+  // it, a reload keeps it), from its first page.
+  document.getElementById("run-filters").addEventListener("change", () => {
+    const n = new URLSearchParams();
+    const text = (id) => document.getElementById(id).value.trim();
+    if (text("prefix")) n.set("prefix", text("prefix"));
+    if (text("filter")) n.set("filter", text("filter"));
+    for (const box of document.querySelectorAll("input[data-status]:checked")) n.append("status", box.dataset.status);
+    for (const t of listOf(text("tags"))) n.append("tag", t);
+    for (const p of listOf(text("params"))) n.append("param", p);
+    if (sortBox.value) n.set("sort", sortBox.value);
+    if (document.getElementById("reverse").checked) n.set("reverse", "1");
+    n.set("limit", limit);
+    location.search = n.toString();
   });
-  const query = { limit, offset, filter };
-  try { show(await get(`/api/runs?${new URLSearchParams(query)}`)); } catch (e) { failed(main, e); return; }
-  follow(query, { runs: show });
+  const paged = new URLSearchParams(query);
+  paged.set("limit", limit);
+  paged.set("offset", offset);
+  try { show(await get(`/api/runs?${paged}`)); } catch (e) {
+    document.getElementById("runs").innerHTML = `<p class="error">${esc(e.message)}</p>`;
+    return;
+  }
+  follow(paged, { runs: show });
 }
 
 // ---- a run ----------------------------------------------------------------------
@@ -456,8 +564,7 @@ function hoverAndZoom(figure, state, zoomed) {
 async function compareView(a, b) {
   let c;
   try { c = await get(`/api/run/${encodeURIComponent(a)}/compare/${encodeURIComponent(b)}`); } catch (e) { failed(main, e); return; }
-  liveMark.textContent = "as recorded";
-  liveMark.className = "live";
+  fixedMark("as recorded");
   const measures = [["mean", "mean_us", true], ["took", "took_us", true], ["ran", "ran"], ["recalled", "recalled"], ["failed", "failed"]];
   const cell = (v, time, signed) => {
     if (v === null || v === undefined) return `<span data-value="">–</span>`;
@@ -490,8 +597,7 @@ async function forwardView(run, n) {
   let f;
   try { f = await get(`/api/run/${encodeURIComponent(run)}/forward/${n}`); } catch (e) { failed(main, e); return; }
   const r = f.record;
-  liveMark.textContent = "a forward, as recorded";
-  liveMark.className = "live";
+  fixedMark("a forward, as recorded");
   main.innerHTML = `<h1>Forward ${r.forward} of ${runLink(run)}</h1>
     <p>${esc(r.state)}, ${r.nodes} nodes, took ${dur(r.took_us)}, at ${when(r.when)} ·
       <a href="/run/${encodeURIComponent(run)}/forward/${n > 0 ? n - 1 : 0}">previous</a> ·

@@ -1,5 +1,7 @@
 #include "soma/store/runs_tally.hpp"
 
+#include <algorithm>
+
 #include "soma/store/answers.hpp"
 #include "soma/store/backend.hpp"
 
@@ -11,7 +13,11 @@ std::vector<run_row> runs_tally::rows() {
   std::lock_guard one_look_at_a_time{mutex_};
   // Asked before the runs: a commit in between makes the next look ask again.
   auto txn = store_.backend().ask().version();
-  if (!txn_ || *txn_ != txn) {
+  // A run that stands running is judged again even in a still store: its
+  // writer may have died since, which writes nothing.
+  auto running = std::any_of(rows_.begin(), rows_.end(),
+                             [](const run_row& r) { return r.status == run_status::running; });
+  if (!txn_ || *txn_ != txn || running) {
     rows_ = runs(store_);
     txn_ = txn;
   }

@@ -18,7 +18,9 @@
 
 namespace soma {
 
-/// The runs of one store, what runs() answers, kept until the store moves.
+/// The runs of one store, what runs() answers, kept until the store moves
+/// or while a run stands running (a writer that dies writes nothing, and
+/// its run must come to stand died).
 /// Safe to call from any thread (one look at a time).
 class runs_tally {
 public:

@@ -1,6 +1,7 @@
 #include "soma/web/api.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "soma/draw/rolling.hpp"
 #include "soma/draw/spent.hpp"
 #include "soma/health/judge.hpp"
+#include "soma/health/rules.hpp"
 #include "soma/store/fleet.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
@@ -143,23 +145,108 @@ int status_of(const store_error& e) noexcept {
   return 500;
 }
 
-json runs_page(const store& s, const params& p) {
+params last_of(const all_params& p) {
+  params out;
+  for (auto& [k, v] : p)
+    out[k] = v;
+  return out;
+}
+
+run_query run_query_of(const all_params& p) {
+  auto every = [&](std::string_view name) {
+    std::vector<std::string> out;
+    for (auto [at, end] = p.equal_range(name); at != end; ++at)
+      if (!at->second.empty())
+        out.push_back(at->second);
+    return out;
+  };
+  auto one = last_of(p);
+  run_query q;
+  if (auto* prefix = param(one, "prefix"))
+    q.prefix = *prefix;
+  q.statuses = every("status");
+  q.tags = every("tag");
+  q.params = every("param");
+  auto* reverse = param(one, "reverse");
+  if (reverse && *reverse != "0" && *reverse != "1" && *reverse != "true" && *reverse != "false")
+    throw api_error(400, "'reverse' is 1 (the order turned round, as soma runs --reverse) or 0, not '"
+                           + *reverse + "'");
+  bool turned = reverse && (*reverse == "1" || *reverse == "true");
+  if (auto* sort = param(one, "sort")) {
+    q.sort = *sort;
+    q.reverse = turned;
+  } else { // the page's order: most recent first
+    q.sort = "last";
+    q.reverse = !turned;
+  }
+  if (auto why = why_not_a_query(q); !why.empty())
+    throw api_error(400, why + " (/api/runs takes status=, tag=, param=, prefix=, sort= and "
+                               "reverse=, as soma runs does; docs/web.md)");
+  return q;
+}
+
+json runs_page(const store& s, const all_params& p) {
   return runs_page(answering([&] { return runs(s); }), p);
 }
 
-json runs_page(std::vector<run_row> rows, const params& p) {
+json runs_page(std::vector<run_row> rows, const all_params& all) {
+  auto p = last_of(all);
   auto offset = number_param(p, "offset", 0, 0, INT64_MAX);
   auto limit = number_param(p, "limit", 50, 1, 1000);
+  auto q = run_query_of(all);
+  std::vector<std::string> names; // what a page offers to sort by
+  for (auto& r : rows)
+    for (auto& [name, v] : r.params)
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(name);
+  std::sort(names.begin(), names.end());
+  try {
+    rows = select_runs(std::move(rows), q);
+  } catch (const std::invalid_argument& e) { // a sort key that is nothing here
+    throw api_error(400, std::string{"sort "} + e.what());
+  }
   auto* filter = param(p, "filter");
   if (filter)
     std::erase_if(rows, [&](auto& r) { return r.run.find(*filter) == std::string::npos; });
-  std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.last > b.last; });
   auto page = json::array();
   for (auto i = static_cast<std::size_t>(offset);
        i < rows.size() && page.size() < static_cast<std::size_t>(limit); ++i)
     page.push_back(json_of(rows[i]));
-  return json{{"total", rows.size()}, {"offset", offset}, {"limit", limit},
-              {"filter", filter ? json(*filter) : json(nullptr)}, {"runs", std::move(page)}};
+  json asked{{"prefix", q.prefix}, {"status", q.statuses}, {"tag", q.tags},
+             {"param", q.params},  {"sort", param(p, "sort") ? json(q.sort) : json(nullptr)},
+             {"reverse", param(p, "sort") ? q.reverse : !q.reverse}};
+  return json{{"total", rows.size()},
+              {"offset", offset},
+              {"limit", limit},
+              {"filter", filter ? json(*filter) : json(nullptr)},
+              {"query", std::move(asked)},
+              {"param_names", std::move(names)},
+              {"runs", std::move(page)}};
+}
+
+json store_page(const store& s, const std::vector<run_row>& rows) {
+  return answering([&] {
+    std::optional<std::int64_t> reading, forward;
+    for (auto& [id, r] : standing(s))
+      reading = std::max(reading.value_or(r.when_us), r.when_us);
+    for (auto& r : rows)
+      if (r.forwards > 0)
+        forward = std::max(forward.value_or(r.last * 1'000'000), r.last * 1'000'000);
+    auto newest = reading && forward ? std::optional{std::max(*reading, *forward)}
+                                     : (reading ? reading : forward);
+    double silent_after = 300;
+    for (auto& x : health::silent_store()->defaults())
+      if (x.name == "over")
+        silent_after = x.value;
+    auto or_null = [](const std::optional<std::int64_t>& x) { return x ? json(*x) : json(nullptr); };
+    return json{{"newest_write_us", or_null(newest)},
+                {"newest_reading_us", or_null(reading)},
+                {"newest_forward_us", or_null(forward)},
+                {"silent_after_s", silent_after},
+                {"now_us", std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count()}};
+  });
 }
 
 json run_page(const store& s, std::string_view run) {

@@ -9,7 +9,8 @@
 ///
 /// | function       | answers                    | costs                              |
 /// | -------------- | -------------------------- | ---------------------------------- |
-/// | runs_page      | /api/runs                  | one scan of all records (soma serve: a runs_tally, then what is new) |
+/// | runs_page      | /api/runs                  | one read per run (soma serve: a runs_tally, then what is new) |
+/// | store_page     | /api/store                 | the runs' rows, and one scan of the latest readings |
 /// | run_page       | /api/run/R                 | one scan of the run, one fetch     |
 /// | forwards_page  | /api/run/R/forwards        | a seek and `limit` records         |
 /// | forward_page   | /api/run/R/forward/N       | one fetch                          |
@@ -32,6 +33,7 @@
 #include <string_view>
 
 #include "soma/draw/figure.hpp"
+#include "soma/store/run_query.hpp"
 #include "soma/store/store.hpp"
 #include "soma/web/json.hpp"
 
@@ -39,6 +41,13 @@ namespace soma::web {
 
 /// A query's parameters, by name (the last given counts).
 using params = std::map<std::string, std::string, std::less<>>;
+
+/// A query's parameters, every value of each name in the order given: what
+/// a repeatable one needs (/api/runs?status=running&status=died).
+using all_params = std::multimap<std::string, std::string, std::less<>>;
+
+/// The last value given of each name of `p`.
+[[nodiscard]] params last_of(const all_params& p);
 
 /// A request that cannot be answered: the HTTP status and a sentence saying
 /// what was wrong and what to do. Readers' store_errors become these: 404
@@ -53,13 +62,34 @@ private:
   int status_;
 };
 
-/// {"total", "offset", "limit", "filter", "runs": [run rows]}: runs whose
-/// name holds `filter`, most recent (last forward) first, `limit` (default
-/// 50, at most 1000) from `offset`.
-[[nodiscard]] json runs_page(const store& s, const params& p);
+/// The runs /api/runs' parameters ask for, as `soma runs` takes them:
+/// `prefix` (PREFIX), `status` and `tag` (repeatable: any of the statuses,
+/// all of the tags), `param` (repeatable: NAME=VALUE or NAME, all of them),
+/// `sort` (a column or a parameter's name) and `reverse` (1 or 0). Without
+/// `sort`, most recent first: by `last`, reversed (`reverse=1` then turns
+/// it oldest first). Throws api_error 400 naming a status or param that
+/// cannot be one (soma::why_not_a_query).
+[[nodiscard]] run_query run_query_of(const all_params& p);
+
+/// {"total", "offset", "limit", "filter", "query", "param_names", "runs":
+/// [run rows]}: the runs run_query_of(p) asks for (soma::select_runs, as
+/// `soma runs` selects them) whose name also holds `filter`, in its order,
+/// `limit` (default 50, at most 1000) from `offset`. "query" is what was
+/// asked ({"prefix", "status", "tag", "param", "sort", "reverse"}) and
+/// "param_names" every parameter's name of any run (what can be sorted by).
+/// A sort key that is neither a column nor a parameter is a 400 naming it.
+[[nodiscard]] json runs_page(const store& s, const all_params& p);
 
 /// The same page of `rows` (what runs() or a runs_tally answered).
-[[nodiscard]] json runs_page(std::vector<run_row> rows, const params& p);
+[[nodiscard]] json runs_page(std::vector<run_row> rows, const all_params& p);
+
+/// {"newest_write_us", "newest_reading_us", "newest_forward_us",
+/// "silent_after_s", "now_us"}: when the store last moved by its writers'
+/// clocks (the newest of any machine's latest reading and any run's last
+/// forward, whole seconds; null when nothing was written), the server's
+/// clock now, and the shipped silent_store rule's threshold (300 s). `rows`
+/// are the store's runs (what runs() or a runs_tally answered).
+[[nodiscard]] json store_page(const store& s, const std::vector<run_row>& rows);
 
 /// {"run": its row, "series": the summarised series' names (a record's
 /// summary keys, "loss.value"), "told": every other name a curve can be

@@ -22,11 +22,12 @@ namespace {
 using clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
+all_params all_params_of(const httplib::Request& req) {
+  return {req.params.begin(), req.params.end()};
+}
+
 params params_of(const httplib::Request& req) {
-  params p;
-  for (auto& [k, v] : req.params)
-    p[k] = v;
-  return p;
+  return last_of(all_params_of(req));
 }
 
 // Answers with what `f` makes, or with the api_error it throws.
@@ -57,7 +58,7 @@ struct stream {
   bool started = false;
   clock::time_point last_write = clock::now();
   clock::time_point last_snapshot{};
-  params p;
+  all_params p;
 };
 
 bool write(httplib::DataSink& sink, stream& st, const std::string& text) {
@@ -136,7 +137,10 @@ site::site(http_server& server, store s, const site_options& options)
   });
 
   r.Get("/api/runs", [tally](const httplib::Request& req, httplib::Response& res) {
-    answer(res, json_type, [&] { return runs_page(tally->rows(), params_of(req)); });
+    answer(res, json_type, [&] { return runs_page(tally->rows(), all_params_of(req)); });
+  });
+  r.Get("/api/store", [st, tally](const httplib::Request&, httplib::Response& res) {
+    answer(res, json_type, [&] { return store_page(*st, tally->rows()); });
   });
   r.Get(R"(/api/run/([^/]+))", [st](const httplib::Request& req, httplib::Response& res) {
     answer(res, json_type, [&] { return run_page(*st, req.matches[1].str()); });
@@ -248,7 +252,7 @@ site::site(http_server& server, store s, const site_options& options)
                                 + " at once; close one, or start soma serve with a larger --live-cap");
     auto s = std::make_shared<stream>();
     s->slot = std::move(slot);
-    s->p = params_of(req);
+    s->p = all_params_of(req);
     if (auto run = s->p.find("run"); run != s->p.end())
       s->run = run->second;
     // Where to resume: the browser's Last-Event-ID on a reconnect, else ?after=N.
@@ -264,7 +268,13 @@ site::site(http_server& server, store s, const site_options& options)
       s->after = n;
       s->from_end = false;
     }
-    if (!s->run.empty())
+    if (s->run.empty())
+      try { // a query the runs page cannot ask is refused now, not every second
+        (void)run_query_of(s->p);
+      } catch (const api_error& e) {
+        return refuse(res, e.status(), e.what());
+      }
+    else
       try {
         (void)forwards(*st, s->run, 0, 0); // an unknown run is refused now, not mid-stream
       } catch (const store_error& e) {
@@ -290,7 +300,10 @@ site::site(http_server& server, store s, const site_options& options)
           // under the cap is freed within about two seconds.
           if (clock::now() - me.last_write >= 1s && !write(sink, me, ":\n\n"))
             return false;
-          if (moves == me.seen)
+          // A snapshot stream also looks again every 5 s in a still store:
+          // a run whose writer died wrote nothing, and comes to stand died.
+          bool stale = me.run.empty() && clock::now() - me.last_snapshot >= 5s;
+          if (moves == me.seen && !stale)
             return true;
           me.seen = moves;
         }
