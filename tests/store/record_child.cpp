@@ -18,8 +18,7 @@
 
 #include "seed_nodes.hpp"
 #include "soma/recorder.hpp"
-#include "soma/remote/served_store.hpp"
-#include "soma/soma.hpp"
+#include "soma/soma.hpp" // soma::open_store too: the umbrella has it
 
 int main(int argc, char** argv) {
   if (argc != 5 && argc != 6) {
