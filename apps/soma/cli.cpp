@@ -479,16 +479,15 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   if (inv.json && inv.csv)
     throw usage_error("--json and --csv are two ways to print the same rows: give one; "
                       + help_hint(app));
-  for (auto* sub : {runs, forwards, curve}) {
+  for (auto [sub, w] : {std::pair{runs, runs_window}, std::pair{forwards, forwards_window},
+                         std::pair{curve, curve_window}}) {
     if (!sub->parsed())
       continue;
     auto name = sub->get_name();
-    for (auto w : {runs_window, forwards_window, curve_window}) {
-      if (w.first->count() > 0)
-        inv.first = parse_count(first_text, "N of `soma " + name + " --first N`");
-      if (w.last->count() > 0)
-        inv.last = parse_count(last_text, "N of `soma " + name + " --last N`");
-    }
+    if (w.first->count() > 0)
+      inv.first = parse_count(first_text, "N of `soma " + name + " --first N`");
+    if (w.last->count() > 0)
+      inv.last = parse_count(last_text, "N of `soma " + name + " --last N`");
   }
   if (runs->parsed()) {
     inv.what = command::runs;

@@ -13,9 +13,9 @@
 //                             and forward 2's fact blob overwritten with bytes
 //                             that do not decode; and machine delta-404's
 //                             latest reading overwritten the same way.
-//   make_store DIR --recording records run "live" until killed, a forward
-//                             every 20 ms; prints "recording" once the
-//                             first is in the store.
+//   make_store DIR --recording records a forward of run "live", prints
+//                             "recording" once it is in the store, and
+//                             holds the run open until killed.
 //   make_store DIR --fleet    machine readings (soma::put_reading) and run
 //                             "remote", written straight into the store as a
 //                             recorder leaves a remote run (see write_fleet).

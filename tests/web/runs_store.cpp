@@ -9,10 +9,10 @@
 //                                      seed=3; tags sweep and short; 2) and
 //                                      plain (no params, no tags; 1), each
 //                                      closed by its recorder (finished).
-//   runs_store STORE --recording RUN   records RUN (lr=0.9; tag sweep) until
-//                                      killed, a forward every 20 ms;
-//                                      prints "recording" once its first
-//                                      forward is durable.
+//   runs_store STORE --recording RUN   records a forward of RUN (lr=0.9; tag
+//                                      sweep), prints "recording" once it is
+//                                      durable, and holds the run open until
+//                                      killed.
 //   runs_store STORE --old-readings S  writes machine old-1's reading dated
 //                                      S seconds ago (soma::put_reading),
 //                                      and nothing else.

@@ -4,6 +4,7 @@
 
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/numbering.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readers.hpp"
 
@@ -37,9 +38,7 @@ std::uint64_t delete_run(store& s, std::string_view run) {
     }
   });
   if (!found)
-    throw store_error("no run '" + std::string{run} + "' in the store '" + s.path()
-                        + "'; `soma runs` lists the runs it holds",
-                      store_trouble::missing);
+    detail::no_run_or_damage(env, run);
   return forwards;
 }
 

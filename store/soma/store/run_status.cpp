@@ -1,6 +1,7 @@
 #include "soma/store/run_status.hpp"
 
-#include <ctime>
+#include "soma/store/detail/utc.hpp"
+
 #include <fstream>
 #include <iterator>
 #include <ostream>
@@ -70,14 +71,6 @@ std::optional<std::uint64_t> started_of(std::uint32_t pid) {
   }
 }
 
-std::string utc(std::int64_t us) {
-  auto s = static_cast<std::time_t>(us / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&s, &tm);
-  char out[40];
-  std::strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return out;
-}
 
 } // namespace
 

@@ -16,6 +16,7 @@
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/trial_runs.hpp"
+#include "soma/store/detail/utc.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/wire/trial.hpp"
@@ -48,14 +49,7 @@ std::int64_t now_us() {
 }
 
 // Unix microseconds as UTC to the second, for messages.
-std::string utc(std::int64_t us) {
-  std::time_t t = static_cast<std::time_t>(us / 1000000);
-  std::tm parts{};
-  char out[32] = "?";
-  if (gmtime_r(&t, &parts))
-    std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return out;
-}
+using detail::utc;
 
 void check_study(std::string_view study) {
   if (auto bad = why_not_a_study(study))
