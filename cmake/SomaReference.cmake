@@ -42,7 +42,5 @@ doxygen_add_docs(soma-reference
   ${PROJECT_SOURCE_DIR}/store/soma
   ${PROJECT_SOURCE_DIR}/runtime/soma
   ${PROJECT_SOURCE_DIR}/actors/soma
-  ${PROJECT_SOURCE_DIR}/serve/soma
-  ${PROJECT_SOURCE_DIR}/web/soma
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
   COMMENT "soma: the API reference into ${PROJECT_BINARY_DIR}/reference/html")

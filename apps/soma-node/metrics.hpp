@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "soma/serve/counters.hpp"
+#include "soma/worker/counters.hpp"
 #include "soma/web/http.hpp"
 
 namespace soma::node_cli {

@@ -8,7 +8,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cmake --install failed")
 endif()
 foreach(f bin/soma-node include/soma/soma.hpp include/soma/graph.hpp include/soma/version.hpp
-          include/soma/serve/server.hpp include/soma/remote/worker.hpp include/soma/wire/slice.hpp
+          include/soma/worker/server.hpp include/soma/remote/worker.hpp include/soma/wire/slice.hpp
           lib/cmake/soma/somaConfig.cmake lib/cmake/soma/FindCAF.cmake)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")

@@ -1,4 +1,4 @@
-// A worker of one's own, built on soma::serve (what soma-node is built on):
+// A worker of one's own, built on soma::worker (what soma-node is built on):
 // it serves the node library given, on loopback, printing its port first.
 #include <sys/prctl.h>
 
@@ -11,8 +11,8 @@
 #include <caf/send.hpp>
 
 #include <soma/detail/libraries.hpp>
-#include <soma/serve/catalog.hpp>
-#include <soma/serve/server.hpp>
+#include <soma/worker/catalog.hpp>
+#include <soma/worker/server.hpp>
 #include <soma/system_config.hpp>
 
 int main(int argc, char** argv) {

@@ -1,4 +1,4 @@
-#include "soma/serve/catalog.hpp"
+#include "soma/worker/catalog.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

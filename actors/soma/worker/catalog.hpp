@@ -16,7 +16,7 @@
 
 #include "soma/detail/libraries.hpp"
 #include "soma/machine.hpp"
-#include "soma/serve/counters.hpp"
+#include "soma/worker/counters.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma::serve {

@@ -1,4 +1,4 @@
-#include "soma/serve/slice_runner.hpp"
+#include "soma/worker/slice_runner.hpp"
 
 #include <chrono>
 #include <exception>

@@ -10,7 +10,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "soma/serve/catalog.hpp"
+#include "soma/worker/catalog.hpp"
 
 namespace soma::serve {
 

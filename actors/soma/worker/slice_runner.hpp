@@ -12,7 +12,7 @@
 
 #include "soma/fact.hpp"
 #include "soma/node_library.hpp"
-#include "soma/serve/catalog.hpp"
+#include "soma/worker/catalog.hpp"
 #include "soma/wire/slice.hpp"
 
 namespace soma::serve {

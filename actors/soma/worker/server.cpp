@@ -1,4 +1,4 @@
-#include "soma/serve/server.hpp"
+#include "soma/worker/server.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -25,7 +25,7 @@
 #include "soma/detail/libraries.hpp"
 #include "soma/wire/record_write.hpp"
 #include "soma/detail/record_writer.hpp"
-#include "soma/serve/slice_runner.hpp"
+#include "soma/worker/slice_runner.hpp"
 #include "soma/store/detail/asking.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"

@@ -1,4 +1,4 @@
-#include "soma/serve/reporter.hpp"
+#include "soma/worker/reporter.hpp"
 
 #include "soma/machine.hpp"
 

@@ -10,8 +10,8 @@
 #include <caf/fwd.hpp>
 
 #include "soma/reporter.hpp"
-#include "soma/serve/catalog.hpp"
-#include "soma/serve/server.hpp"
+#include "soma/worker/catalog.hpp"
+#include "soma/worker/server.hpp"
 
 namespace soma::serve {
 

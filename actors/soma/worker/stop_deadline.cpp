@@ -1,4 +1,4 @@
-#include "soma/serve/stop_deadline.hpp"
+#include "soma/worker/stop_deadline.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "soma/serve/claiming.hpp"
+#include "soma/worker/claiming.hpp"
 
 #include <stdexcept>
 
