@@ -44,11 +44,14 @@ function(soma_executable name)
   target_precompile_headers(${name} REUSE_FROM soma_pch_host)
 endfunction()
 
-# soma_library(name SOURCES files... LINKS libs...): one of soma's layers,
-# soma_<name>, aliased soma::<name>, exported as soma::<name>, its folder's
-# headers on the include path and installed.
+# soma_library(name SOURCES files... LINKS libs... PUBLIC_HEADERS headers...):
+# one of soma's layers, soma_<name>, aliased soma::<name>, exported as
+# soma::<name>, its folder on the include path. Only PUBLIC_HEADERS (paths
+# under the folder, such as soma/graph.hpp) are installed: detail/, wire/ and
+# the other internals stay in the source tree, and tests/install checks that
+# they are absent and that no installed header includes one.
 function(soma_library name)
-  cmake_parse_arguments(arg "" "" "SOURCES;LINKS" ${ARGN})
+  cmake_parse_arguments(arg "" "" "SOURCES;LINKS;PUBLIC_HEADERS" ${ARGN})
   set(target soma_${name})
   add_library(${target} ${arg_SOURCES})
   add_library(soma::${name} ALIAS ${target})
@@ -60,5 +63,11 @@ function(soma_library name)
   target_link_libraries(${target} PUBLIC ${arg_LINKS})
   target_compile_features(${target} PUBLIC cxx_std_20)
   soma_warnings(${target})
-  install(DIRECTORY soma DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+  foreach(header ${arg_PUBLIC_HEADERS})
+    if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${header})
+      message(FATAL_ERROR "soma_library(${name}): no public header ${header}")
+    endif()
+    get_filename_component(dir ${header} DIRECTORY)
+    install(FILES ${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${dir})
+  endforeach()
 endfunction()

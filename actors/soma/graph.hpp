@@ -20,11 +20,12 @@
 #include "soma/atoms.hpp"
 #include "soma/remote/broker.hpp"
 #include "soma/chain.hpp"
-#include "soma/detail/completion.hpp"
-#include "soma/detail/libraries.hpp"
-#include "soma/detail/node_actor.hpp"
-#include "soma/remote/slice.hpp"
 #include "soma/draw/graph.hpp"
+#include "soma/graph/completion.hpp"
+#include "soma/graph/node_actor.hpp"
+#include "soma/graph/slice_entry.hpp"
+#include "soma/node_declaration.hpp"
+#include "soma/node_library.hpp"
 #include "soma/watching.hpp"
 
 namespace soma {
@@ -62,15 +63,6 @@ struct allowed_unsafe_message_type<soma::forward_options> : std::true_type {};
 } // namespace caf
 
 namespace soma {
-
-/// One node as declared in a graph, before anything ran.
-struct node_declaration {
-  std::string name; ///< what its facts call it
-  std::string type; ///< the C++ type of the node
-  std::optional<std::string> frozen; ///< its frozen version, if frozen
-  bool cached = false; ///< whether its outputs are kept
-  std::optional<std::string> host; ///< the worker it runs on (`.at()`), else here
-};
 
 /// The typed actor behind a graph: ask it `(forward_atom, In)` or
 /// `(forward_atom, In, soma::watching)` and it answers `Out`, or a caf::error
@@ -304,11 +296,7 @@ private:
           "name() { return \"" + d.type + "\"; } static auto fields(" + d.type + "& x) { return "
           "std::tie(/* its fields */); } }; (docs/remote.md, \"Settings travel\")");
     }
-    try {
-      (void)detail::library_defining(d.type);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(at + e.what());
-    }
+    detail::require_node_library(d.type, at);
   }
 
   // The node's fields encoded by its codec, or nothing when its type has
@@ -376,17 +364,8 @@ private:
     std::size_t j = I;
     while (same_slice(declaration, j))
       ++j;
-    std::vector<wire::slice_node> members;
-    for (auto k = I; k <= j; ++k) {
-      auto& lib = detail::library_defining(declaration[k].type);
-      members.push_back({declaration[k].type, declaration[k].name, lib.definition, lib.path,
-                         states[k]});
-    }
-    std::optional<std::string> cached;
-    if (d.cached)
-      cached = *d.frozen;
     if constexpr (soma::encodable<NIn>) {
-      auto a = sys.spawn(detail::slice_behavior<NIn>, *d.host, std::move(members), std::move(cached),
+      auto a = sys.spawn(detail::slice_behavior<NIn>, detail::plan_slice(declaration, states, I, j),
                          exits[j]);
       actors.push_back(a);
       return caf::actor_cast<detail::sink<NIn>>(a);

@@ -194,7 +194,7 @@ section soma_rows(caf::actor_system& sys, const cache_options& opt, const std::s
 
   if (opt.wants('p')) {
     // The pieces of a recall, as the node actor calls them (run_cached in
-    // actors/soma/detail/node_actor.hpp), with the identity the graph keeps
+    // actors/soma/graph/node_actor.hpp), with the identity the graph keeps
     // under.
     auto& d = cached.declaration().front();
     soma::detail::cache_identity who{d.type, d.name, *d.frozen};

@@ -21,7 +21,7 @@
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readers.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 #include "soma/system_config.hpp"
 
 namespace {

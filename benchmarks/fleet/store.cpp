@@ -19,7 +19,7 @@
 #include "soma/store/hosts.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 
 namespace bench {
 

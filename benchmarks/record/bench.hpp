@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "../forward/bench.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 
 namespace caf {
 class actor_system;

@@ -59,7 +59,7 @@
 #include "cheap_node.hpp"
 #include "context_switches.hpp"
 #include "plain_caf.hpp"
-#include "soma/detail/forward_state.hpp"
+#include "soma/forward_state.hpp"
 #include "soma/remote/broker.hpp"
 #include "soma/graph.hpp"
 #include "soma/system_config.hpp"

@@ -300,6 +300,6 @@ struct fields_codec;
 
 } // namespace soma
 
-#include "soma/detail/codec_std.hpp"
-#include "soma/detail/codec_containers.hpp"
-#include "soma/detail/codec_fields.hpp"
+#include "soma/codec/values.hpp"
+#include "soma/codec/containers.hpp"
+#include "soma/codec/fields.hpp"

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "soma/detail/forward_state.hpp"
+#include "soma/forward_state.hpp"
 #include "soma/vocabulary.hpp"
 
 namespace soma {

@@ -10,7 +10,7 @@
 #include "soma/fact.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma_test {

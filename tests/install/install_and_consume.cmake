@@ -8,23 +8,49 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cmake --install failed")
 endif()
 foreach(f bin/soma-node include/soma/soma.hpp include/soma/graph.hpp include/soma/version.hpp
-          include/soma/worker/server.hpp include/soma/remote/worker.hpp include/soma/wire/slice.hpp
-          lib/cmake/soma/somaConfig.cmake lib/cmake/soma/FindCAF.cmake)
+          include/soma/worker/server.hpp include/soma/worker/worker_state.hpp include/soma/remote/worker.hpp
+          include/soma/schema/soma.capnp lib/cmake/soma/somaConfig.cmake lib/cmake/soma/FindCAF.cmake)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")
   endif()
 endforeach()
+# Only the API is installed: no detail/ or wire/ header, none of the
+# worker's, the client's remote or the store's internals, not the page, not
+# the code capnp generates.
+file(GLOB_RECURSE installed RELATIVE ${prefix}/include ${prefix}/include/*)
+foreach(f ${installed})
+  if(f MATCHES "/detail/|/wire/|^soma/web/|\\.capnp\\.h$|^soma/worker/(catalog|claiming|slice_runner|stop_deadline|stop_request)\\.hpp$|^soma/remote/(slice|trip|protocol|worker_link|child)\\.hpp$|^soma/store/(backend|local|record_log)\\.hpp$")
+    message(FATAL_ERROR "installed, but private: include/${f}")
+  endif()
+endforeach()
+# Every header installed includes only headers installed: a user's build
+# never meets a missing one.
+set(headers 0)
+foreach(f ${installed})
+  if(NOT f MATCHES "\\.hpp$")
+    continue()
+  endif()
+  math(EXPR headers "${headers} + 1")
+  file(STRINGS ${prefix}/include/${f} includes REGEX "^#include [<\"]soma/")
+  foreach(line ${includes})
+    string(REGEX REPLACE "^#include [<\"](soma/[^>\"]+)[>\"].*" "\\1" included "${line}")
+    if(NOT EXISTS ${prefix}/include/${included})
+      message(FATAL_ERROR "include/${f} includes ${included}, which is not installed")
+    endif()
+  endforeach()
+endforeach()
+message(STATUS "${headers} public headers installed, none private, each including only installed ones")
 execute_process(COMMAND ${prefix}/bin/soma-node --version OUTPUT_VARIABLE v RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR NOT v MATCHES "^soma-node [0-9]+\\.[0-9]+\\.[0-9]+")
   message(FATAL_ERROR "installed soma-node --version said '${v}' (${rc})")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/consumer
-                        -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release
+                        -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release -DSOMA_EXAMPLES=${EXAMPLES}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configuring the consumer failed:\n${out}${err}")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/consumer
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/consumer --parallel 2
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "building the consumer failed:\n${out}${err}")

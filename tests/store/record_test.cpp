@@ -13,7 +13,7 @@
 #include "soma/vocabulary.hpp"
 #include "soma/schema/soma.capnp.h"
 #include "soma/store/keys.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 #include "soma/store/store.hpp"
 
 namespace {

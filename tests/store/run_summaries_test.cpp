@@ -25,7 +25,7 @@
 #include "soma/store/detail/run_summaries.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readers.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 #include "soma/store/record_log.hpp"
 #include "writing.hpp"
 

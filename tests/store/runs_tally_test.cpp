@@ -18,7 +18,7 @@
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readers.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 #include "soma/store/check.hpp"
 #include "soma/store/runs_tally.hpp"
 #include "writing.hpp"

@@ -14,7 +14,7 @@
 #include "soma/store/detail/guard.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readers.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 #include "soma/store/store.hpp"
 
 using namespace soma_test;

@@ -12,7 +12,7 @@
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readers.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 #include "soma/store/run_query.hpp"
 #include "soma/web/api.hpp"
 

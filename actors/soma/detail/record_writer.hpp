@@ -16,7 +16,7 @@
 #include <caf/atom.hpp>
 #include <caf/fwd.hpp>
 
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 #include "soma/wire/record_write.hpp"
 #include "soma/store/store.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "soma/draw/chart.hpp"
-#include "soma/graph.hpp"
+#include "soma/node_declaration.hpp"
 
 namespace soma::draw {
 

@@ -10,7 +10,7 @@
 #include "soma/draw/figure.hpp"
 
 namespace soma {
-struct node_declaration; // soma/graph.hpp; declared here so drawing needs no CAF header
+struct node_declaration; // soma/node_declaration.hpp
 } // namespace soma
 
 namespace soma::draw {

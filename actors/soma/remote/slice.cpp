@@ -5,9 +5,9 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/to_string.hpp>
 
-#include "soma/detail/cache_writer.hpp"
+#include "soma/graph/cache_writer.hpp"
 #include "soma/detail/libraries.hpp"
-#include "soma/detail/node_actor.hpp"
+#include "soma/graph/node_actor.hpp"
 #include "soma/detail/undecodable.hpp"
 #include "soma/remote/broker.hpp"
 #include "soma/remote/protocol.hpp"
@@ -28,7 +28,7 @@ void end_broken(slice_actor* self, forward_state& fw, const std::string& node,
     return;
   try {
     auto x = broke_fact(node, error, fw.since_began_us(clock::now()));
-    x.fields.emplace_back("host", self->state.host);
+    x.fields.emplace_back("host", state_of(self).host);
     fw.emit(std::move(x), self->context());
   } catch (...) {
     // Out of memory while saying it: the forward is ours to end all the same.
@@ -63,8 +63,8 @@ void send_trip(slice_actor* self, std::uint64_t id);
 // node actor does: its `ran` carries "cache": "no store".
 void say_facts(slice_actor* self, forward_state& fw, std::vector<fact>& facts, bool no_store) {
   for (auto& x : facts) {
-    x.fields.emplace_back("host", self->state.host);
-    if (no_store && x.name == "ran" && self->state.cached && x["node"].text() == self->state.members.front().name)
+    x.fields.emplace_back("host", state_of(self).host);
+    if (no_store && x.name == "ran" && state_of(self).cached && x["node"].text() == state_of(self).members.front().name)
       x.fields.emplace_back("cache", "no store");
     fw.emit(std::move(x), self->context());
   }
@@ -75,9 +75,9 @@ void say_facts(slice_actor* self, forward_state& fw, std::vector<fact>& facts, b
 // the next node hears of it.
 void carry_on(slice_actor* self, forward_ptr fw, std::string output, const std::string& key,
               const std::shared_ptr<worker_link>& link) {
-  auto& st = self->state;
+  auto& st = state_of(self);
   auto exit = [self, link](forward_ptr fw, const std::string& bytes) {
-    auto& st = self->state;
+    auto& st = state_of(self);
     forward_ptr keep = fw;
     try {
       st.exit(bytes, std::move(fw), self, nullptr);
@@ -99,7 +99,7 @@ void carry_on(slice_actor* self, forward_ptr fw, std::string output, const std::
   auto go_on = [self, held, exit, keeping](bool kept_it) {
     auto& fw = held->first;
     if (kept_it)
-      node_kept(*fw, self->state.members.front().name, keeping, clock::now(), held->second.size(),
+      node_kept(*fw, state_of(self).members.front().name, keeping, clock::now(), held->second.size(),
                 self);
     exit(std::move(fw), held->second);
   };
@@ -112,7 +112,7 @@ void carry_on(slice_actor* self, forward_ptr fw, std::string output, const std::
 
 // The worker's answer to trip `id`: the SliceResult and the last node's output.
 void answered(slice_actor* self, std::uint64_t id, const std::string& header, std::string& output) {
-  auto& st = self->state;
+  auto& st = state_of(self);
   auto i = st.trips.find(id);
   if (i == st.trips.end())
     return; // already ended: its worker was lost first
@@ -145,7 +145,7 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
       self->request(t.session, caf::infinite, ship_atom::value, definition, std::move(code))
         .then([self, id](shipped_atom) { send_trip(self, id); },
               [self, id, lib = m->library](caf::error& e) {
-                auto& st = self->state;
+                auto& st = state_of(self);
                 auto j = st.trips.find(id);
                 if (j == st.trips.end())
                   return;
@@ -189,7 +189,7 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
 // Ends every trip that went to `session`: its worker is gone. `why` is
 // CAF's reason, used only when the link cannot say more.
 void lost(slice_actor* self, const caf::actor_addr& session, const std::string& why) {
-  auto& st = self->state;
+  auto& st = state_of(self);
   std::vector<trip> gone;
   for (auto i = st.trips.begin(); i != st.trips.end();) {
     if (i->second.session.address() == session) {
@@ -209,7 +209,7 @@ void lost(slice_actor* self, const caf::actor_addr& session, const std::string& 
 }
 
 void send_trip(slice_actor* self, std::uint64_t id) {
-  auto& st = self->state;
+  auto& st = state_of(self);
   auto found = st.trips.find(id);
   if (found == st.trips.end())
     return; // ended meanwhile: its worker was lost while code was shipped
@@ -222,7 +222,7 @@ void send_trip(slice_actor* self, std::uint64_t id) {
             answered(self, id, header, output);
           },
           [self, id](caf::error& e) {
-            auto& st = self->state;
+            auto& st = state_of(self);
             auto i = st.trips.find(id);
             if (i == st.trips.end())
               return;
@@ -240,7 +240,7 @@ void send_trip(slice_actor* self, std::uint64_t id) {
 // A cached slice's recall of `hit`, the output kept for this input: true
 // when it decoded (the forward then went on, `recalled`).
 bool recalled(slice_actor* self, forward_ptr& fw, const std::string& hit, clock::time_point began) {
-  auto& st = self->state;
+  auto& st = state_of(self);
   forward_ptr keep = fw;
   std::function<void()> decoded = [&] {
     node_recalled(*keep, st.members.front().name, began, clock::now(), hit.size(), self);
@@ -258,26 +258,54 @@ void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string 
 
 } // namespace
 
-void slice_setup(slice_actor* self, std::string host, std::vector<wire::slice_node> members,
-                 std::optional<std::string> cached, slice_exit exit) {
-  auto& st = self->state;
-  st.host = std::move(host);
-  st.members = std::move(members);
+slice_holder::slice_holder() : impl(std::make_unique<slice_state>()) {}
+
+slice_holder::~slice_holder() = default;
+
+void require_node_library(const std::string& type, const std::string& at) {
+  try {
+    (void)library_defining(type);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(at + e.what());
+  }
+}
+
+std::shared_ptr<const slice_plan> plan_slice(const std::vector<node_declaration>& declaration,
+                                             const std::vector<std::string>& states,
+                                             std::size_t first, std::size_t last) {
+  auto plan = std::make_shared<slice_plan>();
+  plan->host = *declaration[first].host;
+  for (auto k = first; k <= last; ++k) {
+    auto& lib = library_defining(declaration[k].type);
+    plan->members.push_back({declaration[k].type, declaration[k].name, lib.definition, lib.path,
+                             states[k]});
+  }
+  if (declaration[first].cached)
+    plan->cached = *declaration[first].frozen;
+  return plan;
+}
+
+void slice_setup(slice_actor* self, std::shared_ptr<const slice_plan> plan, slice_exit exit) {
+  auto& st = state_of(self);
+  st.host = plan->host;
+  st.members = plan->members;
   st.header = wire::encode_slice(st.members);
-  st.cached = std::move(cached);
+  st.cached = plan->cached;
   st.exit = std::move(exit);
   self->set_down_handler([self](caf::down_msg& dm) {
-    self->state.watched.erase(dm.source);
+    state_of(self).watched.erase(dm.source);
     lost(self, dm.source, "the connection closed (" + caf::to_string(dm.reason) + ")");
   });
 }
 
+const std::string& slice_first_node(slice_actor* self) { return state_of(self).members.front().name; }
+
 void slice_broke(slice_actor* self, forward_state& fw, const std::string& error) {
-  end_broken(self, fw, self->state.members.front().name, error);
+  end_broken(self, fw, state_of(self).members.front().name, error);
 }
 
 void slice_send(slice_actor* self, forward_ptr fw, std::string input) {
-  auto& st = self->state;
+  auto& st = state_of(self);
   auto* kept = fw->kept();
   if (!st.cached || !kept) {
     trip_for(self, std::move(fw), std::move(input), {});
@@ -296,7 +324,7 @@ void slice_send(slice_actor* self, forward_ptr fw, std::string input) {
     trip_for(self, std::move(fw), std::move(input), {});
     return;
   }
-  if (kept->backend().local()) {
+  if (kept->on_this_host()) {
     std::optional<std::string> hit;
     try {
       hit = cache_get(*kept, key, who);
@@ -330,7 +358,7 @@ namespace {
 // Sends `input` for `fw` to the slice's worker, as a trip; `key` is a
 // cached slice's key for keeping the output.
 void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string key) {
-  auto& st = self->state;
+  auto& st = state_of(self);
   auto& first = st.members.front().name;
   auto* b = fw->broker();
   if (!b) {

@@ -12,7 +12,7 @@
 
 #include <caf/actor.hpp>
 
-#include "soma/detail/forward_state.hpp"
+#include "soma/forward_state.hpp"
 #include "soma/remote/worker_link.hpp"
 
 namespace soma::detail {

@@ -18,6 +18,10 @@ std::string file_name(const std::string& path) {
 
 } // namespace
 
+std::shared_ptr<const detail::node_library> load_node_library(const std::string& path) {
+  return detail::load_node_library(path);
+}
+
 worker_state::worker_state(std::vector<std::shared_ptr<const detail::node_library>> libraries,
                            bool accept_code, std::string code_dir)
   : libraries_(std::move(libraries)), accept_code_(accept_code), code_dir_(std::move(code_dir)) {}

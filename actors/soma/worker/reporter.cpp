@@ -1,5 +1,7 @@
 #include "soma/worker/reporter.hpp"
 
+#include "soma/detail/libraries.hpp"
+
 #include "soma/machine.hpp"
 
 namespace soma::serve {

@@ -10,7 +10,7 @@
 #include <caf/fwd.hpp>
 
 #include "soma/reporter.hpp"
-#include "soma/worker/catalog.hpp"
+#include "soma/worker/worker_state.hpp"
 #include "soma/worker/server.hpp"
 
 namespace soma::serve {

@@ -10,7 +10,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "soma/worker/catalog.hpp"
+#include "soma/worker/worker_state.hpp"
 
 namespace soma::serve {
 

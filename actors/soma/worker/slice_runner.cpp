@@ -4,7 +4,7 @@
 #include <exception>
 #include <vector>
 
-#include "soma/detail/forward_state.hpp"
+#include "soma/forward_state.hpp"
 #include "soma/detail/undecodable.hpp"
 
 namespace soma::serve {

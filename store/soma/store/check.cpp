@@ -14,7 +14,7 @@
 #include "soma/store/detail/run_summaries.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 #include "soma/store/trials.hpp"
 
 namespace soma {

@@ -9,7 +9,7 @@
 #include "soma/store/backend.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/keys.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 
 namespace soma {
 

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "soma/fact.hpp"
-#include "soma/store/record.hpp"
+#include "soma/record.hpp"
 #include "soma/store/run_status.hpp"
 #include "soma/trial.hpp"
 #include "soma/store/store.hpp"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "soma/fact.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma::detail {

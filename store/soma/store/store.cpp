@@ -41,6 +41,8 @@ store::store(const std::string& dir, store_options options) : cache_limit_(optio
   backend_ = detail::open_local(dir, options);
 }
 
+bool store::on_this_host() const noexcept { return backend_->local() != nullptr; }
+
 store::store(std::shared_ptr<detail::backend> backend, store_options options)
   : backend_(std::move(backend)), cache_limit_(options.cache_limit) {}
 

@@ -159,6 +159,11 @@ public:
   /// store_error for a served store, which is written through its backend.
   [[nodiscard]] detail::environment& env() const;
 
+  /// Whether the store is a directory on this host (its reads are memory
+  /// maps, cheap on any thread), not a served store (its calls wait on
+  /// another host).
+  [[nodiscard]] bool on_this_host() const noexcept;
+
   /// For soma's own readers and writers.
   [[nodiscard]] detail::backend& backend() const noexcept { return *backend_; }
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "soma/fact.hpp"
-#include "soma/store/record.hpp"
+#include "soma/record.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma {

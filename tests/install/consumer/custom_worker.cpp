@@ -10,9 +10,8 @@
 #include <caf/io/middleman.hpp>
 #include <caf/send.hpp>
 
-#include <soma/detail/libraries.hpp>
-#include <soma/worker/catalog.hpp>
 #include <soma/worker/server.hpp>
+#include <soma/worker/worker_state.hpp>
 #include <soma/system_config.hpp>
 
 int main(int argc, char** argv) {
@@ -27,7 +26,7 @@ int main(int argc, char** argv) {
   sigaddset(&stop, SIGTERM);
   sigaddset(&stop, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
-  soma::serve::worker_state worker{{soma::detail::load_node_library(argv[1])}, false, "/tmp"};
+  soma::serve::worker_state worker{{soma::serve::load_node_library(argv[1])}, false, "/tmp"};
   soma::system_config cfg;
   caf::actor_system sys{cfg};
   auto front = soma::serve::spawn_front(sys, worker, [](const std::string& line) {

@@ -9,7 +9,7 @@
 #include "soma/schema/remote.capnp.h"
 #include "soma/store/keys.hpp"
 #include "soma/store/run_status.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 #include "soma/wire/reading.hpp"
 #include "soma/wire/served_store.hpp"
 #include "soma/wire/trial.hpp"

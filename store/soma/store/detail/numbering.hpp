@@ -11,7 +11,7 @@
 
 #include <lmdb.h>
 
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 
 namespace soma::detail {
 

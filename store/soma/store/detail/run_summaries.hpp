@@ -19,7 +19,7 @@
 #include <lmdb.h>
 
 #include "soma/store/readers.hpp"
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 
 namespace soma::detail {
 

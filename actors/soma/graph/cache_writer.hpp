@@ -7,6 +7,10 @@
 /// lock or a disk sync. A node actor spawns one, linked to it, at its first
 /// miss; the node waits for its answer (the forward's order of facts stays
 /// `ran`, `kept`, then what follows) without holding a worker thread.
+///
+/// Part of what the templates of soma/graph.hpp compile in your program, so
+/// it is installed; it is not an API: its names are in soma::detail and
+/// may change with any release.
 
 #include <chrono>
 #include <string>

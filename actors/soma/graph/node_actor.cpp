@@ -1,4 +1,4 @@
-#include "soma/detail/node_actor.hpp"
+#include "soma/graph/node_actor.hpp"
 
 #include <caf/local_actor.hpp>
 

@@ -1,4 +1,4 @@
-#include "soma/store/record.hpp"
+#include "soma/store/detail/record.hpp"
 
 #include <cstring>
 #include <ostream>

@@ -3,6 +3,10 @@
 /// @file
 /// How a forward ends: a blocked caller is released, or an actor that asked
 /// is answered.
+///
+/// Part of what the templates of soma/graph.hpp compile in your program, so
+/// it is installed; it is not an API: its names are in soma::detail and
+/// may change with any release.
 
 #include <optional>
 #include <string>
@@ -16,8 +20,8 @@
 #include <caf/response_promise.hpp>
 #include <caf/typed_response_promise.hpp>
 
-#include "soma/detail/forward_state.hpp"
-#include "soma/detail/parking.hpp"
+#include "soma/forward_state.hpp"
+#include "soma/graph/parking.hpp"
 #include "soma/error.hpp"
 #include "soma/forward_error.hpp"
 

@@ -2,6 +2,10 @@
 
 /// @file
 /// A one-shot event a blocked caller waits on: spin briefly, then sleep.
+///
+/// Part of what the templates of soma/graph.hpp compile in your program, so
+/// it is installed; it is not an API: its names are in soma::detail and
+/// may change with any release.
 
 #include <atomic>
 #include <chrono>

@@ -2,6 +2,10 @@
 
 /// @file
 /// The actor that runs one node of a graph.
+///
+/// Part of what the templates of soma/graph.hpp compile in your program, so
+/// it is installed; it is not an API: its names are in soma::detail and
+/// may change with any release.
 
 #include <chrono>
 #include <exception>
@@ -16,11 +20,10 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "soma/codec.hpp"
-#include "soma/detail/cache_writer.hpp"
+#include "soma/graph/cache_writer.hpp"
 #include "soma/context.hpp"
-#include "soma/detail/forward_state.hpp"
+#include "soma/forward_state.hpp"
 #include "soma/node.hpp"
-#include "soma/store/backend.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/watching.hpp"
 
@@ -216,7 +219,7 @@ void run_cached(Self* self, step<typename N::In>& s, const store& kept) {
   } catch (const std::exception&) {
     key.clear(); // an input the codec refuses runs uncached
   }
-  if (key.empty() || kept.backend().local()) {
+  if (key.empty() || kept.on_this_host()) {
     std::optional<std::string> hit;
     try {
       if (!key.empty())

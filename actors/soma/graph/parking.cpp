@@ -1,4 +1,4 @@
-#include "soma/detail/parking.hpp"
+#include "soma/graph/parking.hpp"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>

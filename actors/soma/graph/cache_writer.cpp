@@ -1,4 +1,4 @@
-#include "soma/detail/cache_writer.hpp"
+#include "soma/graph/cache_writer.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/local_actor.hpp>

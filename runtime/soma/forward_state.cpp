@@ -1,4 +1,4 @@
-#include "soma/detail/forward_state.hpp"
+#include "soma/forward_state.hpp"
 
 #include <atomic>
 #include <exception>
