@@ -492,7 +492,7 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   if (runs->parsed()) {
     inv.what = command::runs;
     if (auto ok = check_query({inv.prefix, inv.statuses, inv.tags, inv.params}); !ok)
-      throw usage_error("--" + describe(ok.error()) + "; " + help_hint(app));
+      throw usage_error("--" + soma::describe(ok.error()) + "; " + help_hint(app));
   } else if (forwards->parsed()) {
     inv.what = command::forwards;
   } else if (curve->parsed()) {
