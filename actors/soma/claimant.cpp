@@ -18,8 +18,8 @@ claimant::claimant(caf::actor_system& sys, store s, std::string study, claimant_
   : sys_(sys), store_(std::move(s)), study_(std::move(study)), options_(std::move(options)),
     sampler_(std::make_shared<machine_sampler>()),
     counted_(std::make_shared<std::atomic<std::uint64_t>>(0)) {
-  if (auto bad = why_not_a_study(study_))
-    throw store_error(*bad, store_trouble::invalid);
+  if (auto ok = check_study_name(study_); !ok)
+    throw store_error(describe(ok.error()), store_trouble::invalid);
   if (!options_.log)
     options_.log = [](const std::string& line) { std::fprintf(stderr, "soma: claimant: %s\n", line.c_str()); };
   auto counts = [served = options_.served, counted = counted_, study = study_,

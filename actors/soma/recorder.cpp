@@ -127,7 +127,7 @@ struct recorder_state {
   std::uint64_t sent = 0; ///< batches handed to the writer
   std::uint64_t done = 0; ///< batches the writer answered
   std::vector<waiter> waiting;
-  std::optional<std::string> error; ///< the last write's failure
+  caf::error error; ///< the last write's failure (error_code::store_failed), or none
   int close_retries = 0;
   /// Closing: every write from now on is the last batch, which marks the
   /// run ended once written (run_meta::ended_us).
@@ -166,7 +166,7 @@ void answer_waiters(recorder_actor* self) {
       continue;
     }
     if (st.error)
-      w.promise.deliver(make_error(error_code::store_failed, "", *st.error));
+      w.promise.deliver(st.error);
     else
       w.promise.deliver(caf::unit);
     close |= w.closing;
@@ -250,7 +250,7 @@ void start_write(recorder_actor* self) {
         // The writer is gone (it never dies of a failed write): nothing more
         // can be written; say so to whoever waits.
         auto& st = self->state;
-        st.error = describe(e);
+        st.error = make_error(error_code::store_failed, describe(e));
         st.done = number;
         answer_waiters(self);
       });
@@ -390,20 +390,22 @@ caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_option
   };
 }
 
-std::optional<std::string> ask(caf::actor_system& sys, const caf::actor& a, caf::message msg) {
-  std::optional<std::string> failure;
+// Asks the recorder `a` for `msg` and waits for its answer: nothing, or its
+// error (the recorder's own, error_code::store_failed, or CAF's).
+[[nodiscard]] caf::expected<void> ask(caf::actor_system& sys, const caf::actor& a, caf::message msg) {
+  caf::expected<void> done;
   caf::scoped_actor self{sys};
   self->request(a, caf::infinite, std::move(msg))
-    .receive([] {}, [&](caf::error& e) { failure = describe(e); });
-  return failure;
+    .receive([] {}, [&](caf::error& e) { done = std::move(e); });
+  return done;
 }
 
 } // namespace
 
 recorder::recorder(caf::actor_system& sys, store s, recorder_options options)
   : sys_(&sys), run_(options.run) {
-  if (auto why = why_not_a_run_id(options.run))
-    throw std::invalid_argument("cannot record: " + *why);
+  if (auto ok = check_run_id(options.run); !ok)
+    throw std::invalid_argument("cannot record: " + describe(ok.error()));
   if (s.read_only())
     throw store_error("cannot record into '" + s.path() + "': it was opened read-only");
   auto writer = detail::spawn_record_writer(
@@ -440,9 +442,9 @@ void recorder::close() noexcept {
   if (!actor_)
     return;
   try {
-    if (auto failure = ask(*sys_, actor_, caf::make_message(close_atom::value)))
+    if (auto done = ask(*sys_, actor_, caf::make_message(close_atom::value)); !done)
       std::fprintf(stderr, "soma: the recorder of run '%s' could not write its last forwards: %s\n",
-                   run_.c_str(), failure->c_str());
+                   run_.c_str(), describe(done.error()).c_str());
   } catch (...) {
     std::fprintf(stderr, "soma: the recorder of run '%s' could not be closed\n", run_.c_str());
   }
@@ -465,8 +467,8 @@ void recorder::tell(fact x) const {
 }
 
 void recorder::flush() const {
-  if (auto failure = ask(*sys_, actor_, caf::make_message(flush_atom::value)))
-    throw store_error(*failure);
+  if (auto done = ask(*sys_, actor_, caf::make_message(flush_atom::value)); !done)
+    throw store_error(describe(done.error()));
 }
 
 } // namespace soma

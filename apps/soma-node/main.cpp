@@ -136,8 +136,8 @@ int serve(const options& opt) {
     return 2;
   }
   if (!opt.claim.empty()) {
-    if (auto bad = soma::why_not_a_study(opt.claim)) {
-      std::fprintf(stderr, "soma-node: --claim: %s\n", bad->c_str());
+    if (auto ok = soma::check_study_name(opt.claim); !ok) {
+      std::fprintf(stderr, "soma-node: --claim: %s\n", soma::describe(ok.error()).c_str());
       return 2;
     }
   }

@@ -491,9 +491,8 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
   }
   if (runs->parsed()) {
     inv.what = command::runs;
-    auto why = why_not_a_query({inv.prefix, inv.statuses, inv.tags, inv.params});
-    if (!why.empty())
-      throw usage_error("--" + why + "; " + help_hint(app));
+    if (auto ok = check_query({inv.prefix, inv.statuses, inv.tags, inv.params}); !ok)
+      throw usage_error("--" + soma::describe(ok.error()) + "; " + help_hint(app));
   } else if (forwards->parsed()) {
     inv.what = command::forwards;
   } else if (curve->parsed()) {

@@ -480,8 +480,8 @@ void delete_runs(const invocation& inv, std::ostream& err) {
   auto& s = opened.get();
   std::vector<run_row> rows;
   for (auto& run : inv.runs) {
-    if (auto why = why_not_a_run_id(run))
-      throw usage_error("cannot delete a run named '" + run + "': " + *why);
+    if (auto ok = check_run_id(run); !ok)
+      throw usage_error("cannot delete a run named '" + run + "': " + describe(ok.error()));
     auto row = run_summary(s, run); // names a run the store does not have
     if (row.status == run_status::running && !inv.force)
       throw usage_error("run '" + run + "' is still being recorded (" + row.how

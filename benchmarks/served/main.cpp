@@ -136,7 +136,7 @@ void fill(const std::string& dir, std::size_t runs, std::size_t forwards) {
                          1'700'000'000 + static_cast<std::int64_t>(done / 1000)});
       auto n = sink->write(batch, {}, false);
       if (n.error)
-        throw std::runtime_error(*n.error);
+        throw std::runtime_error(soma::describe(n.error));
     }
   }
   for (int m = 0; m < 100; ++m)

@@ -10,8 +10,8 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <kj/array.h>
-#include <kj/exception.h>
 
+#include "soma/detail/capnp.hpp"
 #include "soma/schema/value.capnp.h"
 
 namespace soma {
@@ -394,7 +394,10 @@ std::string with_article(std::string_view name) {
 }
 
 std::string encode_value(const std::string& name, write_fn write, const void* x) {
-  try {
+  auto cannot = [&](std::string_view what) {
+    return codec_error("cannot encode " + with_article(name) + ": " + std::string{what});
+  };
+  return capnp_errors_as(cannot, [&] {
     // A small first segment: most values are small, and the canonical copy
     // below is one segment whatever this one grew to.
     capnp::MallocMessageBuilder msg{64};
@@ -411,20 +414,17 @@ std::string encode_value(const std::string& name, write_fn write, const void* x)
                         + " bytes are more than decode accepts (soma::codec_limits::max_bytes, "
                         + std::to_string(codec_limits::max_bytes) + ")");
     return out;
-  } catch (const kj::Exception& e) {
-    throw codec_error("cannot encode " + with_article(name) + ": " + e.getDescription().cStr());
-  }
+  });
 }
 
 std::string value_bytes(write_fn write, const void* x) {
-  try {
+  auto as_key = [](std::string_view what) { return codec_error("a map's key: " + std::string{what}); };
+  return capnp_errors_as(as_key, [&] {
     capnp::MallocMessageBuilder msg{16};
     auto root = msg.initRoot<schema::Value>();
     write(access::writer(root, 0), x);
     return canonical<schema::Value>(root.asReader(), 0);
-  } catch (const kj::Exception& e) {
-    throw codec_error(std::string{"a map's key: "} + e.getDescription().cStr());
-  }
+  });
 }
 
 void decode_value(std::string_view bytes, const std::string& name, read_fn read, void* out) {
@@ -457,7 +457,16 @@ void decode_value(std::string_view bytes, const std::string& name, read_fn read,
   // more than twice what it was given (see codec_limits).
   limits.traversalLimitInWords = 2 * words.size() + 64;
   limits.nestingLimit = nesting_limit;
-  try {
+  auto refused = [&](std::string_view what) {
+    if (what.find("deeply-nested") != std::string_view::npos)
+      return fail("the value is nested deeper than " + std::to_string(codec_limits::max_depth)
+                  + " levels of lists (soma::codec_limits::max_depth)");
+    if (what.find("traversal limit") != std::string_view::npos)
+      return fail("the bytes point at more data than they hold (Cap'n Proto's traversal limit): "
+                  "they are damaged or were made to attack the reader");
+    return fail("the bytes are truncated or damaged (" + std::string{what} + ")");
+  };
+  capnp_errors_as(refused, [&] {
     capnp::FlatArrayMessageReader message{words, limits};
     if (message.getEnd() != words.end())
       throw fail(std::to_string((words.end() - message.getEnd()) * word)
@@ -477,17 +486,7 @@ void decode_value(std::string_view bytes, const std::string& name, read_fn read,
     } catch (const codec_error& e) {
       throw fail(e.what());
     }
-  } catch (const kj::Exception& e) {
-    std::string_view what = e.getDescription().cStr();
-    if (what.find("deeply-nested") != std::string_view::npos)
-      throw fail("the value is nested deeper than "
-                 + std::to_string(codec_limits::max_depth)
-                 + " levels of lists (soma::codec_limits::max_depth)");
-    if (what.find("traversal limit") != std::string_view::npos)
-      throw fail("the bytes point at more data than they hold (Cap'n Proto's traversal limit): "
-                 "they are damaged or were made to attack the reader");
-    throw fail("the bytes are truncated or damaged (" + std::string{what} + ")");
-  }
+  });
 }
 
 } // namespace detail

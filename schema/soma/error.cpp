@@ -12,6 +12,10 @@ caf::error make_error(error_code code, std::string node, std::string message) {
                     caf::make_message(std::move(node), std::move(message))};
 }
 
+caf::error make_error(error_code code, std::string message) {
+  return make_error(code, std::string{}, std::move(message));
+}
+
 namespace {
 
 bool is_ours(const caf::error& e) {

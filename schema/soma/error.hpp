@@ -2,7 +2,9 @@
 
 /// @file
 /// soma's errors as CAF errors: what an actor that asked a graph for a
-/// forward receives instead of a value.
+/// forward receives instead of a value, and what every fallible call that
+/// returns `caf::expected` carries (docs/architecture.md, "Errors"). Show a
+/// person describe(e), never CAF's to_string.
 
 #include <cstdint>
 #include <string>
@@ -20,11 +22,19 @@ enum class error_code : std::uint8_t {
   node_failed = 1,     ///< a node threw; the context names it and its error
   watcher_failed = 2,  ///< a callable watcher threw; the forward itself finished
   forward_dropped = 3, ///< the graph went away before the forward finished
-  store_failed = 4     ///< a store could not be opened, read or written
+  store_failed = 4,    ///< a store could not be opened, read or written
+  invalid = 5,         ///< what was given is malformed: a run id, a study name, a query
+  damaged = 6,         ///< bytes fail their checks: a cache entry, a trial, a data file
+  refused = 7          ///< a store would not do what was asked as things stand: end an
+                       ///< attempt that is no longer the trial's
 };
 
 /// A caf::error of category "soma" whose context is `node` then `message`.
 [[nodiscard]] caf::error make_error(error_code code, std::string node, std::string message);
+
+/// A caf::error of category "soma" that blames no node: `message` names the
+/// thing that was wrong and what to do.
+[[nodiscard]] caf::error make_error(error_code code, std::string message);
 
 /// For an error made by soma: the node it names (empty when none).
 [[nodiscard]] std::string error_node(const caf::error& e);

@@ -10,7 +10,9 @@
 #include "../store/scratch.hpp"
 #include "seed_nodes.hpp"
 #include "soma/soma.hpp"
+#include "soma/store/backend.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/wire/trial.hpp"
 
 using namespace std::chrono_literals;
 using soma_test::scratch;
@@ -88,6 +90,33 @@ BOOST_AUTO_TEST_CASE(trials_are_claimed_lowest_first_once_each_and_end_with_thei
   BOOST_REQUIRE(c);
   BOOST_TEST(c->number == 2u);
   BOOST_TEST(!soma::claim_trial(s, "lr", "host-1")); // none left
+}
+
+BOOST_AUTO_TEST_CASE(a_refused_end_is_a_refused_error_here_and_over_the_wire) {
+  scratch tmp;
+  soma::store s{tmp / "s"};
+  (void)soma::add_trials(s, "r", {{{"lr", 0.1}}}, "sweep");
+  auto t = soma::claim_trial(s, "r", "host-1");
+  BOOST_REQUIRE(t);
+  auto kept = s.backend().end_trial("r", t->number, t->attempt, t->claimant,
+                                    soma::trial_state::done, {}, {});
+  BOOST_TEST(static_cast<bool>(kept));
+  auto refused = s.backend().end_trial("r", t->number, t->attempt, t->claimant,
+                                       soma::trial_state::done, {}, {});
+  BOOST_REQUIRE(!refused);
+  auto code = static_cast<std::uint8_t>(soma::error_code::refused);
+  BOOST_TEST(refused.error().code() == code);
+  auto why = soma::describe(refused.error());
+  BOOST_TEST(has(why, "trial 0 of study 'r' is not held by host-1 in attempt 1"), why);
+  // A served store's client decodes the same error from its server's answer.
+  auto carried = soma::wire::decode_trial_ended(soma::wire::encode_trial_ended(refused));
+  BOOST_REQUIRE(!carried);
+  BOOST_TEST(carried.error().code() == code);
+  BOOST_TEST(soma::describe(carried.error()) == why);
+  BOOST_TEST(static_cast<bool>(soma::wire::decode_trial_ended(soma::wire::encode_trial_ended({}))));
+  auto named = soma::check_study_name("a/b");
+  BOOST_REQUIRE(!named);
+  BOOST_TEST(named.error().code() == static_cast<std::uint8_t>(soma::error_code::invalid));
 }
 
 BOOST_AUTO_TEST_CASE(end_and_claim_ends_a_trial_and_claims_the_next_in_one_commit) {

@@ -283,10 +283,10 @@ public:
     }
   }
 
-  std::optional<std::string> end_trial(std::string_view study, std::uint64_t number,
-                                       std::uint32_t attempt, std::string_view claimant,
-                                       trial_state state, const values& result,
-                                       const std::string& error) override {
+  [[nodiscard]] caf::expected<void> end_trial(std::string_view study, std::uint64_t number,
+                                              std::uint32_t attempt, std::string_view claimant,
+                                              trial_state state, const values& result,
+                                              const std::string& error) override {
     refuse_if_read_only("end a trial");
     return answer_of("trial_end",
                      call("trial_end", wire::encode_trial_end({std::string{study}, number, attempt,
@@ -295,7 +295,7 @@ public:
                      wire::decode_trial_ended);
   }
 
-  std::pair<std::optional<std::string>, std::optional<trial_row>>
+  [[nodiscard]] std::pair<caf::expected<void>, std::optional<trial_row>>
   end_and_claim(std::string_view study, std::uint64_t number, std::uint32_t attempt,
                 std::string_view claimant, trial_state state, const values& result,
                 const std::string& error) override {
@@ -407,7 +407,8 @@ public:
                        bool closing) override {
     record_numbers out;
     if (to_->read_only()) {
-      out.error = "cannot record in the served store " + to_->path() + ": it was opened read-only";
+      out.error = make_error(error_code::store_failed, "cannot record in the served store "
+                                                         + to_->path() + ": it was opened read-only");
       return out;
     }
     try {
@@ -421,9 +422,10 @@ public:
         options_.overwrite = false;
       out.numbered = std::move(answer.numbered);
       if (answer.error)
-        out.error = "the served store " + to_->path() + ": " + *answer.error;
+        out.error = make_error(error_code::store_failed,
+                               "the served store " + to_->path() + ": " + describe(answer.error));
     } catch (const std::exception& e) {
-      out.error = e.what();
+      out.error = make_error(error_code::store_failed, e.what());
     }
     return out;
   }

@@ -261,9 +261,9 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
         }
         if (op == "trial_end_claim") {
           auto e = wire::decode_trial_end(payload);
-          auto [refused, next] =
+          auto [ended, next] =
             b.end_and_claim(e.study, e.number, e.attempt, e.claimant, e.state, e.result, e.error);
-          return wire::encode_trial_ended_claimed(refused, next);
+          return wire::encode_trial_ended_claimed(ended, next);
         }
         if (op == "reclaim") {
           auto a = wire::decode_reclaim_ask(payload);
@@ -271,8 +271,8 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
         }
         if (op == "records") {
           auto w = detail::decode_record_write(payload);
-          if (auto bad = why_not_a_run_id(w.options.run))
-            return caf::make_error(caf::sec::invalid_argument, "cannot record: " + *bad,
+          if (auto ok = check_run_id(w.options.run); !ok)
+            return caf::make_error(caf::sec::invalid_argument, "cannot record: " + describe(ok.error()),
                                    std::string{to_string(store_trouble::invalid)});
           auto& writer = (*self->state.writers)[w.recorder];
           if (!writer) {

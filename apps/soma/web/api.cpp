@@ -179,8 +179,8 @@ run_query run_query_of(const all_params& p) {
     q.sort = "last";
     q.reverse = !turned;
   }
-  if (auto why = why_not_a_query(q); !why.empty())
-    throw api_error(400, why + " (/api/runs takes status=, tag=, param=, prefix=, sort= and "
+  if (auto ok = check_query(q); !ok)
+    throw api_error(400, describe(ok.error()) + " (/api/runs takes status=, tag=, param=, prefix=, sort= and "
                                "reverse=, as soma runs does; docs/web.md)");
   return q;
 }

@@ -68,7 +68,7 @@ private:
 /// `sort` (a column or a parameter's name) and `reverse` (1 or 0). Without
 /// `sort`, most recent first: by `last`, reversed (`reverse=1` then turns
 /// it oldest first). Throws api_error 400 naming a status or param that
-/// cannot be one (soma::why_not_a_query).
+/// cannot be one (soma::check_query).
 [[nodiscard]] run_query run_query_of(const all_params& p);
 
 /// {"total", "offset", "limit", "filter", "query", "param_names", "runs":

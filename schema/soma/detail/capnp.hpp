@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
@@ -50,6 +51,20 @@ inline std::string bytes_of(capnp::Data::Reader d) {
 }
 inline std::string text_of(capnp::Text::Reader t) { return {t.cStr(), t.size()}; }
 
+/// Calls `f` and returns what it returns; a Cap'n Proto error it throws
+/// (kj::Exception) is thrown on as `to_error(description)`, soma's error in
+/// its caller's words (undecodable, codec_error, ...). The one place soma
+/// catches kj::Exception: every Cap'n Proto call that may throw goes
+/// through it. Other exceptions pass untouched.
+template <class F, class ToError>
+decltype(auto) capnp_errors_as(ToError&& to_error, F&& f) {
+  try {
+    return std::forward<F>(f)();
+  } catch (const kj::Exception& e) {
+    throw to_error(std::string_view{e.getDescription().cStr()});
+  }
+}
+
 /// Reads `bytes` as a message whose root is `Root` and gives the root to
 /// `f`, whose result it returns. Bytes on an 8-byte boundary are read in
 /// place, others are copied into words first. Throws undecodable when they
@@ -68,12 +83,10 @@ auto read_capnp(std::string_view bytes, F&& f, capnp::ReaderOptions options = {}
     copied = aligned_words(bytes);
     words = copied.asPtr();
   }
-  try {
+  return capnp_errors_as([](std::string_view what) { return undecodable(std::string{what}); }, [&] {
     capnp::FlatArrayMessageReader reader{words, options};
     return f(reader.template getRoot<Root>());
-  } catch (const kj::Exception& e) {
-    throw undecodable(e.getDescription().cStr());
-  }
+  });
 }
 
 } // namespace soma::detail

@@ -42,7 +42,7 @@ void put(std::string& out, Build&& build) {
 // Proto's, and bytes after the message, is undecodable.
 template <class Root, class F>
 auto get(std::string_view payload, F&& f) {
-  try {
+  return capnp_errors_as([](std::string_view what) { return undecodable(std::string{what}); }, [&] {
     kj::ArrayInputStream in{
       kj::arrayPtr(reinterpret_cast<const kj::byte*>(payload.data()), payload.size())};
     capnp::ReaderOptions options;
@@ -52,9 +52,7 @@ auto get(std::string_view payload, F&& f) {
     if (in.tryGetReadBuffer().size() != 0)
       throw undecodable("bytes are left after the message");
     return result;
-  } catch (const kj::Exception& e) {
-    throw undecodable(e.getDescription().cStr());
-  }
+  });
 }
 
 outcome state_of(schema::State s) {

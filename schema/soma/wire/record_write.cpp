@@ -3,6 +3,7 @@
 #include "soma/detail/capnp.hpp"
 #include "soma/detail/fact_lists.hpp"
 #include "soma/detail/named_values.hpp"
+#include "soma/error.hpp"
 #include "soma/record.hpp"
 #include "soma/schema/remote.capnp.h"
 
@@ -100,8 +101,8 @@ std::string encode_record_numbers(const record_numbers& n) {
     ids.set(i, n.numbered[i].first);
     numbers.set(i, n.numbered[i].second);
   }
-  root.setHasError(n.error.has_value());
-  root.setError(n.error.value_or(""));
+  root.setHasError(static_cast<bool>(n.error));
+  root.setError(n.error ? describe(n.error) : std::string{});
   return flat(message);
 }
 
@@ -113,7 +114,7 @@ record_numbers decode_record_numbers(std::string_view bytes) {
     for (unsigned i = 0; i < ids.size() && i < numbers.size(); ++i)
       n.numbered.emplace_back(ids[i], numbers[i]);
     if (r.getHasError())
-      n.error = r.getError();
+      n.error = make_error(error_code::store_failed, text_of(r.getError()));
     return n;
   });
 }

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <caf/error.hpp>
+
 #include "soma/fact.hpp"
 #include "soma/outcome.hpp"
 #include "soma/trial.hpp"
@@ -30,10 +32,11 @@ struct held_forward {
 
 /// What a write numbered: (forward id, n) for every forward it wrote, and
 /// why it stopped short when it did (what it could not write it keeps, to
-/// write with the next batch).
+/// write with the next batch). A write that stops short has still numbered
+/// what it wrote, so the error sits beside the numbers, not instead of them.
 struct record_numbers {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> numbered;
-  std::optional<std::string> error;
+  caf::error error; ///< none, or an error_code::store_failed error saying why it stopped
 };
 
 /// What the writer needs to know of its run.

@@ -1,6 +1,7 @@
 #include "soma/wire/trial.hpp"
 
 #include "soma/detail/capnp.hpp"
+#include "soma/error.hpp"
 #include "soma/detail/named_values.hpp"
 #include "soma/schema/remote.capnp.h"
 #include "soma/schema/soma.capnp.h"
@@ -197,32 +198,37 @@ trial_end decode_trial_end(std::string_view bytes) {
   });
 }
 
-std::string encode_trial_ended(const std::optional<std::string>& refused) {
+namespace {
+
+void put_ended(schema::TrialEnded::Builder x, const caf::expected<void>& ended) {
+  x.setOk(static_cast<bool>(ended));
+  if (!ended)
+    x.setWhy(as_text(describe(ended.error())));
+}
+
+[[nodiscard]] caf::expected<void> get_ended(schema::TrialEnded::Reader x) {
+  if (x.getOk())
+    return {};
+  return make_error(error_code::refused, text_of(x.getWhy()));
+}
+
+} // namespace
+
+std::string encode_trial_ended(const caf::expected<void>& ended) {
   capnp::MallocMessageBuilder message;
-  auto x = message.initRoot<schema::TrialEnded>();
-  x.setOk(!refused);
-  if (refused)
-    x.setWhy(as_text(*refused));
+  put_ended(message.initRoot<schema::TrialEnded>(), ended);
   return detail::to_bytes(message);
 }
 
-std::optional<std::string> decode_trial_ended(std::string_view bytes) {
-  return detail::read_capnp<schema::TrialEnded>(
-    bytes, [](schema::TrialEnded::Reader x) -> std::optional<std::string> {
-      if (x.getOk())
-        return std::nullopt;
-      return text_of(x.getWhy());
-    });
+caf::expected<void> decode_trial_ended(std::string_view bytes) {
+  return detail::read_capnp<schema::TrialEnded>(bytes, get_ended);
 }
 
-std::string encode_trial_ended_claimed(const std::optional<std::string>& refused,
+std::string encode_trial_ended_claimed(const caf::expected<void>& ended,
                                       const std::optional<trial_row>& next) {
   capnp::MallocMessageBuilder message;
   auto x = message.initRoot<schema::TrialEndedClaimed>();
-  auto e = x.initEnded();
-  e.setOk(!refused);
-  if (refused)
-    e.setWhy(as_text(*refused));
+  put_ended(x.initEnded(), ended);
   auto n = x.initNext();
   n.setClaimed(next.has_value());
   if (next)
@@ -230,12 +236,10 @@ std::string encode_trial_ended_claimed(const std::optional<std::string>& refused
   return detail::to_bytes(message);
 }
 
-std::pair<std::optional<std::string>, std::optional<trial_row>>
+std::pair<caf::expected<void>, std::optional<trial_row>>
 decode_trial_ended_claimed(std::string_view bytes) {
   return detail::read_capnp<schema::TrialEndedClaimed>(bytes, [](schema::TrialEndedClaimed::Reader x) {
-    std::pair<std::optional<std::string>, std::optional<trial_row>> out;
-    if (!x.getEnded().getOk())
-      out.first = text_of(x.getEnded().getWhy());
+    std::pair<caf::expected<void>, std::optional<trial_row>> out{get_ended(x.getEnded()), {}};
     if (x.getNext().getClaimed())
       out.second = get_trial(x.getNext().getTrial());
     return out;

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <caf/expected.hpp>
+
 #include "soma/trial.hpp"
 
 namespace soma::wire {
@@ -64,14 +66,15 @@ struct trial_end {
 [[nodiscard]] std::string encode_trial_end(const trial_end& e);
 [[nodiscard]] trial_end decode_trial_end(std::string_view bytes);
 
-/// Whether an end was kept; when not, why.
-[[nodiscard]] std::string encode_trial_ended(const std::optional<std::string>& refused);
-[[nodiscard]] std::optional<std::string> decode_trial_ended(std::string_view bytes);
+/// Whether an end was kept; when not, why (describe() of its error, which
+/// decodes as an error_code::refused error with the same text).
+[[nodiscard]] std::string encode_trial_ended(const caf::expected<void>& ended);
+[[nodiscard]] caf::expected<void> decode_trial_ended(std::string_view bytes);
 
-/// end_and_claim's answer: why the end was refused (if it was), and the next trial.
-[[nodiscard]] std::string encode_trial_ended_claimed(const std::optional<std::string>& refused,
+/// end_and_claim's answer: whether the end was kept (as above), and the next trial.
+[[nodiscard]] std::string encode_trial_ended_claimed(const caf::expected<void>& ended,
                                                      const std::optional<trial_row>& next);
-[[nodiscard]] std::pair<std::optional<std::string>, std::optional<trial_row>>
+[[nodiscard]] std::pair<caf::expected<void>, std::optional<trial_row>>
 decode_trial_ended_claimed(std::string_view bytes);
 
 struct reclaim_ask {

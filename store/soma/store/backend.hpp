@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <caf/expected.hpp>
+
 #include "soma/reading.hpp"
 #include "soma/trial.hpp"
 #include "soma/store/answers.hpp"
@@ -95,14 +97,15 @@ public:
   [[nodiscard]] virtual std::optional<trial_row> claim_trial(std::string_view study,
                                                              std::string_view claimant,
                                                              std::chrono::milliseconds wait) = 0;
-  /// nullopt when kept; else why not.
-  [[nodiscard]] virtual std::optional<std::string>
+  /// Nothing when kept; else an error_code::refused error saying why not.
+  [[nodiscard]] virtual caf::expected<void>
   end_trial(std::string_view study, std::uint64_t number, std::uint32_t attempt,
             std::string_view claimant, trial_state state, const values& result,
             const std::string& error) = 0;
   virtual std::vector<std::uint64_t> reclaim(std::string_view study, double quiet_over_s) = 0;
-  /// end_trial's answer, and the trial then claimed for the same claimant.
-  [[nodiscard]] virtual std::pair<std::optional<std::string>, std::optional<trial_row>>
+  /// end_trial's answer, and the trial then claimed for the same claimant
+  /// (claimed even when the end was refused).
+  [[nodiscard]] virtual std::pair<caf::expected<void>, std::optional<trial_row>>
   end_and_claim(std::string_view study, std::uint64_t number, std::uint32_t attempt,
                 std::string_view claimant, trial_state state, const values& result,
                 const std::string& error) = 0;

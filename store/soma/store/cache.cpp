@@ -130,12 +130,12 @@ std::string cache_key(const cache_identity& who, std::string_view input) {
   return node_prefix(who.node) + std::string(reinterpret_cast<char*>(digest), len);
 }
 
-std::optional<std::string> cache_entry_damage(std::string_view key, std::string_view value) {
+caf::expected<void> check_cache_entry(std::string_view key, std::string_view value) {
   if (!payload_of(key, value))
-    return "its checksum does not match its bytes";
+    return make_error(error_code::damaged, "its checksum does not match its bytes");
   if (!decode(key, value))
-    return "its bytes do not decode as a kept output";
-  return std::nullopt;
+    return make_error(error_code::damaged, "its bytes do not decode as a kept output");
+  return {};
 }
 
 std::optional<std::string> cache_get(const store& s, std::string_view key, const cache_identity& who) {

@@ -17,6 +17,9 @@
 #include <string_view>
 #include <vector>
 
+#include <caf/expected.hpp>
+
+#include "soma/error.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma {
@@ -69,10 +72,10 @@ class environment;
 bool cache_put_at(environment& env, std::string_view key, const cache_identity& who,
                   std::string_view output, const std::optional<std::size_t>& limit);
 
-/// Whether the cache entry `value` at `key` is sound (its envelope and its
-/// message), for `soma check`; why not, when it is not.
-[[nodiscard]] std::optional<std::string> cache_entry_damage(std::string_view key,
-                                                            std::string_view value);
+/// Nothing when the cache entry `value` at `key` is sound (its envelope and
+/// its message), for `soma check`; else an error_code::damaged error saying
+/// what is wrong.
+[[nodiscard]] caf::expected<void> check_cache_entry(std::string_view key, std::string_view value);
 
 } // namespace detail
 

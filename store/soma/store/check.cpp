@@ -44,8 +44,8 @@ public:
       each(dbi(db::cache), "cache", [&](auto k, auto v) { cache(k, v); });
       each(dbi(db::cache_age), "cache_age", [&](auto k, auto v) { age(k, v); });
       each(dbi(db::trials), "trials", [&](auto k, auto v) {
-        if (auto why = detail::trials_entry_damage(k, v))
-          bad("trials", k, *why);
+        if (auto ok = detail::check_trials_entry(k, v); !ok)
+          bad("trials", k, describe(ok.error()));
       });
       runs();
       ages();
@@ -167,9 +167,9 @@ private:
   }
 
   void cache(std::string_view key, std::string_view value) {
-    if (auto why = detail::cache_entry_damage(key, value))
-      bad("cache", key, "the kept output is damaged: " + *why + " (a read is a miss; it is "
-                        "computed and kept again)");
+    if (auto ok = detail::check_cache_entry(key, value); !ok)
+      bad("cache", key, "the kept output is damaged: " + describe(ok.error())
+                        + " (a read is a miss; it is computed and kept again)");
     else
       cached_.emplace(key);
   }

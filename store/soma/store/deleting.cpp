@@ -11,8 +11,8 @@
 namespace soma {
 
 std::uint64_t delete_run(store& s, std::string_view run) {
-  if (auto why = why_not_a_run_id(run))
-    throw store_error("cannot delete a run named so: " + *why, store_trouble::invalid);
+  if (auto ok = check_run_id(run); !ok)
+    throw store_error("cannot delete a run named so: " + describe(ok.error()), store_trouble::invalid);
   auto& env = s.env();
   std::uint64_t forwards = 0;
   bool found = false;

@@ -4,25 +4,28 @@
 
 namespace soma {
 
-std::optional<std::string> why_not_a_run_id(std::string_view run) {
+caf::expected<void> check_run_id(std::string_view run) {
+  auto invalid = [](std::string why) { return make_error(error_code::invalid, std::move(why)); };
   if (run.empty())
-    return "a run id cannot be empty: give the run a name, such as tuesday";
+    return invalid("a run id cannot be empty: give the run a name, such as tuesday");
   if (run.size() > max_run_id)
-    return "the run id '" + std::string{run.substr(0, 32)} + "...' is " + std::to_string(run.size())
-           + " bytes long; a run id has at most " + std::to_string(max_run_id) + " bytes";
+    return invalid("the run id '" + std::string{run.substr(0, 32)} + "...' is "
+                   + std::to_string(run.size()) + " bytes long; a run id has at most "
+                   + std::to_string(max_run_id) + " bytes");
   for (unsigned char c : run) {
     if (c == '/')
-      return "the run id '" + std::string{run}
-             + "' contains '/', which separates a key's parts; use another character";
+      return invalid("the run id '" + std::string{run}
+                     + "' contains '/', which separates a key's parts; use another character");
     if (c < 0x20 || c == 0x7f)
-      return "the run id contains a control character (byte " + std::to_string(c)
-             + "); use printable characters";
+      return invalid("the run id contains a control character (byte " + std::to_string(c)
+                     + "); use printable characters");
   }
   if (auto at = detail::first_not_utf8(run); at < run.size())
-    return "the run id is not UTF-8 text (byte " + std::to_string(static_cast<unsigned char>(run[at]))
-           + " at " + std::to_string(at) + "), so no JSON or page could name it; name runs with "
-             "text";
-  return std::nullopt;
+    return invalid("the run id is not UTF-8 text (byte "
+                   + std::to_string(static_cast<unsigned char>(run[at])) + " at "
+                   + std::to_string(at) + "), so no JSON or page could name it; name runs with "
+                                          "text");
+  return {};
 }
 
 namespace detail {

@@ -6,9 +6,12 @@
 /// forward 9) and a run is one prefix scan. docs/formats.md has the layout.
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
+
+#include <caf/expected.hpp>
+
+#include "soma/error.hpp"
 
 namespace soma {
 
@@ -16,9 +19,10 @@ namespace soma {
 /// record key adds 13 to the id.
 inline constexpr std::size_t max_run_id = 498;
 
-/// Why `run` cannot name a run (empty, a '/', a control character, longer
-/// than max_run_id bytes), as a sentence naming it; nullopt when it can.
-[[nodiscard]] std::optional<std::string> why_not_a_run_id(std::string_view run);
+/// Nothing when `run` can name a run; else an error_code::invalid error
+/// whose describe() is a sentence naming it and what to do (empty, a '/', a
+/// control character, not UTF-8, longer than max_run_id bytes).
+[[nodiscard]] caf::expected<void> check_run_id(std::string_view run);
 
 namespace detail {
 

@@ -73,7 +73,7 @@ public:
       } catch (const std::exception& e) {
         // store_error, or anything else: what is left stays unwritten, to be
         // tried with the next batch.
-        out.error = e.what();
+        out.error = make_error(error_code::store_failed, e.what());
         break;
       }
     }
@@ -81,7 +81,7 @@ public:
       try {
         log_.end();
       } catch (const std::exception& e) {
-        out.error = e.what();
+        out.error = make_error(error_code::store_failed, e.what());
       }
     }
     return out;
@@ -151,16 +151,16 @@ public:
                                        std::chrono::milliseconds wait) override {
     return claim_trial_at(*env_, study, claimant, wait);
   }
-  std::optional<std::string> end_trial(std::string_view study, std::uint64_t number,
-                                       std::uint32_t attempt, std::string_view claimant,
-                                       trial_state state, const values& result,
-                                       const std::string& error) override {
+  [[nodiscard]] caf::expected<void> end_trial(std::string_view study, std::uint64_t number,
+                                              std::uint32_t attempt, std::string_view claimant,
+                                              trial_state state, const values& result,
+                                              const std::string& error) override {
     return end_trial_at(*env_, study, number, attempt, claimant, state, result, error);
   }
   std::vector<std::uint64_t> reclaim(std::string_view study, double quiet_over_s) override {
     return reclaim_at(*env_, study, quiet_over_s);
   }
-  std::pair<std::optional<std::string>, std::optional<trial_row>>
+  [[nodiscard]] std::pair<caf::expected<void>, std::optional<trial_row>>
   end_and_claim(std::string_view study, std::uint64_t number, std::uint32_t attempt,
                 std::string_view claimant, trial_state state, const values& result,
                 const std::string& error) override {

@@ -34,8 +34,8 @@ detail::origin where(const detail::environment& env, std::string_view run, std::
 }
 
 void check_run(std::string_view run) {
-  if (auto why = why_not_a_run_id(run))
-    throw store_error(*why, store_trouble::invalid);
+  if (auto ok = check_run_id(run); !ok)
+    throw store_error(describe(ok.error()), store_trouble::invalid);
 }
 
 // Calls f(n, key, value bytes) for every key of `run` in `which`, in order.

@@ -102,13 +102,14 @@ void sort_runs(std::vector<run_row>& rows, const run_query& inv) {
 
 } // namespace
 
-std::string why_not_a_query(const run_query& q) {
+caf::expected<void> check_query(const run_query& q) {
   for (auto& s : q.statuses)
     if (!run_status_named(s))
-      return "status " + s + ": a run stands running, finished, died or unknown";
+      return make_error(error_code::invalid,
+                        "status " + s + ": a run stands running, finished, died or unknown");
   for (auto& p : q.params)
     if (p.empty() || p.front() == '=')
-      return "param '" + p + "': NAME=VALUE, or NAME for any value";
+      return make_error(error_code::invalid, "param '" + p + "': NAME=VALUE, or NAME for any value");
   return {};
 }
 

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <caf/expected.hpp>
+
+#include "soma/error.hpp"
 #include "soma/store/readers.hpp"
 
 namespace soma {
@@ -27,10 +30,11 @@ struct run_query {
   bool reverse = false;
 };
 
-/// What is wrong with `q` as given by a person (an unknown status, a
-/// --param with no name), or an empty text. Sort keys are checked by
-/// select_runs, which knows the params there are.
-[[nodiscard]] std::string why_not_a_query(const run_query& q);
+/// Nothing when `q` as given by a person can be asked; else an
+/// error_code::invalid error whose describe() names what is wrong (an
+/// unknown status, a --param with no name) and what it takes. Sort keys are
+/// checked by select_runs, which knows the params there are.
+[[nodiscard]] caf::expected<void> check_query(const run_query& q);
 
 /// The rows of `rows` that `q` asks for, in its order. Throws
 /// std::invalid_argument for a sort key that is neither a column nor a

@@ -35,8 +35,8 @@ detail::tails_part detail::local_answers::tails(const tail_options& o,
                                                 const std::optional<std::string>& after,
                                                 std::size_t count) {
   if (o.run)
-    if (auto why = why_not_a_run_id(*o.run))
-      throw store_error(*why, store_trouble::invalid);
+    if (auto ok = check_run_id(*o.run); !ok)
+      throw store_error(describe(ok.error()), store_trouble::invalid);
   count = std::clamp<std::size_t>(count, 1, tails_per_part);
   tails_part part;
   auto& out = part.tails;

@@ -52,8 +52,8 @@ std::int64_t now_us() {
 using detail::utc;
 
 void check_study(std::string_view study) {
-  if (auto bad = why_not_a_study(study))
-    throw store_error(*bad, store_trouble::invalid);
+  if (auto ok = check_study_name(study); !ok)
+    throw store_error(describe(ok.error()), store_trouble::invalid);
 }
 
 template <class T, class Decode>
@@ -201,7 +201,7 @@ std::optional<detail::study_trial> detail::trial_of_run_in(const environment& en
     auto study = run.substr(0, dot);
     auto rest = run.substr(dot + 1);
     auto n = number_after(rest.substr(0, rest.find('.')));
-    if (!n || why_not_a_study(study))
+    if (!n || !check_study_name(study))
       return std::nullopt;
     std::string_view bytes;
     auto key = trial_key(study, *n);
@@ -228,19 +228,20 @@ std::optional<detail::study_trial> detail::trial_of_run_in(const environment& en
   return std::nullopt;
 }
 
-std::optional<std::string> why_not_a_study(std::string_view name) {
+caf::expected<void> check_study_name(std::string_view name) {
+  auto invalid = [](std::string why) { return make_error(error_code::invalid, std::move(why)); };
   auto shown = "'" + std::string{name.substr(0, 64)} + (name.size() > 64 ? "...'" : "'");
   if (name.empty())
-    return std::string{"a study needs a name; it is empty"};
+    return invalid("a study needs a name; it is empty");
   if (name.size() > max_study_name)
-    return "the study name " + shown + " is " + std::to_string(name.size())
-           + " bytes; a study name is at most " + std::to_string(max_study_name);
+    return invalid("the study name " + shown + " is " + std::to_string(name.size())
+                   + " bytes; a study name is at most " + std::to_string(max_study_name));
   for (unsigned char c : name)
     if (c == '/' || c == '.' || c < 0x20 || c == 0x7f)
-      return "the study name " + shown
-             + " holds a '/', a '.' or a control character; a study name has none (its trials' "
-               "runs are <study>.<n>)";
-  return std::nullopt;
+      return invalid("the study name " + shown
+                     + " holds a '/', a '.' or a control character; a study name has none (its "
+                       "trials' runs are <study>.<n>)");
+  return {};
 }
 
 // ---- the local side ----
@@ -311,39 +312,44 @@ std::optional<trial_row> detail::claim_trial_at(environment& env, std::string_vi
 
 namespace {
 
-// Ends attempt `attempt` of trial `number` in `txn`; why not, when it was not.
-std::optional<std::string> end_in(const detail::environment& env, MDB_txn* txn, MDB_dbi d,
-                                  std::string_view study, std::uint64_t number,
-                                  std::uint32_t attempt, std::string_view claimant,
-                                  trial_state state, const values& result, const std::string& error) {
+// Ends attempt `attempt` of trial `number` in `txn`; an error_code::refused
+// error saying why not, when it was not.
+[[nodiscard]] caf::expected<void> end_in(const detail::environment& env, MDB_txn* txn,
+                                         MDB_dbi d, std::string_view study, std::uint64_t number,
+                                         std::uint32_t attempt, std::string_view claimant,
+                                         trial_state state, const values& result,
+                                         const std::string& error) {
+  auto refused = [](std::string why) { return make_error(error_code::refused, std::move(why)); };
   auto key = trial_key(study, number);
   std::string_view bytes;
   if (!env.get(txn, d, key, bytes))
-    return "study '" + std::string{study} + "' has no trial " + std::to_string(number);
+    return refused("study '" + std::string{study} + "' has no trial " + std::to_string(number));
   auto t = decode_trial(env, key, bytes);
   auto which = "trial " + std::to_string(number) + " of study '" + std::string{study} + "'";
   if (t.attempt != attempt || t.claimant != claimant || t.state != trial_state::claimed) {
     for (auto& a : t.abandoned)
       if (a.attempt == attempt && a.claimant == claimant)
-        return which + " was handed back from this attempt (" + std::to_string(attempt) + ", "
-               + std::string{claimant} + ") at " + utc(a.ended_us) + ": " + a.why
-               + "; what this attempt found is not kept";
-    return which + " is not held by " + std::string{claimant} + " in attempt "
-           + std::to_string(attempt) + " (it is " + to_string(t.state)
-           + (t.claimant.empty() ? "" : ", attempt " + std::to_string(t.attempt) + " of " + t.claimant)
-           + "); what this attempt found is not kept";
+        return refused(which + " was handed back from this attempt (" + std::to_string(attempt)
+                       + ", " + std::string{claimant} + ") at " + utc(a.ended_us) + ": " + a.why
+                       + "; what this attempt found is not kept");
+    return refused(which + " is not held by " + std::string{claimant} + " in attempt "
+                   + std::to_string(attempt) + " (it is " + to_string(t.state)
+                   + (t.claimant.empty()
+                        ? ""
+                        : ", attempt " + std::to_string(t.attempt) + " of " + t.claimant)
+                   + "); what this attempt found is not kept");
   }
   auto now = now_us();
   if (state == trial_state::waiting) {
     hand_back(env, txn, d, study, t, now, error);
-    return std::nullopt;
+    return {};
   }
   t.state = state;
   t.ended_us = now;
   t.result = state == trial_state::done ? result : values{};
   t.error = state == trial_state::broke ? error : std::string{};
   put_trial(env, txn, d, study, t);
-  return std::nullopt;
+  return {};
 }
 
 void check_end(trial_state state) {
@@ -354,33 +360,33 @@ void check_end(trial_state state) {
 
 } // namespace
 
-std::optional<std::string> detail::end_trial_at(environment& env, std::string_view study,
-                                                std::uint64_t number, std::uint32_t attempt,
-                                                std::string_view claimant, trial_state state,
-                                                const values& result, const std::string& error) {
+caf::expected<void> detail::end_trial_at(environment& env, std::string_view study,
+                                         std::uint64_t number, std::uint32_t attempt,
+                                         std::string_view claimant, trial_state state,
+                                         const values& result, const std::string& error) {
   check_study(study);
   check_end(state);
-  std::optional<std::string> refused;
+  caf::expected<void> ended;
   env.write([&](MDB_txn* txn, const dbi_of& dbi) {
-    refused = end_in(env, txn, dbi(db::trials), study, number, attempt, claimant, state, result, error);
+    ended = end_in(env, txn, dbi(db::trials), study, number, attempt, claimant, state, result, error);
   });
-  return refused;
+  return ended;
 }
 
-std::pair<std::optional<std::string>, std::optional<trial_row>>
+std::pair<caf::expected<void>, std::optional<trial_row>>
 detail::end_and_claim_at(environment& env, std::string_view study, std::uint64_t number,
                          std::uint32_t attempt, std::string_view claimant, trial_state state,
                          const values& result, const std::string& error) {
   check_study(study);
   check_end(state);
-  std::optional<std::string> refused;
+  caf::expected<void> ended;
   std::optional<trial_row> next;
   env.write([&](MDB_txn* txn, const dbi_of& dbi) {
     auto d = dbi(db::trials);
-    refused = end_in(env, txn, d, study, number, attempt, claimant, state, result, error);
+    ended = end_in(env, txn, d, study, number, attempt, claimant, state, result, error);
     next = claim_in(env, txn, d, study, claimant);
   });
-  return {refused, next};
+  return {std::move(ended), std::move(next)};
 }
 
 std::vector<std::uint64_t> detail::reclaim_at(environment& env, std::string_view study,
@@ -433,20 +439,20 @@ std::vector<std::uint64_t> detail::reclaim_at(environment& env, std::string_view
   return handed;
 }
 
-std::optional<std::string> detail::trials_entry_damage(std::string_view key,
-                                                       std::string_view value) {
+caf::expected<void> detail::check_trials_entry(std::string_view key, std::string_view value) {
+  auto damaged = [](std::string why) { return make_error(error_code::damaged, std::move(why)); };
   auto kind = key.starts_with("s/")   ? sealed_kind::study
               : key.starts_with("t/") ? sealed_kind::trial
               : key.starts_with("w/") ? sealed_kind::waiting
                                       : sealed_kind{};
   if (kind == sealed_kind{})
-    return std::string{"a key soma does not write"};
+    return damaged("a key soma does not write");
   std::string_view payload;
   auto state = unseal(key, value, kind, payload);
   if (state == seal_state::newer)
-    return std::nullopt; // a newer soma's, not damage
+    return {}; // a newer soma's, not damage
   if (state != seal_state::ok)
-    return std::string{"its checksum does not match its bytes"};
+    return damaged("its checksum does not match its bytes");
   try {
     if (kind == sealed_kind::study)
       (void)wire::decode_study(payload);
@@ -455,12 +461,13 @@ std::optional<std::string> detail::trials_entry_damage(std::string_view key,
       auto slash = key.find('/', 2);
       if (slash == std::string_view::npos || key.size() != slash + 9
           || from_be64(key.substr(slash + 1)) != t.number)
-        return "the trial says it is trial " + std::to_string(t.number) + ", not the one its key names";
+        return damaged("the trial says it is trial " + std::to_string(t.number)
+                       + ", not the one its key names");
     }
   } catch (const undecodable& e) {
-    return std::string{"it does not decode: "} + e.what();
+    return damaged(std::string{"it does not decode: "} + e.what());
   }
-  return std::nullopt;
+  return {};
 }
 
 // ---- through any backend ----
@@ -492,19 +499,20 @@ std::optional<trial_row> claim_trial(store& s, std::string_view study, std::stri
 void end_trial(store& s, std::string_view study, const trial_row& claimed, trial_state state,
                const values& result, const std::string& error) {
   writable(s, study, "end a trial");
-  if (auto refused = s.backend().end_trial(study, claimed.number, claimed.attempt, claimed.claimant,
-                                           state, result, error))
-    throw trial_refused(*refused);
+  if (auto ended = s.backend().end_trial(study, claimed.number, claimed.attempt, claimed.claimant,
+                                         state, result, error);
+      !ended)
+    throw trial_refused(describe(ended.error()));
 }
 
 std::optional<trial_row> end_and_claim(store& s, std::string_view study, const trial_row& claimed,
                                        trial_state state, const values& result,
                                        const std::string& error) {
   writable(s, study, "end a trial");
-  auto [refused, next] = s.backend().end_and_claim(study, claimed.number, claimed.attempt,
-                                                   claimed.claimant, state, result, error);
-  if (refused)
-    throw trial_refused(*refused, std::move(next));
+  auto [ended, next] = s.backend().end_and_claim(study, claimed.number, claimed.attempt,
+                                                 claimed.claimant, state, result, error);
+  if (!ended)
+    throw trial_refused(describe(ended.error()), std::move(next));
   return next;
 }
 

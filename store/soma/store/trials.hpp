@@ -29,6 +29,9 @@
 #include <utility>
 #include <vector>
 
+#include <caf/expected.hpp>
+
+#include "soma/error.hpp"
 #include "soma/store/store.hpp"
 #include "soma/trial.hpp"
 
@@ -38,10 +41,10 @@ namespace soma {
 /// must name a run (max_run_id).
 inline constexpr std::size_t max_study_name = 200;
 
-/// Why `name` cannot name a study (empty, a '/' or '.', a control character,
-/// longer than max_study_name bytes), as a sentence naming it; nullopt when
-/// it can.
-[[nodiscard]] std::optional<std::string> why_not_a_study(std::string_view name);
+/// Nothing when `name` can name a study; else an error_code::invalid error
+/// whose describe() is a sentence naming it and what to do (empty, a '/' or
+/// '.', a control character, longer than max_study_name bytes).
+[[nodiscard]] caf::expected<void> check_study_name(std::string_view name);
 
 /// The store holds no study of the name asked for. Its trouble is `missing`.
 class no_study_error : public store_error {
@@ -134,21 +137,20 @@ std::vector<std::uint64_t> add_trials_at(environment& env, std::string_view stud
                                          std::string_view function);
 std::optional<trial_row> claim_trial_at(environment& env, std::string_view study,
                                         std::string_view claimant, std::chrono::milliseconds wait);
-std::optional<std::string> end_trial_at(environment& env, std::string_view study,
-                                        std::uint64_t number, std::uint32_t attempt,
-                                        std::string_view claimant, trial_state state,
-                                        const values& result, const std::string& error);
+[[nodiscard]] caf::expected<void> end_trial_at(environment& env, std::string_view study,
+                                               std::uint64_t number, std::uint32_t attempt,
+                                               std::string_view claimant, trial_state state,
+                                               const values& result, const std::string& error);
 std::vector<std::uint64_t> reclaim_at(environment& env, std::string_view study,
                                       double quiet_over_s);
-std::pair<std::optional<std::string>, std::optional<trial_row>>
+[[nodiscard]] std::pair<caf::expected<void>, std::optional<trial_row>>
 end_and_claim_at(environment& env, std::string_view study, std::uint64_t number,
                  std::uint32_t attempt, std::string_view claimant, trial_state state,
                  const values& result, const std::string& error);
 
-/// What is wrong with the entry `key` = `value` of the trials database (for
-/// soma check), or nullopt when it is sound.
-[[nodiscard]] std::optional<std::string> trials_entry_damage(std::string_view key,
-                                                             std::string_view value);
+/// Nothing when the entry `key` = `value` of the trials database is sound
+/// (for soma check); else an error_code::damaged error saying what is wrong.
+[[nodiscard]] caf::expected<void> check_trials_entry(std::string_view key, std::string_view value);
 
 } // namespace detail
 

@@ -13,6 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <caf/expected.hpp>
+
+#include "soma/error.hpp"
 #include "soma/store/detail/guard.hpp"
 #include "soma/store/keys.hpp"
 
@@ -63,70 +66,75 @@ std::string bytes_text(std::uint64_t n) {
   return std::to_string(n) + " bytes";
 }
 
-// What is wrong with data.mdb as LMDB would map it, or nothing: it must be
+// Nothing when data.mdb is sound as LMDB would map it; else an error saying
+// what is wrong (error_code::invalid: no LMDB data file at all; damaged: a
+// damaged or cut-off one; store_failed: it cannot be looked at). It must be
 // as long as its newest meta page says, and its two meta pages must agree
 // (LMDB writes them in turn, txnid even to page 0 and odd to page 1, so a
 // flipped txnid, which would silently select an older transaction, shows).
 // `file` is open; `name` names it in messages.
-std::optional<std::string> check_file(int fd, const std::string& name) {
+[[nodiscard]] caf::expected<void> check_file(int fd, const std::string& name) {
+  auto damaged = [](std::string why) { return make_error(error_code::damaged, std::move(why)); };
   unsigned char head[160];
   auto got = ::pread(fd, head, sizeof head, 0);
   struct stat st {};
   if (::fstat(fd, &st) != 0)
-    return "cannot stat '" + name + "': " + std::strerror(errno);
+    return make_error(error_code::store_failed, "cannot stat '" + name + "': " + std::strerror(errno));
   auto size = static_cast<std::uint64_t>(st.st_size);
   if (size == 0)
-    return std::nullopt; // LMDB makes a new environment in an empty file
+    return {}; // LMDB makes a new environment in an empty file
   if (got < 20 || at<std::uint32_t>(head, 16) != lmdb_magic)
-    return std::string{not_lmdb};
+    return make_error(error_code::invalid, std::string{not_lmdb});
   if (got < static_cast<ssize_t>(sizeof head))
-    return "'" + name + "' is " + bytes_text(size) + ", too short to hold LMDB's meta pages";
+    return damaged("'" + name + "' is " + bytes_text(size) + ", too short to hold LMDB's meta pages");
   auto m0 = parse_meta(head);
   if (m0.magic != lmdb_magic)
-    return std::string{not_lmdb};
+    return make_error(error_code::invalid, std::string{not_lmdb});
   auto psize = m0.psize;
   if (psize < 512 || psize > 65536 || (psize & (psize - 1)) != 0)
-    return "the first meta page of '" + name + "' is damaged: it gives a page size of "
-           + std::to_string(psize) + " bytes";
+    return damaged("the first meta page of '" + name + "' is damaged: it gives a page size of "
+                   + std::to_string(psize) + " bytes");
   unsigned char second[160];
   if (::pread(fd, second, sizeof second, psize) < static_cast<ssize_t>(sizeof second))
-    return "'" + name + "' is " + bytes_text(size) + ", cut off before its second meta page";
+    return damaged("'" + name + "' is " + bytes_text(size) + ", cut off before its second meta page");
   auto m1 = parse_meta(second);
   if (m1.magic != lmdb_magic)
-    return "the second meta page of '" + name + "' is damaged (no LMDB magic number)";
+    return damaged("the second meta page of '" + name + "' is damaged (no LMDB magic number)");
   bool agree = (m0.txnid == 0 && m1.txnid == 0)
                || (m0.txnid % 2 == 0 && m1.txnid % 2 == 1
                    && (m0.txnid + 1 == m1.txnid || m1.txnid + 1 == m0.txnid));
   if (!agree)
-    return "the meta pages of '" + name + "' are damaged: they name transactions "
-           + std::to_string(m0.txnid) + " and " + std::to_string(m1.txnid)
-           + ", which LMDB never writes together";
+    return damaged("the meta pages of '" + name + "' are damaged: they name transactions "
+                   + std::to_string(m0.txnid) + " and " + std::to_string(m1.txnid)
+                   + ", which LMDB never writes together");
   auto& newest = m1.txnid > m0.txnid ? m1 : m0;
   auto needed = (newest.last_pg + 1) * psize;
   if (newest.last_pg == no_page || needed / psize != newest.last_pg + 1)
-    return "the newest meta page of '" + name + "' is damaged: its last page is "
-           + std::to_string(newest.last_pg);
+    return damaged("the newest meta page of '" + name + "' is damaged: its last page is "
+                   + std::to_string(newest.last_pg));
   if (size < needed)
-    return "'" + name + "' is " + bytes_text(size) + ", shorter than the " + bytes_text(needed)
-           + " its last transaction wrote: it was cut off (a copy made while it was written, "
-             "a full disk, or a truncated file)";
+    return damaged("'" + name + "' is " + bytes_text(size) + ", shorter than the "
+                   + bytes_text(needed)
+                   + " its last transaction wrote: it was cut off (a copy made while it was "
+                     "written, a full disk, or a truncated file)");
   for (auto root : newest.roots)
     if (root != no_page && root > newest.last_pg)
-      return "the newest meta page of '" + name + "' is damaged: a root page (" + std::to_string(root)
-             + ") lies past its last page (" + std::to_string(newest.last_pg) + ")";
-  return std::nullopt;
+      return damaged("the newest meta page of '" + name + "' is damaged: a root page ("
+                     + std::to_string(root) + ") lies past its last page ("
+                     + std::to_string(newest.last_pg) + ")");
+  return {};
 }
 
 // check_file() with the file opened; a writer in another process may be
 // rewriting a meta page as it is read, so a finding must hold three times.
-std::optional<std::string> check_data_file(const std::string& file) {
+[[nodiscard]] caf::expected<void> check_data_file(const std::string& file) {
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return std::nullopt; // opening says why
-  std::optional<std::string> found;
+    return {}; // opening says why
+  caf::expected<void> found;
   for (int attempt = 0; attempt < 3; ++attempt) {
     found = check_file(fd, file);
-    if (!found)
+    if (found)
       break;
     std::this_thread::sleep_for(std::chrono::milliseconds{2});
   }
@@ -193,14 +201,14 @@ environment::environment(std::string path, const store_options& options)
   // damaged or cut-off file is an error here and not a SIGBUS later. (This
   // also keeps a reader from making lock.mdb in a directory that is no store.)
   if (::access(data.c_str(), F_OK) == 0) {
-    auto wrong = check_data_file(data);
-    if (wrong && *wrong == not_lmdb)
+    auto sound = check_data_file(data);
+    if (!sound && sound.error().code() == static_cast<std::uint8_t>(error_code::invalid))
       throw store_error("'" + path_ + "' holds a data.mdb that is not a soma store; point "
                         "--store at a directory a recorder wrote to"
                         + (read_only_ ? std::string{} : ", or at an empty directory to make one"),
                         store_trouble::invalid);
-    if (wrong)
-      throw store_error("the store '" + path_ + "' is damaged: " + *wrong
+    if (!sound)
+      throw store_error("the store '" + path_ + "' is damaged: " + soma::describe(sound.error())
                         + "; nothing in it can be trusted as it is: restore it from a copy",
                         store_trouble::damaged);
   }

@@ -76,8 +76,8 @@ struct run_count {
                                                std::size_t count, MDB_dbi trials = 0);
 
 /// One run's row, as run_rows_at() gives it; nullopt when `run` has no
-/// record (no such run). `run` must be a run id (why_not_a_run_id() says
-/// none; the caller checks). Cost and errors: those of run_rows_at() for one
+/// record (no such run). `run` must be a run id (check_run_id() says
+/// so; the caller checks). Cost and errors: those of run_rows_at() for one
 /// run.
 [[nodiscard]] std::optional<run_row> run_row_at(const environment& env, MDB_txn* txn,
                                                 MDB_dbi records, MDB_dbi meta,
