@@ -21,6 +21,7 @@
 #include "soma/store/fleet.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 #include "soma/store/run_query.hpp"
 #include "soma/store/trials.hpp"
 #include "soma/sweep.hpp"

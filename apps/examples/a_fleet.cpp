@@ -22,6 +22,7 @@
 #include "soma/recorder.hpp"
 #include "soma/store/fleet.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 #include "soma/system_config.hpp"
 #include "soma/remote/worker.hpp"
 

@@ -37,6 +37,7 @@
 #include "soma/store/readers.hpp"
 #include "soma/store/run_query.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 #include "soma/store/store.hpp"
 #include "soma/store/trials.hpp"
 #include "soma/vocabulary.hpp"

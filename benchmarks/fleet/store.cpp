@@ -19,6 +19,7 @@
 #include "soma/store/hosts.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 #include "soma/store/detail/record.hpp"
 
 namespace bench {

@@ -34,6 +34,7 @@
 #include "soma/health/judge.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 #include "soma/store/tails.hpp"
 #include "soma/store/trials.hpp"
 #include "writing.hpp"

@@ -37,6 +37,7 @@
 #include "soma/store/detail/asking.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 #include "soma/store/detail/record.hpp"
 #include "soma/store/tails.hpp"
 #include "soma/system_config.hpp"

@@ -27,8 +27,14 @@
 
 namespace soma::detail {
 
-/// What a forward's broker knows: defined with soma::broker (actors/).
-class broker_state;
+/// Where a forward's remote nodes run, as the forward carries it. The
+/// runtime only carries it; soma::broker's state (actors/soma/remote/
+/// broker.hpp) is the one kind there is, and the slices that read it are
+/// its.
+class route {
+public:
+  virtual ~route() = default;
+};
 
 using clock = std::chrono::steady_clock;
 
@@ -130,11 +136,11 @@ public:
   /// Sets the store cached nodes keep their outputs in.
   void keep_in(std::optional<soma::store> s) { kept_ = std::move(s); }
 
-  /// The broker that says where the forward's remote nodes run, or nullptr.
-  [[nodiscard]] broker_state* broker() const noexcept { return broker_.get(); }
+  /// What says where the forward's remote nodes run, or nullptr.
+  [[nodiscard]] route* routed_by() const noexcept { return route_.get(); }
 
-  /// Sets the forward's broker.
-  void route_through(std::shared_ptr<broker_state> b) { broker_ = std::move(b); }
+  /// Sets what says where the forward's remote nodes run.
+  void route_through(std::shared_ptr<route> r) { route_ = std::move(r); }
 
   /// The first error a callable watcher threw, if any.
   [[nodiscard]] const std::optional<std::string>& watcher_error() const noexcept {
@@ -147,7 +153,7 @@ private:
   std::optional<soma::watching> owned_;
   const soma::watching* watching_;
   std::optional<soma::store> kept_;
-  std::shared_ptr<broker_state> broker_;
+  std::shared_ptr<route> route_;
   enum end_state : int { open, by_actor, by_deadline };
   std::atomic<int> end_{open};
   bool deadline_said_ = false; ///< touched only by the actor holding the forward

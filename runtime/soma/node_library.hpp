@@ -45,7 +45,7 @@
 #include "soma/trial.hpp"
 
 namespace soma {
-class trial; // soma/claimant.hpp
+class trial; // soma/trials/trial.hpp
 } // namespace soma
 
 namespace soma::detail {

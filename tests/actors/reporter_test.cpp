@@ -19,6 +19,7 @@
 #include "soma/machine.hpp"
 #include "soma/reporter.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 
 using namespace soma_test;
 using std::chrono::milliseconds;

@@ -12,6 +12,7 @@
 #include "making.hpp"
 #include "scratch.hpp"
 #include "waiting.hpp"
+#include "soma/store/standing.hpp"
 
 using namespace std::chrono_literals;
 using namespace soma_test;

@@ -14,6 +14,7 @@
 #include "soma/recorder.hpp"
 #include "soma/store/fleet.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 
 using namespace soma_test;
 using namespace std::chrono_literals;

@@ -25,6 +25,7 @@
 #include "remote_fixture.hpp"
 #include "soma/remote/served_store.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 #include "soma/version.hpp"
 
 using namespace soma_test;

@@ -19,6 +19,7 @@
 #include "soma/recorder.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 #include "soma/store/tails.hpp"
 #include "soma/wire/served_store.hpp"
 #include "soma/store/answers.hpp"

@@ -17,6 +17,7 @@
 #include "soma/recorder.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 
 using namespace soma_test;
 using clock_type = std::chrono::steady_clock;

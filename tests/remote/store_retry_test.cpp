@@ -22,6 +22,7 @@
 #include "../store/scratch.hpp"
 #include "remote_fixture.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 
 using namespace soma_test;
 using clock_type = std::chrono::steady_clock;

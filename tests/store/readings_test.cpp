@@ -5,6 +5,7 @@
 
 #include "scratch.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 
 using namespace soma_test;
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "soma/forward_state.hpp"
 #include "soma/remote/worker.hpp"
 
 namespace soma {
@@ -19,8 +20,8 @@ namespace detail {
 
 class worker_link;
 
-/// What a broker holds.
-class broker_state {
+/// What a broker holds: the route a forward carries (forward_state.hpp).
+class broker_state final : public route {
 public:
   /// The link called `host`, or nullptr.
   std::shared_ptr<worker_link> find(const std::string& host) const;

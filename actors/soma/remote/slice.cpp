@@ -360,7 +360,8 @@ namespace {
 void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string key) {
   auto& st = state_of(self);
   auto& first = st.members.front().name;
-  auto* b = fw->broker();
+  // The one route there is (forward_state.hpp): a broker's.
+  auto* b = static_cast<broker_state*>(fw->routed_by());
   if (!b) {
     end_broken(self, *fw, first,
                "node " + first + " runs at " + st.host

@@ -17,6 +17,7 @@
 #include "soma/store/fleet.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 #include "soma/store/tails.hpp"
 #include "soma/store/trials.hpp"
 #include "soma/vocabulary.hpp"

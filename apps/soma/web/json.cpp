@@ -1,5 +1,7 @@
 #include "soma/web/json.hpp"
 
+#include "soma/store/standing.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <optional>

@@ -5,6 +5,7 @@
 
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 
 namespace soma::web {
 

@@ -8,6 +8,7 @@
 
 #include "soma/store/hosts.hpp"
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 
 namespace soma {
 

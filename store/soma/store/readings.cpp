@@ -1,4 +1,5 @@
 #include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -175,34 +176,6 @@ std::map<std::string, std::int64_t> detail::latest_whens(const environment& env,
       // A damaged reading is its writer's to rewrite; `soma check` lists it.
     }
   });
-  return out;
-}
-
-quietness::quietness(const std::map<std::string, reading>& standing) {
-  for (auto& [id, r] : standing)
-    newest_ = std::max(newest_, r.when_us);
-}
-
-std::map<std::string, reading> standing(const store& s) {
-  std::map<std::string, reading> out;
-  std::optional<std::string> after;
-  for (;;) {
-    auto part = s.backend().ask().standing(after, detail::rows_per_part);
-    auto full = part.size() >= detail::rows_per_part;
-    for (auto& [id, r] : part)
-      out.insert_or_assign(id, std::move(r));
-    if (!full || part.empty())
-      return out;
-    after = part.back().first;
-  }
-}
-
-std::map<std::string, reading> standing(const std::vector<store>& stores) {
-  std::map<std::string, reading> out;
-  for (auto& s : stores)
-    for (auto& [id, r] : standing(s))
-      if (auto [at, fresh] = out.try_emplace(id, r); !fresh && at->second.when_us < r.when_us)
-        at->second = r;
   return out;
 }
 

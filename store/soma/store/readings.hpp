@@ -2,8 +2,8 @@
 
 /// @file
 /// Machine readings: what a worker writes about itself into a store on its
-/// own clock (`soma-node --store S --reporting SECONDS`), and standing(),
-/// each machine's latest.
+/// own clock (`soma-node --store S --reporting SECONDS`), kept and read back.
+/// Each machine's latest is its standing (soma/store/standing.hpp).
 ///
 /// Readings go to the store and not down a connection: a client only reads
 /// its socket while a job is in flight, so an idle worker's connection is
@@ -41,44 +41,6 @@ inline constexpr std::int64_t forgotten_after_us = 24LL * 3600 * 1000 * 1000;
 
 /// Writes `r` durably and applies the retention rules. Throws store_error.
 void put_reading(store& s, const reading& r);
-
-/// Each machine's latest reading, keyed by its id. One scan of the latest
-/// readings (one entry per machine). Throws store_error for damaged bytes.
-[[nodiscard]] std::map<std::string, reading> standing(const store& s);
-
-/// The standing of several stores merged: a fleet whose machines report into
-/// more than one store, each serving a share of its hosts (docs/scale.md).
-/// A machine in more than one keeps its newest reading. Costs what standing
-/// costs in each.
-[[nodiscard]] std::map<std::string, reading> standing(const std::vector<store>& stores);
-
-/// How quiet each machine of a standing is: seconds from its latest reading
-/// to the newest reading of any machine. Writer against writer, never
-/// against the reader's clock: two machines' clocks drift, and comparing a
-/// writer with another cancels it; a fleet where every writer stopped shows
-/// nothing quiet.
-class quietness {
-public:
-  explicit quietness(const std::map<std::string, reading>& standing);
-
-  /// Seconds `r` is behind the newest reading.
-  [[nodiscard]] double of(const reading& r) const noexcept {
-    return static_cast<double>(newest_ - r.when_us) / 1e6;
-  }
-
-  /// The quiet_s of machine `id` of `standing` (the one this was made of);
-  /// none when it has no reading there.
-  [[nodiscard]] std::optional<double> of(const std::map<std::string, reading>& standing,
-                                         const std::string& id) const {
-    auto at = standing.find(id);
-    if (at == standing.end())
-      return std::nullopt;
-    return of(at->second);
-  }
-
-private:
-  std::int64_t newest_ = 0;
-};
 
 /// Every reading kept of machine `id`, oldest first. One scan of its readings.
 [[nodiscard]] std::vector<reading> readings(const store& s, const std::string& id);
