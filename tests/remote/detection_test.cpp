@@ -152,16 +152,9 @@ BOOST_AUTO_TEST_CASE(a_healthy_idle_connection_never_times_out) {
   std::filesystem::remove(log);
 }
 
-BOOST_AUTO_TEST_CASE(a_worker_whose_link_goes_down_or_whose_packets_are_dropped_ends_the_forward_in_bound) {
+BOOST_AUTO_TEST_CASE(a_worker_whose_link_goes_down_or_whose_packets_are_dropped_ends_the_forward_in_bound,
+                     *boost::unit_test::precondition(netns_available{.nft = true})) {
   network_namespace net;
-  if (!net.made) {
-    BOOST_TEST_MESSAGE("SKIPPED: network namespaces are unavailable here (needs root and ip netns)");
-    return;
-  }
-  if (in_namespace(net, "nft list tables") != 0) {
-    BOOST_TEST_MESSAGE("SKIPPED: nft is not installed (scripts/setup installs nftables)");
-    return;
-  }
   certificates certs;
   tls_system client{certs.as("client")};
   std::vector<std::string> command{"ip", "netns", "exec", net.ns, node_program, "--listen",
