@@ -178,6 +178,24 @@ void answer_waiters(recorder_actor* self) {
   }
 }
 
+// A write failed: a flush waiting for it or for the next one hears so now.
+// What it waited for was not all written, and the next try (on the next
+// tick, carrying what the writer kept) reconnects to a served store, which
+// a server that stopped answering fails only after the silence allowed:
+// waiting for it too would double the bound a flush is held to (docs/fleet.md,
+// "When the server stops answering"). A close keeps trying (close_attempts).
+void fail_flushes(recorder_actor* self) {
+  auto& st = self->state;
+  std::vector<waiter> still;
+  for (auto& w : st.waiting) {
+    if (w.closing)
+      still.push_back(std::move(w));
+    else
+      w.promise.deliver(make_error(error_code::store_failed, "", *st.error));
+  }
+  st.waiting = std::move(still);
+}
+
 void start_write(recorder_actor* self);
 
 void schedule_tick(recorder_actor* self) {
@@ -240,6 +258,8 @@ void start_write(recorder_actor* self) {
             it->second->forward.number = n;
         st.error = std::move(written.error);
         st.done = number;
+        if (st.error)
+          fail_flushes(self);
         answer_waiters(self);
         if (st.error)
           schedule_tick(self); // the writer kept the rest: ask it again

@@ -15,6 +15,7 @@
 #include "network.hpp"
 #include "remote_fixture.hpp"
 #include "soma/remote/address.hpp"
+#include "soma/remote/child.hpp"
 
 using namespace soma_test;
 using clock_type = std::chrono::steady_clock;
@@ -56,6 +57,41 @@ struct in_flight {
 long long ms_between(clock_type::time_point from, clock_type::time_point to) {
   return std::chrono::duration_cast<milliseconds>(to - from).count();
 }
+
+/// Whether every thread of `pid` is stopped. SIGSTOP is queued to the
+/// process, and the one thread the kernel wakes for it stops the others
+/// when it runs: until then (on a busy machine, tens of milliseconds) the
+/// others go on, the one that accepts connections among them.
+bool every_thread_stopped(pid_t pid) {
+  std::error_code ignored;
+  int threads = 0;
+  for (auto& task : std::filesystem::directory_iterator{"/proc/" + std::to_string(pid) + "/task", ignored}) {
+    ++threads;
+    if (!soma::detail::stopped(std::stoi(task.path().filename().string())))
+      return false;
+  }
+  return threads > 0;
+}
+
+/// A worker started by hand and stopped (SIGSTOP), every thread of it,
+/// before anyone connects: the kernel completes a TCP connect to it, but it
+/// sends nothing, not even BASP's handshake, until resumed. Resumed when it
+/// goes, whatever the test did.
+struct stopped_worker {
+  node_process process{{node_program, "--nodes", test_nodes}};
+  std::string address = "127.0.0.1:" + std::to_string(process.port);
+
+  stopped_worker() {
+    BOOST_REQUIRE(kill(process.pid, SIGSTOP) == 0);
+    BOOST_REQUIRE_MESSAGE(eventually([this] { return every_thread_stopped(process.pid); }),
+                          "the worker's threads were not all stopped 10 s after SIGSTOP");
+  }
+  ~stopped_worker() { kill(process.pid, SIGCONT); }
+  stopped_worker(const stopped_worker&) = delete;
+  stopped_worker& operator=(const stopped_worker&) = delete;
+
+  void resume() const { BOOST_REQUIRE(kill(process.pid, SIGCONT) == 0); }
+};
 
 
 } // namespace
@@ -132,6 +168,46 @@ BOOST_AUTO_TEST_CASE(a_forward_deadline_ends_a_trip_in_time_and_the_worker_stays
   BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
 }
 
+// CAF's first heartbeat after a connect used to close it when the worker's
+// handshake had not come yet (actors/soma/remote/handshake_clock.cpp): a
+// worker just started on a busy machine was, at random, not reached.
+BOOST_AUTO_TEST_CASE(a_worker_slower_to_answer_a_connect_than_a_heartbeat_is_still_reached) {
+  soma::system_config tight;
+  tight.detect_within(milliseconds(2000)); // a beat every 333 ms
+  caf::actor_system here{tight};
+  stopped_worker w;
+  auto connecting = std::async(std::launch::async, [&] { return soma::worker::connect(here, w.address); });
+  // Three beats without a handshake, well within the silence allowed.
+  std::this_thread::sleep_for(milliseconds(1000));
+  w.resume();
+  try {
+    auto w1 = connecting.get();
+    auto broker = soma::broker::embedded({{"w1", w1}});
+    auto g = soma::graph::somatize(here, Inc{}.named("a").at("w1"));
+    BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  } catch (const soma::worker_error& e) {
+    BOOST_FAIL("a worker that answered within the silence allowed was not reached: " << e.what());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_connect_nobody_answers_ends_after_the_silence_allowed_not_at_the_first_beat) {
+  soma::system_config tight;
+  tight.detect_within(milliseconds(1200)); // a beat every 200 ms
+  caf::actor_system here{tight};
+  stopped_worker w;
+  auto began = clock_type::now();
+  try {
+    (void)soma::worker::connect(here, w.address);
+    BOOST_FAIL("a stopped worker was reached");
+  } catch (const soma::worker_error& e) {
+    auto took = ms_between(began, clock_type::now());
+    std::string what = e.what();
+    BOOST_TEST(what.find("connection_timeout") != std::string::npos, what);
+    BOOST_TEST(took >= 1200 - 100, "given up on after " << took << " ms, before the silence allowed");
+    BOOST_TEST(took <= soma::detection_bound(here.config()).count() + 1000, took << " ms");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_healthy_idle_connection_never_times_out) {
   // A tight bound on both ends, then five times that long with nothing to do.
   soma::system_config tight;
@@ -152,16 +228,9 @@ BOOST_AUTO_TEST_CASE(a_healthy_idle_connection_never_times_out) {
   std::filesystem::remove(log);
 }
 
-BOOST_AUTO_TEST_CASE(a_worker_whose_link_goes_down_or_whose_packets_are_dropped_ends_the_forward_in_bound) {
+BOOST_AUTO_TEST_CASE(a_worker_whose_link_goes_down_or_whose_packets_are_dropped_ends_the_forward_in_bound,
+                     *boost::unit_test::precondition(netns_available{.nft = true})) {
   network_namespace net;
-  if (!net.made) {
-    BOOST_TEST_MESSAGE("SKIPPED: network namespaces are unavailable here (needs root and ip netns)");
-    return;
-  }
-  if (in_namespace(net, "nft list tables") != 0) {
-    BOOST_TEST_MESSAGE("SKIPPED: nft is not installed (scripts/setup installs nftables)");
-    return;
-  }
   certificates certs;
   tls_system client{certs.as("client")};
   std::vector<std::string> command{"ip", "netns", "exec", net.ns, node_program, "--listen",

@@ -2,7 +2,10 @@
 
 // What the tests that leave loopback share: a private CA and certificates
 // it signed, and a network namespace joined to this one by a veth pair
-// (root only; skipped elsewhere with a message).
+// (root only). A case that needs the namespace says so with
+// `*boost::unit_test::precondition(netns_available{})`: where none can be
+// made it is skipped with the reason, and run alone it exits 77, which CTest
+// reports as Not Run (../skipping.hpp).
 
 #include <unistd.h>
 
@@ -70,35 +73,69 @@ struct certificates {
     return {file(who + ".pem"), file(who + ".key"), file(ca + ".pem")};
   }
 
+  /// The worker's TLS options: it serves only clients that CA signed.
   std::vector<std::string> worker_args() const {
     return {"--tls-cert", file("worker.pem"), "--tls-key", file("worker.key"), "--tls-ca",
             file("ca.pem")};
   }
 };
 
-// The worker serves only clients that CA signed.
-// A network namespace joined to this one by a veth pair: this side is
-// SUBNET.1, the namespace SUBNET.2. Torn down when it goes.
+/// A precondition (`*boost::unit_test::precondition(netns_available{})`):
+/// whether this process may make a network namespace, found by making one
+/// and deleting it. With `nft`, also whether nft works inside it.
+/// SOMA_TEST_NO_NETNS=1 in the environment makes it say no, so that the
+/// skip itself can be tested here (tests/remote/CMakeLists.txt).
+struct netns_available {
+  bool nft = false;
+
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    auto no = [](const std::string& why) {
+      boost::test_tools::assertion_result r{false};
+      r.message() << why;
+      return r;
+    };
+    if (const char* v = std::getenv("SOMA_TEST_NO_NETNS"); v && *v && std::string{v} != "0")
+      return no("network namespaces are unavailable here (SOMA_TEST_NO_NETNS is set)");
+    if (getuid() != 0)
+      return no("network namespaces are unavailable here (needs root and ip netns)");
+    auto probe = "soma-p" + std::to_string(getpid() % 100000);
+    if (sh("ip netns add " + probe) != 0)
+      return no("network namespaces are unavailable here (`ip netns add` failed)");
+    bool nft_works = !nft || sh("ip netns exec " + probe + " nft list tables") == 0;
+    sh("ip netns del " + probe);
+    if (!nft_works)
+      return no("nft does not work here (scripts/setup installs nftables)");
+    return true;
+  }
+};
+
+/// A network namespace joined to this one by a veth pair: this side is
+/// SUBNET.1, the namespace SUBNET.2. Torn down when it goes. A case that
+/// makes one carries the precondition netns_available, so failing to make
+/// it here is a failure, not a skip.
 struct network_namespace {
   std::string tag = std::to_string(getpid() % 100000);
   std::string ns = "soma-t" + tag;
   std::string subnet = "10.77." + std::to_string(getpid() % 250) + ".";
-  bool made = false;
 
   network_namespace() {
-    if (getuid() != 0 || sh("ip netns add " + ns) != 0)
-      return;
-    made = sh("ip link add vs" + tag + " type veth peer name vn" + tag) == 0
-           && sh("ip link set vn" + tag + " netns " + ns) == 0
-           && sh("ip addr add " + subnet + "1/24 dev vs" + tag) == 0
-           && sh("ip link set vs" + tag + " up") == 0
-           && sh("ip netns exec " + ns + " ip addr add " + subnet + "2/24 dev vn" + tag) == 0
-           && sh("ip netns exec " + ns + " ip link set vn" + tag + " up") == 0
-           && sh("ip netns exec " + ns + " ip link set lo up") == 0;
+    bool made = sh("ip netns add " + ns) == 0
+                && sh("ip link add vs" + tag + " type veth peer name vn" + tag) == 0
+                && sh("ip link set vn" + tag + " netns " + ns) == 0
+                && sh("ip addr add " + subnet + "1/24 dev vs" + tag) == 0
+                && sh("ip link set vs" + tag + " up") == 0
+                && sh("ip netns exec " + ns + " ip addr add " + subnet + "2/24 dev vn" + tag) == 0
+                && sh("ip netns exec " + ns + " ip link set vn" + tag + " up") == 0
+                && sh("ip netns exec " + ns + " ip link set lo up") == 0;
+    if (!made)
+      tear_down(); // the destructor does not run when the constructor throws
     BOOST_REQUIRE_MESSAGE(made, "could not wire the network namespace " << ns);
   }
 
-  ~network_namespace() {
+  ~network_namespace() { tear_down(); }
+
+private:
+  void tear_down() const {
     sh("ip link del vs" + tag);
     sh("ip netns del " + ns);
   }

@@ -103,12 +103,9 @@ BOOST_AUTO_TEST_CASE(certificates_made_by_soma_certs_carry_a_forward_and_a_forei
   fs::remove_all(other, e);
 }
 
-BOOST_AUTO_TEST_CASE(a_worker_in_another_network_namespace_is_reached_over_mutual_tls) {
+BOOST_AUTO_TEST_CASE(a_worker_in_another_network_namespace_is_reached_over_mutual_tls,
+                     *boost::unit_test::precondition(netns_available{})) {
   network_namespace net;
-  if (!net.made) {
-    BOOST_TEST_MESSAGE("SKIPPED: network namespaces are unavailable here (needs root and ip netns)");
-    return;
-  }
   auto& ns = net.ns;
   auto& subnet = net.subnet;
   certificates certs;
@@ -133,12 +130,9 @@ BOOST_AUTO_TEST_CASE(a_worker_in_another_network_namespace_is_reached_over_mutua
   BOOST_TEST(std::string{s.facts[1]["id"].text()}.find("-" + std::to_string(w1.pid())) != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(a_recorder_a_worker_and_a_cached_node_write_through_soma_to_a_store_served_in_another_namespace) {
+BOOST_AUTO_TEST_CASE(a_recorder_a_worker_and_a_cached_node_write_through_soma_to_a_store_served_in_another_namespace,
+                     *boost::unit_test::precondition(netns_available{})) {
   network_namespace net;
-  if (!net.made) {
-    BOOST_TEST_MESSAGE("SKIPPED: network namespaces are unavailable here (needs root and ip netns)");
-    return;
-  }
   certificates certs;
   auto args = certs.worker_args();
   scratch dir;
@@ -216,12 +210,9 @@ BOOST_AUTO_TEST_CASE(a_recorder_a_worker_and_a_cached_node_write_through_soma_to
   BOOST_TEST(soma::cache_entries(through).size() == 1u);
 }
 
-BOOST_AUTO_TEST_CASE(eight_claimants_in_another_namespace_claim_500_trials_through_soma_each_once) {
+BOOST_AUTO_TEST_CASE(eight_claimants_in_another_namespace_claim_500_trials_through_soma_each_once,
+                     *boost::unit_test::precondition(netns_available{})) {
   network_namespace net;
-  if (!net.made) {
-    BOOST_TEST_MESSAGE("SKIPPED: network namespaces are unavailable here (needs root and ip netns)");
-    return;
-  }
   certificates certs;
   auto args = certs.worker_args();
   scratch dir;
