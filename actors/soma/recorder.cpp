@@ -191,7 +191,7 @@ void fail_flushes(recorder_actor* self) {
     if (w.closing)
       still.push_back(std::move(w));
     else
-      w.promise.deliver(make_error(error_code::store_failed, "", *st.error));
+      w.promise.deliver(st.error);
   }
   st.waiting = std::move(still);
 }
