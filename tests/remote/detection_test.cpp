@@ -177,8 +177,10 @@ BOOST_AUTO_TEST_CASE(a_worker_slower_to_answer_a_connect_than_a_heartbeat_is_sti
   caf::actor_system here{tight};
   stopped_worker w;
   auto connecting = std::async(std::launch::async, [&] { return soma::worker::connect(here, w.address); });
-  // Three beats without a handshake, well within the silence allowed.
-  std::this_thread::sleep_for(milliseconds(1000));
+  // Three beats without a handshake, well within the silence allowed: the
+  // connect must still be waiting after them (it used to fail at the first).
+  BOOST_REQUIRE_MESSAGE(connecting.wait_for(milliseconds(1000)) == std::future_status::timeout,
+                        "the connect ended before the worker could answer: at a heartbeat");
   w.resume();
   try {
     auto w1 = connecting.get();

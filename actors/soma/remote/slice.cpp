@@ -18,7 +18,7 @@ namespace soma::detail {
 namespace {
 
 std::string worker_name(const slice_state& st, const std::shared_ptr<worker_link>& link) {
-  return "worker " + st.host + (link ? " (" + link->where().str() + ")" : "");
+  return "worker " + st.plan->host + (link ? " (" + link->where().str() + ")" : "");
 }
 
 // Ends `fw` with `broke` at `node`, stamped with the host.
@@ -28,7 +28,7 @@ void end_broken(slice_actor* self, forward_state& fw, const std::string& node,
     return;
   try {
     auto x = broke_fact(node, error, fw.since_began_us(clock::now()));
-    x.fields.emplace_back("host", state_of(self).host);
+    x.fields.emplace_back("host", state_of(self).plan->host);
     fw.emit(std::move(x), self->context());
   } catch (...) {
     // Out of memory while saying it: the forward is ours to end all the same.
@@ -52,8 +52,8 @@ fact left_fact(const std::string& host, std::int64_t began_us, std::int64_t took
 
 // Who a cached slice's outputs belong to: its one node, at its version.
 cache_identity identity(const slice_state& st) {
-  auto& m = st.members.front();
-  return {m.type, m.name, *st.cached, m.state};
+  auto& m = st.plan->members.front();
+  return {m.type, m.name, *st.plan->cached, m.state};
 }
 
 void send_trip(slice_actor* self, std::uint64_t id);
@@ -63,8 +63,8 @@ void send_trip(slice_actor* self, std::uint64_t id);
 // node actor does: its `ran` carries "cache": "no store".
 void say_facts(slice_actor* self, forward_state& fw, std::vector<fact>& facts, bool no_store) {
   for (auto& x : facts) {
-    x.fields.emplace_back("host", state_of(self).host);
-    if (no_store && x.name == "ran" && state_of(self).cached && x["node"].text() == state_of(self).members.front().name)
+    x.fields.emplace_back("host", state_of(self).plan->host);
+    if (no_store && x.name == "ran" && state_of(self).plan->cached && x["node"].text() == state_of(self).plan->members.front().name)
       x.fields.emplace_back("cache", "no store");
     fw.emit(std::move(x), self->context());
   }
@@ -82,12 +82,12 @@ void carry_on(slice_actor* self, forward_ptr fw, std::string output, const std::
     try {
       st.exit(bytes, std::move(fw), self, nullptr);
     } catch (const std::exception& e) {
-      end_broken(self, *keep, st.members.back().name,
+      end_broken(self, *keep, st.plan->members.back().name,
                  "its output from " + worker_name(st, link) + " did not decode: " + e.what());
     }
   };
   auto* kept = fw->kept();
-  if (!st.cached || key.empty() || !kept) {
+  if (!st.plan->cached || key.empty() || !kept) {
     exit(std::move(fw), output);
     return;
   }
@@ -99,7 +99,7 @@ void carry_on(slice_actor* self, forward_ptr fw, std::string output, const std::
   auto go_on = [self, held, exit, keeping](bool kept_it) {
     auto& fw = held->first;
     if (kept_it)
-      node_kept(*fw, state_of(self).members.front().name, keeping, clock::now(), held->second.size(),
+      node_kept(*fw, state_of(self).plan->members.front().name, keeping, clock::now(), held->second.size(),
                 self);
     exit(std::move(fw), held->second);
   };
@@ -125,17 +125,17 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
     link->heard();
   auto worker = [&st, link] { return worker_name(st, link); };
   auto took = micros(clock::now() - t.sent);
-  auto first = st.members.front().name;
+  auto first = st.plan->members.front().name;
   try {
     auto r = wire::decode_slice_answer(header);
-    if (r.refused == wire::refusal::needs_code && t.ships < st.members.size()) {
+    if (r.refused == wire::refusal::needs_code && t.ships < st.plan->members.size()) {
       // mode::network: ship the library it lacks, then send the slice again.
       // What it said meanwhile (its reading) is said now; the trip's `left`
       // will cover the shipping too.
       say_facts(self, fw, r.facts, false);
       std::string definition = r.missing.empty() ? "" : r.missing.front();
       const wire::slice_node* m = nullptr;
-      for (auto& x : st.members)
+      for (auto& x : st.plan->members)
         if (x.definition == definition)
           m = &x;
       if (!m)
@@ -154,14 +154,14 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
                 auto& ctx = e.context();
                 auto text = ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
                                                               : self->system().render(e);
-                end_broken(self, *t.forward, st.members.front().name,
+                end_broken(self, *t.forward, st.plan->members.front().name,
                            worker_name(st, t.link) + " did not take the node library " + lib + ": "
                              + text);
               });
       return;
     }
     say_facts(self, fw, r.facts, t.no_store);
-    fw.emit(left_fact(st.host, t.began_us, took), self->context());
+    fw.emit(left_fact(st.plan->host, t.began_us, took), self->context());
     auto trip_done = std::move(t);
     st.trips.erase(i);
     switch (r.refused) {
@@ -203,7 +203,7 @@ void lost(slice_actor* self, const caf::actor_addr& session, const std::string& 
     auto said = t.link ? t.link->loss() : why;
     if (t.link)
       t.link->lost(session, said);
-    end_broken(self, *t.forward, st.members.front().name,
+    end_broken(self, *t.forward, st.plan->members.front().name,
                worker_name(st, t.link) + " was lost mid-forward: " + said);
   }
 }
@@ -243,7 +243,7 @@ bool recalled(slice_actor* self, forward_ptr& fw, const std::string& hit, clock:
   auto& st = state_of(self);
   forward_ptr keep = fw;
   std::function<void()> decoded = [&] {
-    node_recalled(*keep, st.members.front().name, began, clock::now(), hit.size(), self);
+    node_recalled(*keep, st.plan->members.front().name, began, clock::now(), hit.size(), self);
   };
   try {
     st.exit(hit, std::move(fw), self, &decoded);
@@ -287,10 +287,8 @@ std::shared_ptr<const slice_plan> plan_slice(const std::vector<node_declaration>
 
 void slice_setup(slice_actor* self, std::shared_ptr<const slice_plan> plan, slice_exit exit) {
   auto& st = state_of(self);
-  st.host = plan->host;
-  st.members = plan->members;
-  st.header = wire::encode_slice(st.members);
-  st.cached = plan->cached;
+  st.plan = std::move(plan);
+  st.header = wire::encode_slice(st.plan->members);
   st.exit = std::move(exit);
   self->set_down_handler([self](caf::down_msg& dm) {
     state_of(self).watched.erase(dm.source);
@@ -298,16 +296,16 @@ void slice_setup(slice_actor* self, std::shared_ptr<const slice_plan> plan, slic
   });
 }
 
-const std::string& slice_first_node(slice_actor* self) { return state_of(self).members.front().name; }
+const std::string& slice_first_node(slice_actor* self) { return state_of(self).plan->members.front().name; }
 
 void slice_broke(slice_actor* self, forward_state& fw, const std::string& error) {
-  end_broken(self, fw, state_of(self).members.front().name, error);
+  end_broken(self, fw, state_of(self).plan->members.front().name, error);
 }
 
 void slice_send(slice_actor* self, forward_ptr fw, std::string input) {
   auto& st = state_of(self);
   auto* kept = fw->kept();
-  if (!st.cached || !kept) {
+  if (!st.plan->cached || !kept) {
     trip_for(self, std::move(fw), std::move(input), {});
     return;
   }
@@ -359,31 +357,31 @@ namespace {
 // cached slice's key for keeping the output.
 void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string key) {
   auto& st = state_of(self);
-  auto& first = st.members.front().name;
+  auto& first = st.plan->members.front().name;
   // The one route there is (forward_state.hpp): a broker's.
   auto* b = static_cast<broker_state*>(fw->routed_by());
   if (!b) {
     end_broken(self, *fw, first,
-               "node " + first + " runs at " + st.host
+               "node " + first + " runs at " + st.plan->host
                  + ", but the forward was given no broker: forward(x, {.broker = b}) with "
-                   "soma::broker::embedded({{\"" + st.host + "\", worker}})");
+                   "soma::broker::embedded({{\"" + st.plan->host + "\", worker}})");
     return;
   }
-  auto link = b->find(st.host);
+  auto link = b->find(st.plan->host);
   if (!link) {
     std::string known;
     for (auto& h : b->hosts())
       known += (known.empty() ? "" : ", ") + h;
     end_broken(self, *fw, first,
-               "node " + first + " runs at " + st.host + ", but the forward's broker has no worker "
-                 "called " + st.host + " (it knows: " + (known.empty() ? "none" : known) + ")");
+               "node " + first + " runs at " + st.plan->host + ", but the forward's broker has no worker "
+                 "called " + st.plan->host + " (it knows: " + (known.empty() ? "none" : known) + ")");
     return;
   }
   std::string why;
   auto session = link->session(why);
   if (!session) {
     end_broken(self, *fw, first,
-               "worker " + st.host + " (" + link->where().str() + ") cannot be used: " + why);
+               "worker " + st.plan->host + " (" + link->where().str() + ") cannot be used: " + why);
     return;
   }
   if (st.watched.insert(session.address()).second)
@@ -394,7 +392,7 @@ void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string 
   t.began_us = fw->since_began_us(t.sent);
   t.input = std::move(input);
   t.key = std::move(key);
-  if (st.cached && !fw->kept() && !st.said_no_store) {
+  if (st.plan->cached && !fw->kept() && !st.said_no_store) {
     t.no_store = true;
     st.said_no_store = true;
   }

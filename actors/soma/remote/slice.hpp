@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -31,10 +32,8 @@ struct slice_plan {
 };
 
 struct slice_state {
-  std::string host;
-  std::vector<wire::slice_node> members;
+  std::shared_ptr<const slice_plan> plan; ///< where it runs and what, shared with its graph's making
   std::string header;                ///< the members encoded: sent with every trip
-  std::optional<std::string> cached; ///< as slice_plan::cached
   caf::actor cache_writer;           ///< keeps its outputs, from its first miss
   bool said_no_store = false;        ///< told once that a forward gave it no store
   slice_exit exit;
