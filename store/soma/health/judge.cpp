@@ -49,7 +49,8 @@ judgement judge(const store& s, const rulebook& book, const judge_options& o) {
       t.at = *o.at_us / 1'000'000; // records keep whole seconds
     e.runs = tails(s, t);
     for (auto& r : e.runs)
-      e.now_us = std::max(e.now_us, r.records.back().when_us);
+      if (!r.records.empty())
+        e.now_us = std::max(e.now_us, r.records.back().when_us);
   }
   std::size_t trial_count = 0;
   if (need.trials)

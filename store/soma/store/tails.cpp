@@ -117,6 +117,9 @@ detail::tails_part detail::local_answers::tails(const tail_options& o,
       for (std::size_t i = 0; i < o.last && at_record; ++i) {
         std::uint64_t n = 0;
         parse(view, n);
+        if (view != run && i == 0)
+          env.damaged("run '" + run + "' ends on a record of another run ('" + std::string{view}
+                      + "'): its keys are out of order");
         if (view != run)
           break;
         if (!tail.records.empty() && n + 1 != tail.records.back().forward)
