@@ -10,6 +10,7 @@
 #include "soma/error.hpp"
 #include "soma/fact.hpp"
 #include "soma/remote/openssl_error_queue.hpp"
+#include "soma/remote/wire_limits.hpp"
 #include "soma/watching.hpp"
 
 namespace soma {
@@ -24,8 +25,10 @@ system_config::system_config() {
   load<caf::io::middleman>();
   set("middleman.workers", size_t{0});
   detect_within(default_detection);
-  // For this actor system only: a program's own CAF systems and threads
-  // beside it are left as OpenSSL makes them.
+  // Both for this actor system only: a program's own CAF systems and
+  // threads beside it are left as CAF and OpenSSL make them.
+  detail::declare_wire_limits(custom_options_);
+  set("soma.wire-limits", true);
   detail::clear_openssl_errors_on_threads(*this);
   add_error_category(error_category, [](std::uint8_t code, caf::atom_value, const caf::message& ctx) {
     return describe(caf::error{code, error_category, ctx});
