@@ -1,6 +1,7 @@
 #include "soma/system_config.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 #include <caf/io/middleman.hpp>
@@ -8,6 +9,9 @@
 
 #include "soma/error.hpp"
 #include "soma/fact.hpp"
+#include "soma/remote/handshake_clock.hpp"
+#include "soma/remote/openssl_error_queue.hpp"
+#include "soma/remote/wire_limits.hpp"
 #include "soma/watching.hpp"
 
 namespace soma {
@@ -22,6 +26,13 @@ system_config::system_config() {
   load<caf::io::middleman>();
   set("middleman.workers", size_t{0});
   detect_within(default_detection);
+  // All three for this actor system only: a program's own CAF systems and
+  // threads beside it are left as CAF and OpenSSL make them.
+  detail::declare_wire_limits(custom_options_);
+  set("soma.wire-limits", true);
+  detail::declare_handshake_clock(custom_options_);
+  set("soma.handshake-clock", true);
+  detail::clear_openssl_errors_on_threads(*this);
   add_error_category(error_category, [](std::uint8_t code, caf::atom_value, const caf::message& ctx) {
     return describe(caf::error{code, error_category, ctx});
   });
@@ -48,6 +59,12 @@ std::chrono::milliseconds detection_bound(const caf::actor_system_config& cfg) {
 }
 
 system_config& system_config::use_tls(const soma::tls& files) {
+  if (!detail::openssl_calls_reach_soma())
+    std::fprintf(stderr, "soma: warning: this program links libssl before libsoma_actors, so "
+                         "CAF's TLS sessions call OpenSSL without soma's fix, and one client's "
+                         "refused handshake can close other TLS connections; let soma::soma bring "
+                         "OpenSSL instead of naming OpenSSL::SSL (docs/architecture.md, \"What "
+                         "linking soma changes in your process\")\n");
   load<caf::openssl::manager>();
   openssl_certificate = files.cert;
   openssl_key = files.key;

@@ -38,6 +38,13 @@ namespace soma {
 ///   (detection_bound()). A healthy idle connection keeps beating and never
 ///   times out. Both ends must beat: a peer made from a plain CAF config
 ///   with `middleman.heartbeat-interval` 0 is cut off after `silence`.
+/// - soma's limits on what a peer may send before and after it is
+///   authenticated (`soma.wire-limits`, docs/remote.md "Limits on what a
+///   peer may send"), and on this system's threads the OpenSSL error queue
+///   cleared before CAF's TLS calls (CAF 0.17 omits it). Both reach only
+///   actor systems made from a soma::system_config: a plain
+///   caf::actor_system_config beside it keeps CAF's behaviour
+///   (docs/architecture.md, "What linking soma changes in your process").
 /// Everything stays overridable as with any CAF config: `set()`, a config
 /// file, or the command line (`--scheduler.max-threads=8`) through `parse()`.
 class system_config : public caf::actor_system_config {

@@ -166,7 +166,7 @@ BOOST_AUTO_TEST_CASE(a_fault_inside_a_guarded_read_is_an_answer_and_outside_stil
   auto* map = static_cast<const volatile char*>(::mmap(nullptr, 2 * page, PROT_READ, MAP_SHARED, fd, 0));
   ::close(fd);
   BOOST_TEST_REQUIRE(map != MAP_FAILED);
-  soma::detail::install_fault_guard(); // after the test framework's own handler
+  soma::detail::fault_guard guard; // after the test framework's own handler
   char seen = 0;
   auto first = [&] { seen = map[0]; };
   auto past = [&] { seen = map[page]; };
@@ -179,7 +179,7 @@ BOOST_AUTO_TEST_CASE(a_fault_inside_a_guarded_read_is_an_answer_and_outside_stil
   if (child == 0) {
     // Only soma's handler, over the default: the fault must kill.
     std::signal(SIGBUS, SIG_DFL);
-    soma::detail::install_fault_guard();
+    soma::detail::fault_guard only_soma;
     (void) soma::detail::guarded(first);
     seen = map[page];
     ::_exit(0);

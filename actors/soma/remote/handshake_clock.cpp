@@ -32,11 +32,18 @@
 // that call through its PLT, as its disassembly shows; were a build of CAF
 // to bind it directly, this would no longer be reached, and the two connect
 // cases of tests/remote/detection_test.cpp would fail as they do without it.)
+//
+// Only for actor systems whose config sets `soma.handshake-clock`
+// (soma::system_config does): a program's own actor systems beside soma
+// keep CAF's behaviour, epoch and all (docs/architecture.md, "What linking
+// soma changes in your process"; tests/coexist/caf_test.cpp).
 
 #include <dlfcn.h>
 
 #include <caf/io/abstract_broker.hpp>
 #include <caf/io/basp_broker.hpp>
+
+#include "soma/remote/handshake_clock.hpp"
 
 namespace {
 
@@ -64,9 +71,21 @@ void abstract_broker::configure_read(connection_handle hdl, receive_policy::conf
   auto* basp = dynamic_cast<basp_broker*>(this);
   if (basp == nullptr)
     return;
+  // (BASP reconfigures its read for every header and payload: the setting is
+  // looked up only for an entry never stamped, once a connection.)
   auto i = basp->ctx.find(hdl);
-  if (i != basp->ctx.end() && i->second.last_seen == actor_clock::time_point{})
+  if (i != basp->ctx.end() && i->second.last_seen == actor_clock::time_point{}
+      && caf::get_or(basp->system().config(), "soma.handshake-clock", false))
     i->second.last_seen = basp->clock().now();
 }
 
 } // namespace caf::io
+
+namespace soma::detail {
+
+void declare_handshake_clock(caf::config_option_set& options) {
+  caf::config_option_adder{options, "soma"}.add<bool>(
+    "handshake-clock", "give a connect the silence allowed for its handshake (soma::system_config: on)");
+}
+
+} // namespace soma::detail

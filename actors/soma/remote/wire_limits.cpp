@@ -19,6 +19,14 @@
 // - any message at all is at most `soma.max-message-bytes` (1 GiB).
 // A header past a limit closes the connection before anything is
 // allocated for its payload.
+//
+// The definition is the process's (symbol interposition is decided when the
+// process links), so it checks only for the actor systems soma configured:
+// those whose config says `soma.wire-limits` (soma::system_config sets
+// it). For any other actor system, a program's own CAF remote
+// actors beside soma, it calls CAF's own at once and changes nothing
+// (tests/coexist/caf_test.cpp). Each actor system's unauthenticated peers
+// are counted apart.
 
 #include <dlfcn.h>
 #include <sys/socket.h>
@@ -31,9 +39,11 @@
 #include <utility>
 
 #include <caf/actor_system_config.hpp>
+#include <caf/config_option_adder.hpp>
 #include <caf/io/basp/instance.hpp>
 #include <caf/io/system_messages.hpp>
 
+#include "soma/remote/wire_limits.hpp"
 #include "soma/system_config.hpp"
 
 namespace {
@@ -54,7 +64,8 @@ handle_fn cafs_own() {
 }
 
 // Connections that sent a header but have not completed the handshake, by
-// (BASP instance, connection id): when their first header came.
+// BASP instance (one per actor system) and connection id: when their first
+// header came.
 // CAF's connection id is the socket's descriptor, which the kernel hands out
 // again once a connection closes: an entry also names the peer, so a new
 // connection on a reused descriptor starts its own clock.
@@ -65,7 +76,7 @@ struct first_header {
 
 struct unauthenticated {
   std::mutex lock;
-  std::map<std::pair<const void*, std::int64_t>, first_header> since;
+  std::map<const void*, std::map<std::int64_t, first_header>> since;
 };
 
 // The peer's address of connection `id` (a socket descriptor), as bytes.
@@ -92,31 +103,42 @@ bool may_go_on(const instance* self, std::int64_t id, std::chrono::milliseconds 
   auto& p = pending();
   auto now = steady::now();
   std::lock_guard guard{p.lock};
-  for (auto i = p.since.begin(); i != p.since.end();)
-    i = now - i->second.at > within + 2 * silence ? p.since.erase(i) : std::next(i);
-  auto key = std::make_pair(static_cast<const void*>(self), id);
+  for (auto s = p.since.begin(); s != p.since.end();) {
+    auto& entries = s->second;
+    for (auto i = entries.begin(); i != entries.end();)
+      i = now - i->second.at > within + 2 * silence ? entries.erase(i) : std::next(i);
+    s = entries.empty() ? p.since.erase(s) : std::next(s);
+  }
+  auto& mine = p.since[self];
   auto peer = peer_of(id);
-  auto i = p.since.find(key);
-  if (i != p.since.end() && i->second.peer != peer) {
-    p.since.erase(i); // a closed connection's descriptor, reused
-    i = p.since.end();
+  auto i = mine.find(id);
+  if (i != mine.end() && i->second.peer != peer) {
+    mine.erase(i); // a closed connection's descriptor, reused
+    i = mine.end();
   }
-  if (i == p.since.end()) {
-    if (p.since.size() >= at_most)
-      return false;
-    p.since.emplace(key, first_header{now, std::move(peer)});
-    return true;
+  bool go_on = true;
+  if (i == mine.end()) {
+    go_on = mine.size() < at_most;
+    if (go_on)
+      mine.emplace(id, first_header{now, std::move(peer)});
+  } else if (now - i->second.at > within) {
+    mine.erase(i); // refused: the connection closes
+    go_on = false;
   }
-  if (now - i->second.at <= within)
-    return true;
-  p.since.erase(i); // refused: the connection closes
-  return false;
+  if (mine.empty())
+    p.since.erase(self);
+  return go_on;
 }
 
 void authenticated(const instance* self, std::int64_t id) {
   auto& p = pending();
   std::lock_guard guard{p.lock};
-  p.since.erase(std::make_pair(static_cast<const void*>(self), id));
+  auto mine = p.since.find(self);
+  if (mine == p.since.end())
+    return;
+  mine->second.erase(id);
+  if (mine->second.empty())
+    p.since.erase(mine);
 }
 
 } // namespace
@@ -129,6 +151,8 @@ connection_state instance::handle(execution_unit* ctx, new_data_msg& dm, header&
   if (!own)
     return malformed_basp_message; // cannot happen while libcaf_io is loaded
   auto& cfg = config();
+  if (!caf::get_or(cfg, "soma.wire-limits", false))
+    return own(this, ctx, dm, hdr, is_payload); // not an actor system soma configured
   bool trusted = tbl().lookup_direct(dm.handle) != none;
   if (!is_payload && !trusted) {
     auto within = soma::silence_allowed(cfg);
@@ -154,3 +178,20 @@ connection_state instance::handle(execution_unit* ctx, new_data_msg& dm, header&
 }
 
 } // namespace caf::io::basp
+
+namespace soma::detail {
+
+void declare_wire_limits(caf::config_option_set& options) {
+  caf::config_option_adder{options, "soma"}
+    .add<bool>("wire-limits", "limit what peers may send (soma::system_config: on)")
+    .add<std::size_t>("max-handshake-bytes",
+                      "a message before the peer completed BASP's handshake (64 KiB)")
+    .add<caf::timespan>("handshake-within",
+                        "from a peer's first header to its completed handshake (the "
+                        "connection timeout)")
+    .add<std::size_t>("max-unauthenticated",
+                      "peers that sent a header but have not completed the handshake (256)")
+    .add<std::size_t>("max-message-bytes", "any message (1 GiB)");
+}
+
+} // namespace soma::detail

@@ -150,7 +150,6 @@ std::string errno_text(int e) {
 
 environment::environment(std::string path, const store_options& options)
   : path_(std::move(path)), read_only_(options.read_only) {
-  install_fault_guard();
   namespace fs = std::filesystem;
   auto data = path_ + "/data.mdb";
   auto lock = path_ + "/lock.mdb";

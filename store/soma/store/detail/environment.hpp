@@ -16,6 +16,7 @@
 
 #include <lmdb.h>
 
+#include "soma/store/detail/guard.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma::detail {
@@ -113,6 +114,9 @@ private:
   // process open databases at a time.
   void open_databases();
 
+  // First made, last gone: soma's fault handler is in place while the
+  // process has a store open (guard.hpp).
+  fault_guard faults_;
   std::string path_;
   bool read_only_;
   bool unlocked_ = false;

@@ -6,20 +6,35 @@
 /// point past its end (SIGBUS) or out of the map (SIGSEGV), inside
 /// mdb_cursor_get. Every LMDB read soma makes, and every pass over a
 /// value's bytes, runs through guarded(): a fault there ends the call with
-/// `false` instead of the process. A fault anywhere else is left to the
-/// handler that was there before (or the default: the process dies, as it
-/// should for a bug).
+/// `false` instead of the process. A fault anywhere else goes to the
+/// handler that was there before, as the kernel would have called it (its
+/// mask, SA_NODEFER, SA_RESETHAND), or to the default: the process dies, as
+/// it should for a bug.
+///
+/// The handler is there only while the process has a store open: each open
+/// store holds a fault_guard (docs/architecture.md, "What linking soma
+/// changes in your process").
 
 namespace soma::detail {
 
-/// Puts soma's SIGBUS/SIGSEGV handler in place, unless it is: a handler
-/// installed since (by the program) keeps getting the faults that are not
-/// soma's. Opening a store calls it; guarded() calls it once.
-void install_fault_guard() noexcept;
+/// While one lives, soma's SIGBUS/SIGSEGV handler is in place. Making one
+/// installs it unless it is the handler now (a handler the program
+/// installed since then keeps getting the faults that are not soma's); when
+/// the last one goes, the handler it replaced is put back, unless the
+/// program installed another since. Any thread may make or drop one.
+class fault_guard {
+public:
+  fault_guard() noexcept;
+  ~fault_guard();
 
-/// Runs `fn(arg)`; false when it faulted (SIGBUS or SIGSEGV). `fn` must be
-/// plain code (LMDB calls, hashing): nothing with a destructor may live in
-/// it, since a fault leaves it without unwinding.
+  fault_guard(const fault_guard&) = delete;
+  fault_guard& operator=(const fault_guard&) = delete;
+};
+
+/// Runs `fn(arg)`; false when it faulted (SIGBUS or SIGSEGV) while a
+/// fault_guard lives. `fn` must be plain code (LMDB calls, hashing): nothing
+/// with a destructor may live in it, since a fault leaves it without
+/// unwinding.
 [[nodiscard]] bool guarded(void (*fn)(void*), void* arg) noexcept;
 
 /// guarded() for a lambda that captures by reference.
