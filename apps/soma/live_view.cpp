@@ -6,9 +6,9 @@
 #include <ctime>
 #include <utility>
 
-#include "health.hpp"
 #include "table.hpp"
 
+#include "soma/health/judge.hpp"
 #include "soma/store/keys.hpp"
 
 namespace soma::cli {
@@ -90,6 +90,18 @@ std::string rate_text(double r) {
   char buf[32];
   std::snprintf(buf, sizeof buf, r >= 100 ? "%.0f" : "%.3g", r);
   return buf;
+}
+
+// The firing opinions of the shipped rules about `run`: what `soma health
+// RUN` says of it, the run's forwards, nodes, hosts and trial, never a
+// machine that did not touch it.
+std::vector<health::opinion> firing_about(const store& s, const std::string& run) {
+  auto j = health::judge(s, health::rulebook::shipped(), {.run = run});
+  std::vector<health::opinion> out;
+  for (auto& op : j.opinions)
+    if (op.state == health::status::firing)
+      out.push_back(op);
+  return out;
 }
 
 // The node facts of a forward (what node_tally counts), the rest dropped.
