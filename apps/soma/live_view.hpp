@@ -79,6 +79,14 @@ private:
     std::optional<double> value;
   };
   void reset();
+  // Reads what is new since the last frame: the forwards from the latest
+  // read on, again those still open, and their values and node facts.
+  // Returns how many forwards the run has, or nullopt while it is not
+  // recorded.
+  std::optional<std::uint64_t> read_new(const store& s);
+  void count_into(view& v) const;                 // the counts, values and last value
+  void time_into(view& v, std::int64_t now);      // the rate, elapsed time and quiet
+  [[nodiscard]] std::vector<node_row> slowest() const; // the 5 slowest nodes
   void take(const store& s, const record& r, std::uint64_t total);
   std::optional<double> value_of(const store& s, const record& r);
   void settle(std::uint64_t n, outcome state, std::optional<double> value);
