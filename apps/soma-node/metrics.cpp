@@ -1,9 +1,11 @@
 #include "metrics.hpp"
 
 #include <chrono>
+#include <cstdio>
 
 #include <httplib.h>
 
+#include "soma/worker/worker_state.hpp"
 #include "soma/version.hpp"
 #include "soma/web/metrics.hpp"
 
@@ -99,6 +101,26 @@ metrics_endpoint::~metrics_endpoint() {
   stop();
   if (thread_.joinable())
     thread_.join();
+}
+
+bool open_metrics(const options& opt, serve::worker_state& worker,
+                  std::optional<metrics_endpoint>& endpoint) {
+  try {
+    endpoint.emplace(worker.counts, worker.sampler().id(),
+                     soma::web::http_options{.listen = opt.metrics,
+                                             .tls_cert = opt.tls_cert,
+                                             .tls_key = opt.tls_key,
+                                             .threads = 4,
+                                             .live_cap = 1, // none is used: below threads
+                                             .queued = 64,
+                                             .who = "soma-node --metrics"});
+  } catch (const soma::web::http_error& e) {
+    // What is left is not usage (checked before): the port, or the
+    // certificate, which CAF's listening would fail on too.
+    std::fprintf(stderr, "soma-node: --metrics: %s\n", e.what());
+    return false;
+  }
+  return true;
 }
 
 } // namespace soma::node_cli

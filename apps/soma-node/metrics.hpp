@@ -4,11 +4,17 @@
 /// `soma-node --metrics HOST:PORT`: the worker's counters over HTTP, in
 /// Prometheus' text format (docs/remote.md, "Metrics").
 
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "options.hpp"
 #include "soma/worker/counters.hpp"
 #include "soma/web/http.hpp"
+
+namespace soma::serve {
+class worker_state;
+} // namespace soma::serve
 
 namespace soma::node_cli {
 
@@ -44,5 +50,12 @@ private:
   web::http_server server_;
   std::thread thread_;
 };
+
+/// Binds --metrics for `worker` into `endpoint`, before the actor system is
+/// made, so that a port taken costs no teardown; served once the worker
+/// listens. Returns false once stderr said why it cannot be bound
+/// (exit_cannot): the port, or the certificate.
+[[nodiscard]] bool open_metrics(const options& opt, serve::worker_state& worker,
+                                std::optional<metrics_endpoint>& endpoint);
 
 } // namespace soma::node_cli

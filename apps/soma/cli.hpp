@@ -3,6 +3,23 @@
 /// @file
 /// The `soma` command line: its subcommands and options, in CLI11, turned
 /// into an invocation. Nothing here reads the store.
+///
+/// How the command is put together: one file per subcommand, in commands/.
+/// `commands/NAME.cpp` holds both halves of `soma NAME`: add_NAME(), which
+/// adds the subcommand, its options and its help to the command line and
+/// returns what reads and checks them once it parsed (a `finish`,
+/// subcommand.hpp), and the function that carries it out (show_NAME for a
+/// reader; a verb for what writes: delete_runs, clear_cache, ...), both
+/// declared in `commands/NAME.hpp`. A command of commands is one file
+/// (`cache ls|clear`, the figures of `plot`). parse() below only makes
+/// `soma` itself, adds the subcommands in the order `soma --help` lists
+/// them, parses, checks what every command shares (--store, --json and
+/// --csv) and lets the subcommand given finish; commands.cpp opens the store
+/// and calls the one asked for. What several subcommands share lives in
+/// files named after it: subcommand.hpp (the options all take, --first and
+/// --last, the help hint), output.hpp (--json and --csv), table.hpp,
+/// count.hpp, opened_store.hpp, stop_signals.hpp, several_stores.hpp
+/// (--store A,B), and live_view.hpp for `soma live`'s view.
 
 #include <iosfwd>
 #include <optional>

@@ -1,8 +1,10 @@
 #pragma once
 
 /// @file
-/// Carrying out a `soma` invocation: open the store read-only, ask the one
-/// reader the subcommand names, print its rows as a table or as JSON.
+/// Carrying out a `soma` invocation: open the store read-only and hand it to
+/// the subcommand's file (commands/), which asks its reader and prints the
+/// rows as a table, JSON or CSV; the commands that write or copy open the
+/// store themselves.
 
 #include <iosfwd>
 

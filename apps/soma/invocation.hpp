@@ -1,8 +1,9 @@
 #pragma once
 
 /// @file
-/// What one `soma` command line asks for, as plain values: cli.cpp fills it
-/// from argv, commands.cpp carries it out, so the reading never sees CLI11.
+/// What one `soma` command line asks for, as plain values: cli.cpp and the
+/// subcommands' add_NAME() (commands/) fill it from argv, commands.cpp and
+/// their show_NAME() carry it out, so the reading never sees CLI11.
 
 #include <cstddef>
 #include <cstdint>

@@ -6,9 +6,9 @@
 #include <ctime>
 #include <utility>
 
-#include "health.hpp"
 #include "table.hpp"
 
+#include "soma/health/judge.hpp"
 #include "soma/store/keys.hpp"
 
 namespace soma::cli {
@@ -90,6 +90,18 @@ std::string rate_text(double r) {
   char buf[32];
   std::snprintf(buf, sizeof buf, r >= 100 ? "%.0f" : "%.3g", r);
   return buf;
+}
+
+// The firing opinions of the shipped rules about `run`: what `soma health
+// RUN` says of it, the run's forwards, nodes, hosts and trial, never a
+// machine that did not touch it.
+std::vector<health::opinion> firing_about(const store& s, const std::string& run) {
+  auto j = health::judge(s, health::rulebook::shipped(), {.run = run});
+  std::vector<health::opinion> out;
+  for (auto& op : j.opinions)
+    if (op.state == health::status::firing)
+      out.push_back(op);
+  return out;
 }
 
 // The node facts of a forward (what node_tally counts), the rest dropped.
@@ -209,10 +221,7 @@ void run_follower::read_nodes(const store& s, std::uint64_t total) {
     node_facts_.emplace_back(n, node_facts(facts_of(s, n)));
 }
 
-view run_follower::read(const store& s, std::int64_t now) {
-  view v;
-  v.run = run_;
-  v.fact = fact_;
+std::optional<std::uint64_t> run_follower::read_new(const store& s) {
   fetched_.clear();
   forward_page page;
   try {
@@ -224,7 +233,7 @@ view run_follower::read(const store& s, std::int64_t now) {
     }
   } catch (const no_run_error&) {
     reset();
-    return v; // not recorded yet: the view waits for it (damage is an error)
+    return std::nullopt; // not recorded yet: the view waits for it (damage is an error)
   }
   if (!summarised_)
     summarised_ = curve_costs(s, run_, fact_) == curve_cost::scan;
@@ -247,14 +256,10 @@ view run_follower::read(const store& s, std::int64_t now) {
   if (!*summarised_)
     read_values(s);
   read_nodes(s, next_);
+  return total;
+}
 
-  v.found = true;
-  // Where the run stands (one read of its metadata): a run its recorder
-  // closed, or whose writer is gone, says so instead of going quiet.
-  auto row = run_summary(s, run_);
-  v.status = row.status;
-  v.how = row.how;
-  v.forwards = std::max(total, next_);
+void run_follower::count_into(view& v) const {
   v.ok = ok_;
   v.broke = broke_;
   v.values = values_;
@@ -272,7 +277,9 @@ view run_follower::read(const store& s, std::int64_t now) {
   if (last)
     v.last = last->second;
   v.valued = *summarised_ ? v.forwards : std::min(valued_, v.forwards);
+}
 
+void run_follower::time_into(view& v, std::int64_t now) {
   // The rate over the last whole seconds: a forward that began in second k
   // began in [k, k+1), so these counts are exact whatever the frame's time.
   auto anchor = std::max(now, last_when_); // a recorder's clock ahead of ours
@@ -300,15 +307,37 @@ view run_follower::read(const store& s, std::int64_t now) {
     if (quiet >= threshold)
       v.quiet_s = quiet;
   }
+}
 
+std::vector<node_row> run_follower::slowest() const {
   detail::node_tally tally;
   for (auto& [n, told] : node_facts_)
     tally.add(told);
-  v.slowest = tally.rows();
-  std::stable_sort(v.slowest.begin(), v.slowest.end(),
+  auto rows = tally.rows();
+  std::stable_sort(rows.begin(), rows.end(),
                    [](const node_row& a, const node_row& b) { return a.mean_us > b.mean_us; });
-  if (v.slowest.size() > 5)
-    v.slowest.resize(5);
+  if (rows.size() > 5)
+    rows.resize(5);
+  return rows;
+}
+
+view run_follower::read(const store& s, std::int64_t now) {
+  view v;
+  v.run = run_;
+  v.fact = fact_;
+  auto total = read_new(s);
+  if (!total)
+    return v;
+  v.found = true;
+  // Where the run stands (one read of its metadata): a run its recorder
+  // closed, or whose writer is gone, says so instead of going quiet.
+  auto row = run_summary(s, run_);
+  v.status = row.status;
+  v.how = row.how;
+  v.forwards = std::max(*total, next_);
+  count_into(v);
+  time_into(v, now);
+  v.slowest = slowest();
   return v;
 }
 
@@ -328,107 +357,119 @@ std::vector<std::string> opinion_lines(const store& s, const std::string& run) {
   return out;
 }
 
-std::vector<std::string> render(const view& v, std::size_t width, std::size_t height) {
-  // Each part of the view, in the order shown, with how much it matters
-  // (0 most) and how few of its lines it can do with before it goes.
-  struct part {
-    int rank;
-    std::vector<std::string> lines;
-    std::size_t fewest = 1;
-    std::vector<std::string> smaller = {}; // what it shrinks to, when not a line less
-  };
-  std::vector<part> parts;
-  char buf[256];
-  parts.push_back({0, {"soma live: run " + v.run + "   (q quits)"}});
-  if (!v.found) {
-    parts.push_back({0, {"waiting for run '" + v.run + "' to be recorded..."}});
-  } else {
-    parts.push_back({0, {spaced({count("forwards", v.forwards), count("ok", v.ok),
-                                 count("broke", v.broke), count("open", v.open)}, width)}});
-    std::vector<std::string> timing{"rate " + rate_text(v.rate) + "/s (last "
-                                    + std::to_string(rate_seconds) + " s)"};
-    if (v.elapsed_s)
-      timing.push_back("elapsed " + seconds(*v.elapsed_s));
-    parts.push_back({1, {spaced(timing, width)}});
-    if (v.status == run_status::finished || v.status == run_status::died) {
-      parts.push_back({1, {fitting({std::string{to_string(v.status)} + ": " + v.how,
-                                    std::string{to_string(v.status)}}, width)}});
-    } else if (v.quiet_s) {
-      auto quiet = "no forward for " + seconds(*v.quiet_s);
-      auto at = clock_time(v.last_when, v.now);
-      parts.push_back({1, {fitting({quiet + " (the last at " + at + ")", quiet + " (last " + at + ")",
-                                    quiet}, width)}});
-    }
-    // Opinions in a line of their own, said to be opinions: the counts above
-    // are the record, this is the health rules' judgement of it.
-    std::string judged = "opinions (health rules, firing): ";
-    if (v.opinions.empty())
-      judged += "none";
-    for (std::size_t i = 0; i < v.opinions.size(); ++i)
-      judged += (i ? "; " : "") + v.opinions[i];
-    parts.push_back({4, {judged}});
-    if (!v.last) {
-      parts.push_back({2, {v.fact + ": not told yet"}});
-    } else {
-      auto [lo, hi] = v.values.range().value_or(std::pair{*v.last, *v.last});
-      std::string read_so_far;
-      if (v.valued < v.forwards)
-        read_so_far = "; read " + std::to_string(v.valued) + " of " + std::to_string(v.forwards)
-                      + " so far";
-      std::vector<std::string> told;
-      std::snprintf(buf, sizeof buf, "%s   last %.6g   (told by %llu forwards: %.4g to %.4g",
-                    v.fact.c_str(), *v.last, static_cast<unsigned long long>(v.told), lo, hi);
-      told.push_back(buf + read_so_far + ")");
-      std::snprintf(buf, sizeof buf, "%s  last %.6g  (%llu told: %.4g to %.4g", v.fact.c_str(),
-                    *v.last, static_cast<unsigned long long>(v.told), lo, hi);
-      told.push_back(buf + read_so_far + ")");
-      std::snprintf(buf, sizeof buf, "%s last %.6g (%.4g to %.4g)", v.fact.c_str(), *v.last, lo, hi);
-      told.push_back(buf);
-      parts.push_back({2, {fitting(told, width)}});
-      // Two values a character: the whole run, each column its mean.
-      auto room = 2 * (width > 2 ? width - 2 : width);
-      auto cols = v.values.fitted(room, v.forwards);
-      if (!cols.empty() && 2 * cols.size() <= room) { // a short run: each forward as wide as fits
-        std::vector<value_columns::column> wide;
-        for (auto& c : cols)
-          wide.insert(wide.end(), room / cols.size(), c);
-        cols = std::move(wide);
-      }
-      parts.push_back({3, braille(cols, lo, hi, 2), 1, braille(cols, lo, hi, 1)});
-    }
-    parts.push_back({9, {""}});
-    // The nodes' table: its name column takes what the numbers leave.
-    bool narrow = width < 2 + 8 + 27;
-    auto name_width = static_cast<int>(std::max<std::size_t>(8, width - (narrow ? 12 : 29)));
-    auto row = [&](const std::string& name, const std::string& mean, const std::string& ran,
-                   const std::string& failed) {
-      // The mean right-aligned in 9 columns by hand: printf pads bytes, and
-      // a duration's "µ" is two of them.
-      auto columns = text_columns(mean);
-      auto padded = std::string(columns < 9 ? 9 - columns : 0, ' ') + mean;
-      if (narrow)
-        std::snprintf(buf, sizeof buf, "  %-*.*s %s", name_width, name_width, name.c_str(),
-                      padded.c_str());
-      else
-        std::snprintf(buf, sizeof buf, "  %-*.*s %s %7s %7s", name_width, name_width,
-                      name.c_str(), padded.c_str(), ran.c_str(), failed.c_str());
-      return std::string{buf};
-    };
-    part nodes{5, {}, 2};
-    std::string title = "slowest nodes (last " + std::to_string(node_forwards) + " forwards)";
-    auto head = row("", "mean", "ran", "failed");
-    // The title over the name column, where it fits there.
-    head = title.size() <= static_cast<std::size_t>(name_width) + 2
-             ? title + head.substr(title.size())
-             : title;
-    nodes.lines.push_back(head);
-    for (auto& n : v.slowest)
-      nodes.lines.push_back(row(n.node, cli::duration(n.mean_us), std::to_string(n.ran),
-                                std::to_string(n.failed)));
-    if (!v.slowest.empty())
-      parts.push_back(std::move(nodes));
+namespace {
+
+// Each part of the view, in the order shown, with how much it matters
+// (0 most) and how few of its lines it can do with before it goes.
+struct part {
+  int rank;
+  std::vector<std::string> lines;
+  std::size_t fewest = 1;
+  std::vector<std::string> smaller = {}; // what it shrinks to, when not a line less
+};
+
+// Where the run stands: its counts, its rate and time, and a line when it
+// ended or went quiet.
+void add_standing(const view& v, std::size_t width, std::vector<part>& parts) {
+  parts.push_back({0, {spaced({count("forwards", v.forwards), count("ok", v.ok),
+                               count("broke", v.broke), count("open", v.open)}, width)}});
+  std::vector<std::string> timing{"rate " + rate_text(v.rate) + "/s (last "
+                                  + std::to_string(rate_seconds) + " s)"};
+  if (v.elapsed_s)
+    timing.push_back("elapsed " + seconds(*v.elapsed_s));
+  parts.push_back({1, {spaced(timing, width)}});
+  if (v.status == run_status::finished || v.status == run_status::died) {
+    parts.push_back({1, {fitting({std::string{to_string(v.status)} + ": " + v.how,
+                                  std::string{to_string(v.status)}}, width)}});
+  } else if (v.quiet_s) {
+    auto quiet = "no forward for " + seconds(*v.quiet_s);
+    auto at = clock_time(v.last_when, v.now);
+    parts.push_back({1, {fitting({quiet + " (the last at " + at + ")", quiet + " (last " + at + ")",
+                                  quiet}, width)}});
   }
-  // Too tall: the least important part gives up a line, or goes.
+}
+
+// Opinions in a line of their own, said to be opinions: the counts above
+// are the record, this is the health rules' judgement of it.
+part opinions_of(const view& v) {
+  std::string judged = "opinions (health rules, firing): ";
+  if (v.opinions.empty())
+    judged += "none";
+  for (std::size_t i = 0; i < v.opinions.size(); ++i)
+    judged += (i ? "; " : "") + v.opinions[i];
+  return {4, {judged}};
+}
+
+// The fact: its last value and range, and the whole run as a sparkline.
+void add_values(const view& v, std::size_t width, std::vector<part>& parts) {
+  if (!v.last) {
+    parts.push_back({2, {v.fact + ": not told yet"}});
+    return;
+  }
+  char buf[256];
+  auto [lo, hi] = v.values.range().value_or(std::pair{*v.last, *v.last});
+  std::string read_so_far;
+  if (v.valued < v.forwards)
+    read_so_far = "; read " + std::to_string(v.valued) + " of " + std::to_string(v.forwards)
+                  + " so far";
+  std::vector<std::string> told;
+  std::snprintf(buf, sizeof buf, "%s   last %.6g   (told by %llu forwards: %.4g to %.4g",
+                v.fact.c_str(), *v.last, static_cast<unsigned long long>(v.told), lo, hi);
+  told.push_back(buf + read_so_far + ")");
+  std::snprintf(buf, sizeof buf, "%s  last %.6g  (%llu told: %.4g to %.4g", v.fact.c_str(),
+                *v.last, static_cast<unsigned long long>(v.told), lo, hi);
+  told.push_back(buf + read_so_far + ")");
+  std::snprintf(buf, sizeof buf, "%s last %.6g (%.4g to %.4g)", v.fact.c_str(), *v.last, lo, hi);
+  told.push_back(buf);
+  parts.push_back({2, {fitting(told, width)}});
+  // Two values a character: the whole run, each column its mean.
+  auto room = 2 * (width > 2 ? width - 2 : width);
+  auto cols = v.values.fitted(room, v.forwards);
+  if (!cols.empty() && 2 * cols.size() <= room) { // a short run: each forward as wide as fits
+    std::vector<value_columns::column> wide;
+    for (auto& c : cols)
+      wide.insert(wide.end(), room / cols.size(), c);
+    cols = std::move(wide);
+  }
+  parts.push_back({3, braille(cols, lo, hi, 2), 1, braille(cols, lo, hi, 1)});
+}
+
+// The nodes' table: its name column takes what the numbers leave.
+part slowest_nodes(const view& v, std::size_t width) {
+  char buf[256];
+  bool narrow = width < 2 + 8 + 27;
+  auto others = std::size_t{narrow ? 12u : 29u}; // the columns beside the name
+  auto name_width = static_cast<int>(std::max<std::size_t>(8, width > others ? width - others : 0));
+  auto row = [&](const std::string& name, const std::string& mean, const std::string& ran,
+                 const std::string& failed) {
+    // The mean right-aligned in 9 columns by hand: printf pads bytes, and
+    // a duration's "µ" is two of them.
+    auto columns = text_columns(mean);
+    auto padded = std::string(columns < 9 ? 9 - columns : 0, ' ') + mean;
+    if (narrow)
+      std::snprintf(buf, sizeof buf, "  %-*.*s %s", name_width, name_width, name.c_str(),
+                    padded.c_str());
+    else
+      std::snprintf(buf, sizeof buf, "  %-*.*s %s %7s %7s", name_width, name_width,
+                    name.c_str(), padded.c_str(), ran.c_str(), failed.c_str());
+    return std::string{buf};
+  };
+  part nodes{5, {}, 2};
+  std::string title = "slowest nodes (last " + std::to_string(node_forwards) + " forwards)";
+  auto head = row("", "mean", "ran", "failed");
+  // The title over the name column, where it fits there.
+  head = title.size() <= static_cast<std::size_t>(name_width) + 2
+           ? title + head.substr(title.size())
+           : title;
+  nodes.lines.push_back(head);
+  for (auto& n : v.slowest)
+    nodes.lines.push_back(row(n.node, cli::duration(n.mean_us), std::to_string(n.ran),
+                              std::to_string(n.failed)));
+  return nodes;
+}
+
+// Too tall: the least important part gives up a line, or goes.
+void shrink(std::vector<part>& parts, std::size_t height) {
   auto lines_in = [&] {
     std::size_t n = 0;
     for (auto& p : parts)
@@ -447,6 +488,24 @@ std::vector<std::string> render(const view& v, std::size_t width, std::size_t he
     else
       parts.erase(least);
   }
+}
+
+} // namespace
+
+std::vector<std::string> render(const view& v, std::size_t width, std::size_t height) {
+  std::vector<part> parts;
+  parts.push_back({0, {"soma live: run " + v.run + "   (q quits)"}});
+  if (!v.found) {
+    parts.push_back({0, {"waiting for run '" + v.run + "' to be recorded..."}});
+  } else {
+    add_standing(v, width, parts);
+    parts.push_back(opinions_of(v));
+    add_values(v, width, parts);
+    parts.push_back({9, {""}});
+    if (!v.slowest.empty())
+      parts.push_back(slowest_nodes(v, width));
+  }
+  shrink(parts, height);
   std::vector<std::string> lines;
   for (auto& p : parts)
     for (auto& l : p.lines) {

@@ -1,21 +1,20 @@
 #pragma once
 
 /// @file
-/// `soma live`: what a terminal view of a run shows (read from the store as
-/// another process records, only what is new on each frame), drawn as lines
-/// of text that fit the terminal, and the loop that redraws it in place.
+/// `soma live`'s view: what a terminal view of a run shows (read from the
+/// store as another process records, only what is new on each frame),
+/// drawn as lines of text that fit the terminal. commands/live.hpp is the
+/// loop that redraws it in place.
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <iosfwd>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "invocation.hpp"
 #include "value_columns.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/store.hpp"
@@ -80,6 +79,14 @@ private:
     std::optional<double> value;
   };
   void reset();
+  // Reads what is new since the last frame: the forwards from the latest
+  // read on, again those still open, and their values and node facts.
+  // Returns how many forwards the run has, or nullopt while it is not
+  // recorded.
+  std::optional<std::uint64_t> read_new(const store& s);
+  void count_into(view& v) const;                 // the counts, values and last value
+  void time_into(view& v, std::int64_t now);      // the rate, elapsed time and quiet
+  [[nodiscard]] std::vector<node_row> slowest() const; // the 5 slowest nodes
   void take(const store& s, const record& r, std::uint64_t total);
   std::optional<double> value_of(const store& s, const record& r);
   void settle(std::uint64_t n, outcome state, std::optional<double> value);
@@ -123,19 +130,5 @@ render(const view& v, std::size_t width,
 /// The columns `s` takes on a terminal: one a character (UTF-8 continuation
 /// bytes take none; every character render() writes is one column wide).
 [[nodiscard]] std::size_t text_columns(const std::string& s);
-
-/// `soma live`: redraws the view of inv.run every inv.interval_ms, and at
-/// once at a new size when the terminal is resized (SIGWINCH), until q or
-/// Ctrl-C (or prints one frame with --once), restoring the terminal as it
-/// found it. Reads only.
-void watch(const store& s, const invocation& inv, std::ostream& out);
-
-/// For `soma live` on a directory that holds no store yet: says so on `err`
-/// and waits, looking every inv.interval_ms, until a recorder has made one
-/// there (as `tensorboard --logdir` waits for its logs), never creating
-/// anything itself. Returns false when a signal (Ctrl-C, SIGTERM, SIGHUP)
-/// ended the wait first. Returns at once for a store that exists, a served
-/// one (soma://) and `--once`.
-[[nodiscard]] bool wait_for_store(const invocation& inv, std::ostream& err);
 
 } // namespace soma::cli

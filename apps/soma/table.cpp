@@ -134,4 +134,19 @@ std::string readable(std::string_view told) {
   return web::readable_number(x);
 }
 
+std::string decimal(double x, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+std::string list(const std::vector<std::string>& xs) {
+  if (xs.empty())
+    return "-";
+  std::string out;
+  for (auto& x : xs)
+    out += (out.empty() ? "" : ",") + x;
+  return out;
+}
+
 } // namespace soma::cli

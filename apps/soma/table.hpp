@@ -65,4 +65,11 @@ private:
 /// so a column of them can be right-aligned.
 [[nodiscard]] bool looks_numeric(std::string_view text) noexcept;
 
+/// `x` with `digits` digits after the point ("0.25", "12"): a load, a
+/// number of seconds or milliseconds.
+[[nodiscard]] std::string decimal(double x, int digits = 1);
+
+/// `xs` joined by commas ("w1,w2"), or "-" when there are none.
+[[nodiscard]] std::string list(const std::vector<std::string>& xs);
+
 } // namespace soma::cli

@@ -1,9 +1,11 @@
-#include "compare.hpp"
+#include "commands/compare.hpp"
 
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "soma/web/compare.hpp"
 #include "soma/web/csv.hpp"
@@ -44,6 +46,17 @@ std::string raw(const json& v) {
 }
 
 } // namespace
+
+finish add_compare(command_line& line) {
+  auto& inv = line.inv;
+  auto* compare = line.app.add_subcommand(
+    "compare", "two runs side by side, node by node: each node's mean and total time, ran, "
+               "recalled and failed in RUN_A and RUN_B, and the difference B - A");
+  compare->add_option("RUN_A", inv.run, "the run")->required();
+  compare->add_option("RUN_B", inv.other, "the run to compare it with")->required();
+  common_options(*compare, line);
+  return finish_as(compare, command::compare);
+}
 
 void show_compare(const store& s, const invocation& inv, std::ostream& out) {
   // The table and the CSV are made from the JSON, so the three say the same.

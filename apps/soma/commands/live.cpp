@@ -1,6 +1,4 @@
-// soma live's loop: the terminal in raw mode, a frame redrawn in place on
-// every interval and on a resize, at the terminal's size, q or Ctrl-C to
-// quit, and the terminal as it was after.
+#include "commands/live.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,6 +7,7 @@
 #include <ctime>
 #include <limits>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -19,8 +18,12 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
+#include "count.hpp"
 #include "live_view.hpp"
 #include "stop_signals.hpp"
+#include "usage_error.hpp"
 
 namespace soma::cli {
 
@@ -136,6 +139,39 @@ private:
 };
 
 } // namespace
+
+finish add_live(command_line& line) {
+  auto& inv = line.inv;
+  auto* live = line.app.add_subcommand(
+    "live", "a view of RUN in the terminal, redrawn as another process records; q quits");
+  live->add_option("RUN,--run", inv.run, "the run")->required();
+  live->add_option("--fact", inv.fact, "the series to show (default loss)")->option_text("NAME");
+  struct texts {
+    std::string interval, quiet_after;
+  };
+  auto given = std::make_shared<texts>();
+  auto* interval = live->add_option("--interval", given->interval,
+                                    "how often to read the store, in ms (default 200)")
+                     ->option_text("MS");
+  live->add_flag("--once", inv.once, "print one frame and exit");
+  auto* quiet_after = live->add_option("--quiet-after", given->quiet_after,
+                                       "say so once no forward came for S seconds, or 3 times the "
+                                       "recent mean gap when longer (default 5)")
+                        ->option_text("S");
+  common_options(*live, line);
+  return finish_as(live, command::live, [interval, quiet_after, given](invocation& inv) {
+    if (inv.json || inv.csv)
+      throw usage_error("`soma live` draws for a person, and " + script_flag(inv)
+                        + " has nothing to print there; "
+                        "for a script, read `soma --json forwards RUN` or `soma --json curve RUN "
+                        "NAME` as often as it needs");
+    if (interval->count() > 0)
+      inv.interval_ms = parse_count(given->interval, "MS of `soma live --interval MS`");
+    if (quiet_after->count() > 0)
+      inv.quiet_after_s = parse_count(given->quiet_after,
+                                      "S of `soma live --quiet-after S` (whole seconds)");
+  });
+}
 
 bool wait_for_store(const invocation& inv, std::ostream& err) {
   namespace fs = std::filesystem;

@@ -1,9 +1,12 @@
-#include "health.hpp"
+#include "commands/health.hpp"
 
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <memory>
 #include <ostream>
+
+#include <CLI/CLI.hpp>
 
 #include "soma/web/json.hpp"
 #include "soma/health/judge.hpp"
@@ -60,6 +63,38 @@ void list_rules(const health::rulebook& book, const invocation& inv, std::ostrea
 }
 
 } // namespace
+
+finish add_health(command_line& line) {
+  auto& inv = line.inv;
+  auto* health = line.app.add_subcommand(
+    "health", "opinions of the store at stated thresholds (rules with a `for`: pending, then "
+              "firing), computed on read and never written; exits 0 whatever it finds");
+  health->add_option("RUN", inv.run, "only opinions about this run");
+  auto* rules = health->add_option("--rules", inv.rules,
+                                   "a rules file overriding thresholds (docs/health.md)")
+                  ->option_text("FILE");
+  struct texts {
+    std::string at, fail_on;
+  };
+  auto given = std::make_shared<texts>();
+  auto* at = health->add_option("--at", given->at,
+                                "judge as of then: unix seconds, a UTC time such as "
+                                "2026-12-01T21:30:00Z, or -30s, -10m, -2h, -1d before now")
+               ->option_text("TIME");
+  health->add_option("--fail-on", given->fail_on, "exit 3 when an opinion is firing (for scripts)")
+    ->option_text("firing");
+  health->add_flag("--list", inv.list_rules, "list the rules, their settings and conditions");
+  common_options(*health, line);
+  return finish_as(health, command::health, [rules, at, given, &app = line.app](invocation& inv) {
+    inv.rules_given = rules->count() > 0;
+    if (at->count() > 0)
+      inv.at_us = parse_moment(given->at);
+    if (!given->fail_on.empty() && given->fail_on != "firing")
+      throw usage_error("`soma health --fail-on` takes firing (exit 3 when an opinion fires), not '"
+                        + given->fail_on + "'; " + help_hint(app));
+    inv.fail_on_firing = !given->fail_on.empty();
+  });
+}
 
 std::int64_t parse_moment(const std::string& text) {
   auto bad = [&]() -> usage_error {
@@ -166,17 +201,6 @@ int show_health(const store& s, const invocation& inv, std::ostream& out, std::o
       << (inv.at_us ? " (--at " + utc(*inv.at_us) + ")" : std::string{}) << ": "
       << j.opinions.size() << " held (" << (firing ? "some" : "none") << " firing)\n";
   return inv.fail_on_firing && firing ? exit_firing : exit_ok;
-}
-
-std::vector<health::opinion> firing_about(const store& s, const std::string& run) {
-  // What `soma health RUN` says of it: the run's forwards, nodes, hosts and
-  // trial, never a machine that did not touch it.
-  auto j = health::judge(s, health::rulebook::shipped(), {.run = run});
-  std::vector<health::opinion> out;
-  for (auto& op : j.opinions)
-    if (op.state == health::status::firing)
-      out.push_back(op);
-  return out;
 }
 
 } // namespace soma::cli

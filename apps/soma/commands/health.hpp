@@ -7,13 +7,14 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
-#include <vector>
 
-#include "invocation.hpp"
-#include "soma/health/opinion.hpp"
 #include "soma/store/store.hpp"
+#include "subcommand.hpp"
 
 namespace soma::cli {
+
+/// Adds `soma health` to the command line.
+[[nodiscard]] finish add_health(command_line& line);
 
 /// Prints the opinions (or, with --list, the rules and their settings).
 /// Returns exit_ok whatever it finds: an opinion is not an error; with
@@ -21,10 +22,6 @@ namespace soma::cli {
 /// rules file that cannot be used, store_error for the store.
 [[nodiscard]] int show_health(const store& s, const invocation& inv, std::ostream& out,
                               std::ostream& err);
-
-/// The firing opinions of the shipped rules about `run` (and the machines
-/// and trials of the store), for `soma live`'s line of opinions.
-[[nodiscard]] std::vector<health::opinion> firing_about(const store& s, const std::string& run);
 
 /// `--at TIME`: unix seconds (1764625000, 1764625000.5), a UTC time
 /// (2026-12-01T21:30:00Z, its Z optional, seconds optional), or a time

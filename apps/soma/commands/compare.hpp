@@ -8,10 +8,13 @@
 
 #include <iosfwd>
 
-#include "invocation.hpp"
 #include "soma/store/store.hpp"
+#include "subcommand.hpp"
 
 namespace soma::cli {
+
+/// Adds `soma compare` to the command line.
+[[nodiscard]] finish add_compare(command_line& line);
 
 /// Prints inv.run (A) and inv.other (B) compared on `out`. Throws
 /// store_error naming a run the store does not have (exit 2), and what

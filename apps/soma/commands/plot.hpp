@@ -9,10 +9,14 @@
 #include <string_view>
 #include <utility>
 
-#include "invocation.hpp"
 #include "soma/store/store.hpp"
+#include "subcommand.hpp"
 
 namespace soma::cli {
+
+/// Adds `soma plot` and its figures (progress, spent, machines, study,
+/// graph) to the command line.
+[[nodiscard]] finish add_plot(command_line& line);
 
 /// The most series (runs times facts) `soma plot progress` overlays on one
 /// figure: beyond it the colours repeat and the legend below it takes the

@@ -1,17 +1,20 @@
-#include "serve_command.hpp"
+#include "commands/serve.hpp"
 
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <fstream>
+#include <memory>
 #include <ostream>
+#include <string>
 #include <thread>
 
 #include <poll.h>
 #include <unistd.h>
 
-#include "soma/draw/trace.hpp"
+#include <CLI/CLI.hpp>
+
+#include "count.hpp"
 #include "soma/web/http.hpp"
 #include "soma/web/site.hpp"
 #include "stop_signals.hpp"
@@ -50,6 +53,39 @@ private:
 
 } // namespace
 
+finish add_serve(command_line& line) {
+  auto& inv = line.inv;
+  auto* serve = line.app.add_subcommand(
+    "serve", "a web page of the store's runs, the fleet, trials and opinions, live; its JSON "
+             "API, traces and Prometheus metrics (docs/web.md); prints its URL first");
+  serve->add_option("--listen", inv.listen,
+                    "HOST:PORT (default 127.0.0.1:8080); port 0 takes a free one; beyond "
+                    "loopback only with --tls-cert and --tls-key")
+    ->option_text("HOST:PORT");
+  serve->add_option("--tls-cert", inv.tls_cert,
+                    "the server's certificate (PEM), for HTTPS; a browser matches its "
+                    "subjectAltName (soma-certs issue DIR NAME --host HOST)")
+    ->option_text("FILE");
+  serve->add_option("--tls-key", inv.tls_key, "its private key (PEM)")->option_text("FILE");
+  auto live_cap_text = std::make_shared<std::string>();
+  auto* live_cap = serve->add_option("--live-cap", *live_cap_text,
+                                     "live pages streamed to at once (default 16, at most 64); "
+                                     "past it a page is refused with 503")
+                     ->option_text("N");
+  common_options(*serve, line);
+  return finish_as(serve, command::serve, [live_cap, live_cap_text](invocation& inv) {
+    if (inv.json || inv.csv)
+      throw usage_error("`soma serve` answers JSON at /api/ (docs/web.md); " + script_flag(inv)
+                        + " has nothing to print here");
+    if (live_cap->count() > 0) {
+      inv.live_cap = parse_count(*live_cap_text, "N of `soma serve --live-cap N`");
+      if (inv.live_cap < 1 || inv.live_cap > 64)
+        throw usage_error("--live-cap " + *live_cap_text + ": from 1 to 64 live pages (each holds a "
+                          "thread of the server while it is open)");
+    }
+  });
+}
+
 void serve(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
   web::http_options o;
   o.listen = inv.listen;
@@ -73,24 +109,6 @@ void serve(const store& s, const invocation& inv, std::ostream& out, std::ostrea
   site.stop();
   err << "soma serve: stopped" << (stop_signal() ? " (" + std::string{strsignal(stop_signal())} + ")" : "")
       << std::endl;
-}
-
-void trace(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
-  draw::trace_options o;
-  if (inv.forward_given)
-    o.forward = inv.forward;
-  o.last = inv.last;
-  if (inv.max_bytes)
-    o.max_bytes = static_cast<std::size_t>(*inv.max_bytes);
-  auto t = draw::trace_of(s, inv.run, o);
-  std::ofstream file{inv.output, std::ios::binary | std::ios::trunc};
-  if (!file || !file.write(t.json.data(), static_cast<std::streamsize>(t.json.size())) || !file.flush())
-    throw usage_error("cannot write '" + inv.output + "': " + std::strerror(errno));
-  out << "wrote " << t.forwards << (t.forwards == 1 ? " forward" : " forwards") << " of run '"
-      << inv.run << "' (" << t.events << " events, " << t.json.size() << " bytes) to " << inv.output
-      << "; open it in https://ui.perfetto.dev or chrome://tracing\n";
-  if (t.cut)
-    err << "soma: " << t.note << '\n';
 }
 
 } // namespace soma::cli

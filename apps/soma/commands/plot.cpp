@@ -1,13 +1,17 @@
-#include "plot.hpp"
+#include "commands/plot.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fcntl.h>
@@ -15,6 +19,9 @@
 #include <unistd.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
+#include "count.hpp"
 #include "soma/draw/graph.hpp"
 #include "soma/draw/machines.hpp"
 #include "soma/draw/progress.hpp"
@@ -24,6 +31,148 @@
 #include "usage_error.hpp"
 
 namespace soma::cli {
+
+namespace {
+
+// The figures of `soma plot`, and the texts their options are read into.
+struct figures {
+  CLI::App* progress;
+  CLI::App* spent;
+  CLI::App* machines;
+  CLI::App* study;
+  CLI::App* graph;
+  std::string window_text, last_text, size_text;
+  CLI::Option* window;
+  CLI::Option* last;
+  std::vector<CLI::Option*> sizes;
+
+  // The figure the command line named, if any.
+  [[nodiscard]] std::optional<command> named() const {
+    if (progress->parsed())
+      return command::plot_progress;
+    if (spent->parsed())
+      return command::plot_spent;
+    if (machines->parsed())
+      return command::plot_machines;
+    if (study->parsed())
+      return command::plot_study;
+    if (graph->parsed())
+      return command::plot_graph;
+    return std::nullopt;
+  }
+};
+
+// Each figure with the options of its own.
+void add_figures(CLI::App& plot, invocation& inv, figures& f) {
+  f.progress = plot.add_subcommand(
+    "progress", "NAME over RUN, raw and thin, with a bold centred rolling mean; several runs "
+                "or facts overlaid with a legend");
+  f.progress->add_option("RUN", inv.runs, "the run, or several to overlay")->required();
+  f.progress
+    ->add_option("--fact", inv.facts,
+                 "the series: a fact (its \"value\") or fact.field; again for another series")
+    ->option_text("NAME")
+    ->allow_extra_args(false);
+  f.progress->add_flag("--log-y", inv.log_y,
+                       "a log y axis (powers of ten); values of 0 or less are left out, "
+                       "and the figure says how many");
+  f.window = f.progress->add_option("--window", f.window_text,
+                                    "the rolling mean's window, an odd number of values")
+               ->option_text("N");
+  f.spent = plot.add_subcommand("spent", "time per node over RUN, added up");
+  f.last = f.spent->add_option("--last", f.last_text, "only the last N forwards")
+             ->option_text("N");
+  f.machines = plot.add_subcommand("machines", "per host, time working there against time waiting");
+  for (auto* sub : {f.spent, f.machines})
+    sub->add_option("RUN", inv.run, "the run")->required();
+  f.study = plot.add_subcommand(
+    "study", "the result of each trial of STUDY, and every trial's curve overlaid");
+  f.study->add_option("STUDY", inv.study, "the study")->required();
+  f.study->add_option("--fact", inv.fact, "the curve: a fact (its \"value\") or fact.field")
+    ->option_text("NAME");
+  f.study->add_option("--result", inv.result,
+                      "the result to draw per trial (default: its first number)")
+    ->option_text("NAME");
+  f.graph = plot.add_subcommand(
+    "graph", "run PROGRAM with $SOMA_DRAW_GRAPH set; it draws its graph's declaration");
+  f.graph->add_option("PROGRAM", inv.program,
+                      "a program that calls soma::draw::draw_if_asked(g.declaration()), "
+                      "and its arguments (after -- when they start with -)")
+    ->required();
+}
+
+// What every figure takes: the file, its size and title (but a graph's),
+// and the options of every command.
+void add_file_options(figures& f, command_line& line) {
+  auto& inv = line.inv;
+  for (auto* sub : {f.progress, f.spent, f.machines, f.study, f.graph}) {
+    sub->add_option("-o,--output", inv.output, "the file: .svg or .png")
+      ->option_text("FILE")
+      ->required();
+    if (sub != f.graph) {
+      f.sizes.push_back(sub->add_option("--size", f.size_text, "the figure's size in pixels, such as 1280x720")
+                          ->option_text("WxH"));
+      sub->add_option("--title", inv.title, "the figure's title instead of its own")
+        ->option_text("TEXT");
+    }
+    common_options(*sub, line);
+  }
+}
+
+// -o FILE must say its format by its extension.
+void check_output(const std::string& file, const CLI::App& app) {
+  auto dot = file.find_last_of('.');
+  std::string ext = dot == std::string::npos ? "" : file.substr(dot);
+  for (auto& c : ext)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext != ".svg" && ext != ".png")
+    throw usage_error("-o " + file + ": the file must end in .svg or .png, which says the format; "
+                      + help_hint(app));
+}
+
+// Reads and checks what the figure's options took into `inv`.
+void take(const figures& f, invocation& inv, const CLI::App& app) {
+  check_output(inv.output, app);
+  if (inv.json || inv.csv)
+    throw usage_error("`soma plot` draws a figure into -o FILE, and " + script_flag(inv)
+                      + " has nothing to print there; the numbers behind it are `soma --json curve RUN NAME`, "
+                      "`soma --json nodes RUN`, `soma --json fleet RUN` and `soma --json trials STUDY`");
+  if (f.window->count() > 0)
+    inv.window = parse_count(f.window_text, "N of `soma plot progress --window N`");
+  if (std::any_of(f.sizes.begin(), f.sizes.end(), [](auto* o) { return o->count() > 0; }))
+    std::tie(inv.width, inv.height) = parse_size(f.size_text);
+  if (f.progress->parsed()) {
+    if (inv.facts.empty())
+      inv.facts.push_back(inv.fact);
+    if (inv.runs.size() * inv.facts.size() > most_overlaid)
+      throw usage_error("`soma plot progress` overlays at most " + std::to_string(most_overlaid)
+                        + " series (runs times facts) on one figure, not "
+                        + std::to_string(inv.runs.size() * inv.facts.size())
+                        + "; draw them in several figures");
+    inv.run = inv.runs.front();
+    inv.fact = inv.facts.front();
+  }
+  if (f.last->count() > 0)
+    inv.last = parse_count(f.last_text, "N of `soma plot spent --last N`");
+}
+
+} // namespace
+
+finish add_plot(command_line& line) {
+  auto* plot = line.app.add_subcommand("plot", "draw a figure of RUN, or a graph's declaration, to a file");
+  plot->require_subcommand(1);
+  auto f = std::make_shared<figures>();
+  add_figures(*plot, line.inv, *f);
+  add_file_options(*f, line);
+  return [f, &app = line.app](invocation& inv) {
+    auto named = f->named();
+    if (!named)
+      return false;
+    inv.what = *named;
+    take(*f, inv, app);
+    return true;
+  };
+}
 
 std::pair<int, int> parse_size(std::string_view text) {
   auto bounds = std::to_string(draw::least_width) + "x" + std::to_string(draw::least_height)

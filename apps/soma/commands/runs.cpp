@@ -1,0 +1,95 @@
+#include "commands/runs.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "output.hpp"
+#include "soma/store/readers.hpp"
+#include "soma/store/run_query.hpp"
+#include "table.hpp"
+#include "usage_error.hpp"
+
+namespace soma::cli {
+
+namespace {
+
+// `soma runs`' filters and order.
+void runs_options(CLI::App& runs, invocation& inv) {
+  runs.add_option("PREFIX", inv.prefix, "only runs whose id starts with PREFIX");
+  runs.add_option("--status", inv.statuses,
+                  "only runs that stand so: running, finished, died or unknown (repeatable: any "
+                  "of them)")
+    ->option_text("S");
+  runs.add_option("--tag", inv.tags, "only runs with this tag (repeatable: all of them)")
+    ->option_text("WORD");
+  runs.add_option("--param", inv.params,
+                  "only runs with this parameter: NAME=VALUE, or NAME for any value (repeatable: "
+                  "all of them)")
+    ->option_text("NAME[=VALUE]");
+  runs.add_option("--sort", inv.sort,
+                  "order by: first (when it began; the default), last, run, status, forwards, "
+                  "broke, took, or a parameter's NAME")
+    ->option_text("KEY");
+  runs.add_flag("--reverse", inv.reverse, "in the other order");
+}
+
+// A run's params for a table: "lr=0.05,seed=1", or "-".
+std::string params_text(const values& params) {
+  return params.empty() ? "-" : params.text();
+}
+
+} // namespace
+
+finish add_runs(command_line& line) {
+  auto* runs = line.app.add_subcommand("runs", "every run in the store, summed up, in the order they began");
+  runs_options(*runs, line.inv);
+  auto window = std::make_shared<row_window>(*runs, "runs");
+  common_options(*runs, line);
+  return finish_as(runs, command::runs, window, [&app = line.app](invocation& inv) {
+    if (auto ok = check_query({inv.prefix, inv.statuses, inv.tags, inv.params}); !ok)
+      throw usage_error("--" + soma::describe(ok.error()) + "; " + help_hint(app));
+  });
+}
+
+void show_runs(const store& s, const invocation& inv, std::ostream& out) {
+  std::vector<run_row> rows;
+  try {
+    rows = select_runs(runs(s), {inv.prefix, inv.statuses, inv.tags, inv.params, inv.sort,
+                                 inv.reverse});
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string{"--sort "} + e.what());
+  }
+  keep_asked(rows, inv);
+  if (for_script(inv))
+    return print_rows(out, inv, rows);
+  // A column for the trials runs were recorded for, when any was: a run's
+  // forwards can all be ok while its trial broke.
+  bool trials = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.trial.has_value(); });
+  std::vector<column> columns{{"run"},   {"status"}, {"forwards", align::right},
+                              {"broke", align::right}, {"took", align::right},
+                              {"first"}, {"last"},   {"params"}, {"tags"}};
+  if (trials)
+    columns.push_back({"trial"});
+  table t{std::move(columns)};
+  for (auto& r : rows) {
+    std::vector<std::string> cells{r.run, std::string{to_string(r.status)}, std::to_string(r.forwards),
+                                   std::to_string(r.broke), duration(static_cast<double>(r.took_us)),
+                                   utc_seconds(r.first), utc_seconds(r.last), params_text(r.params),
+                                   list(r.tags)};
+    if (trials)
+      cells.push_back(r.trial ? r.trial->study + " #" + std::to_string(r.trial->number) + " "
+                                  + r.trial->state
+                                  + (r.trial->error.empty() ? "" : ": " + r.trial->error)
+                              : "-");
+    t.add(std::move(cells));
+  }
+  t.print(out);
+}
+
+} // namespace soma::cli
