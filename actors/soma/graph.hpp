@@ -20,7 +20,7 @@
 #include "soma/atoms.hpp"
 #include "soma/remote/broker.hpp"
 #include "soma/chain.hpp"
-#include "soma/draw/graph.hpp"
+#include "soma/draw/declaration.hpp"
 #include "soma/graph/completion.hpp"
 #include "soma/graph/node_actor.hpp"
 #include "soma/graph/slice_entry.hpp"

@@ -14,7 +14,7 @@
 
 #include "soma/fact.hpp"
 #include "soma/store/store.hpp"
-#include "soma/trial.hpp"
+#include "soma/values.hpp"
 #include "soma/watching.hpp"
 
 namespace soma {

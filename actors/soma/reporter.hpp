@@ -3,7 +3,7 @@
 /// @file
 /// A machine's reporter: a reading of itself into a store on its own clock,
 /// whether or not anyone gives it work (docs/fleet.md). A soma-node worker
-/// has one, and so has every trial claimant (soma/claimant.hpp), so that an
+/// has one, and so has every trial claimant (soma/trials/claimant.hpp), so that an
 /// idle claimant is as visible as an idle worker.
 
 #include <chrono>

@@ -6,7 +6,7 @@
 #include "soma/atoms.hpp"
 #include "soma/remote/broker.hpp"
 #include "soma/chain.hpp"
-#include "soma/claimant.hpp"
+#include "soma/trials/claimant.hpp"
 #include "soma/context.hpp"
 #include "soma/error.hpp"
 #include "soma/fact.hpp"

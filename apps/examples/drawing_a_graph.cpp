@@ -12,7 +12,7 @@
 #include <caf/actor_system.hpp>
 
 #include "seed_nodes.hpp"
-#include "soma/draw/graph.hpp"
+#include "soma/draw/declaration.hpp"
 #include "soma/soma.hpp"
 
 int main(int argc, char** argv) {

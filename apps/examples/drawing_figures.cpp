@@ -12,7 +12,7 @@
 #include <caf/actor_system.hpp>
 
 #include "seed_nodes.hpp"
-#include "soma/draw/graph.hpp"
+#include "soma/draw/declaration.hpp"
 #include "soma/draw/progress.hpp"
 #include "soma/draw/spent.hpp"
 #include "soma/live.hpp"

@@ -6,7 +6,7 @@
 #include "log.hpp"
 #include "signals.hpp"
 #include "soma/backoff.hpp"
-#include "soma/claimant.hpp"
+#include "soma/trials/claimant.hpp"
 #include "soma/store/trials.hpp"
 #include "soma/worker/claiming.hpp"
 

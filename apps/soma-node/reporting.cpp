@@ -7,7 +7,7 @@
 #include "log.hpp"
 #include "soma/error.hpp"
 #include "soma/remote/served_store.hpp"
-#include "soma/worker/reporter.hpp"
+#include "soma/worker/worker_reporter.hpp"
 
 namespace soma::node_cli {
 

@@ -42,7 +42,7 @@
 #include "soma/codec.hpp"
 #include "soma/context.hpp"
 #include "soma/node.hpp"
-#include "soma/trial.hpp"
+#include "soma/values.hpp"
 
 namespace soma {
 class trial; // soma/trials/trial.hpp

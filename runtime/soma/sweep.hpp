@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "soma/trial.hpp"
+#include "soma/values.hpp"
 
 namespace soma {
 

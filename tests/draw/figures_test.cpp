@@ -8,7 +8,7 @@
 #include <cairo.h>
 
 #include "scratch.hpp"
-#include "soma/draw/graph.hpp"
+#include "soma/draw/declaration.hpp"
 #include "soma/draw/machines.hpp"
 #include "soma/draw/progress.hpp"
 #include "soma/draw/spent.hpp"

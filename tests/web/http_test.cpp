@@ -20,7 +20,7 @@
 #include "child.hpp"
 #include "making.hpp"
 #include "scratch.hpp"
-#include "soma/draw/trace.hpp"
+#include "soma/store/trace.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/web/api.hpp"
 #include "soma/web/http.hpp"
@@ -537,7 +537,7 @@ BOOST_AUTO_TEST_CASE(the_trace_is_draws_and_names_its_cut) {
   auto res = x.client().Get("/trace?run=sweep-a&last=5");
   BOOST_REQUIRE(res);
   BOOST_TEST(res->status == 200);
-  BOOST_TEST(res->body == soma::draw::trace_of(x.s, "sweep-a", {.last = 5}).json);
+  BOOST_TEST(res->body == soma::trace_of(x.s, "sweep-a", {.last = 5}).json);
   auto t = json::parse(res->body);
   BOOST_TEST(t.contains("traceEvents"));
   auto cut = x.client().Get("/trace?run=sweep-a&last=200&max_bytes=20000");
@@ -609,7 +609,7 @@ BOOST_AUTO_TEST_CASE(soma_trace_writes_the_file_and_says_when_its_cap_cut) {
   BOOST_REQUIRE(said);
   BOOST_TEST(said->find("wrote 5 forwards of run 'sweep-a' (") == 0u, *said);
   BOOST_TEST(WEXITSTATUS(whole.wait()) == 0);
-  BOOST_TEST(read(dir / "t.json") == soma::draw::trace_of(s, "sweep-a", {.last = 5}).json);
+  BOOST_TEST(read(dir / "t.json") == soma::trace_of(s, "sweep-a", {.last = 5}).json);
 
   // Cut: fewer forwards, a file under the cap; the child's stderr is this
   // test's, so the cut is read from the trace itself.

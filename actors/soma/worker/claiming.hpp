@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "soma/detail/libraries.hpp"
-#include "soma/trial.hpp"
+#include "soma/trials/rows.hpp"
 
 namespace soma::serve {
 

@@ -22,7 +22,7 @@
 #include <CLI/CLI.hpp>
 
 #include "count.hpp"
-#include "soma/draw/graph.hpp"
+#include "soma/draw/declaration.hpp"
 #include "soma/draw/machines.hpp"
 #include "soma/draw/progress.hpp"
 #include "soma/draw/spent.hpp"

@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "count.hpp"
-#include "soma/draw/trace.hpp"
+#include "soma/store/trace.hpp"
 #include "usage_error.hpp"
 
 namespace soma::cli {
@@ -55,13 +55,13 @@ finish add_trace(command_line& line) {
 }
 
 void trace(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
-  draw::trace_options o;
+  trace_options o;
   if (inv.forward_given)
     o.forward = inv.forward;
   o.last = inv.last;
   if (inv.max_bytes)
     o.max_bytes = static_cast<std::size_t>(*inv.max_bytes);
-  auto t = draw::trace_of(s, inv.run, o);
+  auto t = trace_of(s, inv.run, o);
   std::ofstream file{inv.output, std::ios::binary | std::ios::trunc};
   if (!file || !file.write(t.json.data(), static_cast<std::streamsize>(t.json.size())) || !file.flush())
     throw usage_error("cannot write '" + inv.output + "': " + std::strerror(errno));

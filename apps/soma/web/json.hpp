@@ -24,7 +24,7 @@
 #include "soma/store/readings.hpp"
 #include "soma/store/trials.hpp"
 #include "soma/health/opinion.hpp"
-#include "soma/trial.hpp"
+#include "soma/trials/rows.hpp"
 
 namespace soma::web {
 

@@ -6,7 +6,7 @@
 
 #include <httplib.h>
 
-#include "soma/draw/trace.hpp"
+#include "soma/store/trace.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/runs_tally.hpp"
 #include "soma/web/api.hpp"
@@ -217,14 +217,14 @@ site::site(http_server& server, store s, const site_options& options)
           throw api_error(400, "'" + std::string{name} + "' must be a whole number, not '" + t + "'");
         return x;
       };
-      draw::trace_options o;
+      trace_options o;
       o.forward = whole("forward");
       if (auto last = whole("last"))
         o.last = static_cast<std::size_t>(*last);
       if (o.forward && o.last)
         throw api_error(400, "a trace is of one forward (forward=N) or of the last N (last=N), not both");
       o.max_bytes = std::min<std::size_t>(cap, whole("max_bytes").value_or(cap));
-      auto t = answering([&] { return draw::trace_of(*st, run->second, o); });
+      auto t = answering([&] { return trace_of(*st, run->second, o); });
       if (t.cut)
         res.set_header("X-Soma-Trace-Cut", t.note);
       res.set_header("Content-Disposition", "attachment; filename=\"trace.json\"");

@@ -5,7 +5,7 @@
 /// (docs/trials.md): its study, number, attempt, run and params, the store it
 /// came from and the actor system its graphs run in. A trial function is
 /// what a node library gives `soma-node --claim` (SOMA_TRIAL_FUNCTIONS in
-/// soma/node_library.hpp) and what soma::claimant runs (soma/claimant.hpp).
+/// soma/node_library.hpp) and what soma::claimant runs (soma/trials/claimant.hpp).
 
 #include <cstdint>
 #include <functional>
@@ -15,7 +15,7 @@
 #include <caf/fwd.hpp>
 
 #include "soma/store/store.hpp"
-#include "soma/trial.hpp"
+#include "soma/trials/rows.hpp"
 
 namespace soma {
 

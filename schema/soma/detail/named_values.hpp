@@ -5,7 +5,7 @@
 /// parameters and result, and a run's parameters.
 
 #include "soma/schema/soma.capnp.h"
-#include "soma/trial.hpp"
+#include "soma/values.hpp"
 
 namespace soma::detail {
 

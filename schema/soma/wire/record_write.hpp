@@ -16,7 +16,7 @@
 
 #include "soma/fact.hpp"
 #include "soma/outcome.hpp"
-#include "soma/trial.hpp"
+#include "soma/values.hpp"
 
 namespace soma::detail {
 

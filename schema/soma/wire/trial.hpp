@@ -14,7 +14,7 @@
 
 #include <caf/expected.hpp>
 
-#include "soma/trial.hpp"
+#include "soma/trials/rows.hpp"
 
 namespace soma::wire {
 

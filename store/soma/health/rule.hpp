@@ -20,7 +20,7 @@
 #include "soma/health/opinion.hpp"
 #include "soma/reading.hpp"
 #include "soma/store/tails.hpp"
-#include "soma/trial.hpp"
+#include "soma/trials/rows.hpp"
 
 namespace soma::health {
 

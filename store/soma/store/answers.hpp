@@ -33,7 +33,7 @@
 #include "soma/store/readers.hpp"
 #include "soma/store/tails.hpp"
 #include "soma/store/trials.hpp"
-#include "soma/trial.hpp"
+#include "soma/trials/rows.hpp"
 
 namespace soma::detail {
 

@@ -20,7 +20,7 @@
 #include <caf/expected.hpp>
 
 #include "soma/reading.hpp"
-#include "soma/trial.hpp"
+#include "soma/trials/rows.hpp"
 #include "soma/store/answers.hpp"
 #include "soma/wire/record_write.hpp"
 

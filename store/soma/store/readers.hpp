@@ -36,7 +36,7 @@
 #include "soma/fact.hpp"
 #include "soma/record.hpp"
 #include "soma/store/run_status.hpp"
-#include "soma/trial.hpp"
+#include "soma/trials/rows.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma {

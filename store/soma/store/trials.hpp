@@ -33,7 +33,7 @@
 
 #include "soma/error.hpp"
 #include "soma/store/store.hpp"
-#include "soma/trial.hpp"
+#include "soma/trials/rows.hpp"
 
 namespace soma {
 

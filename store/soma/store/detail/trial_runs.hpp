@@ -10,7 +10,7 @@
 
 #include <lmdb.h>
 
-#include "soma/trial.hpp"
+#include "soma/trials/rows.hpp"
 
 namespace soma::detail {
 

@@ -1,4 +1,4 @@
-#include "soma/worker/reporter.hpp"
+#include "soma/worker/worker_reporter.hpp"
 
 #include "soma/detail/libraries.hpp"
 

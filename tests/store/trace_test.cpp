@@ -9,7 +9,7 @@
 
 #include "scratch.hpp"
 #include "seed_nodes.hpp"
-#include "soma/draw/trace.hpp"
+#include "soma/store/trace.hpp"
 #include "soma/recorder.hpp"
 #include "soma/soma.hpp"
 #include "writing.hpp"
@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_SUITE(trace)
 constexpr std::int64_t forwards_pid = 1, here_pid = 2, w1_pid = 3;
 
 BOOST_FIXTURE_TEST_CASE(every_fact_has_its_event_where_it_happened, crafted) {
-  auto t = soma::draw::trace_of(s, "mixed");
+  auto t = soma::trace_of(s, "mixed");
   auto doc = json::parse(t.json);
   auto& events = well_formed(doc);
   BOOST_TEST(t.forwards == 3u);
@@ -158,7 +158,7 @@ BOOST_FIXTURE_TEST_CASE(every_fact_has_its_event_where_it_happened, crafted) {
   BOOST_TEST(!doc["otherData"].contains("cut"));
   BOOST_TEST(doc["displayTimeUnit"] == "ms");
   BOOST_TEST(doc["otherData"]["clock"].get<std::string>().find("microsecond") != std::string::npos);
-  BOOST_TEST(t.json == soma::draw::trace_of(s, "mixed").json); // the same bytes every time
+  BOOST_TEST(t.json == soma::trace_of(s, "mixed").json); // the same bytes every time
 
   // One process per host, named, in order: forwards, here, the worker.
   auto process = [&](std::int64_t pid) {
@@ -283,7 +283,7 @@ BOOST_AUTO_TEST_CASE(forwards_are_placed_to_the_microsecond_on_one_timeline_per_
     many.push_back(plain(5000 + us / 1'000'000, 2, us % 1'000'000));
   }
   write_forwards(s, "busy", many);
-  auto t = soma::draw::trace_of(s, "busy", {.last = 1000});
+  auto t = soma::trace_of(s, "busy", {.last = 1000});
   BOOST_TEST(t.forwards == 1000u);
   auto doc = json::parse(t.json);
   auto& events = well_formed(doc);
@@ -301,7 +301,7 @@ BOOST_AUTO_TEST_CASE(forwards_are_placed_to_the_microsecond_on_one_timeline_per_
 }
 
 BOOST_FIXTURE_TEST_CASE(one_forward_or_the_last_n, crafted) {
-  auto forwards_in = [](const soma::draw::trace& t) {
+  auto forwards_in = [](const soma::trace& t) {
     std::set<std::string> out;
     auto doc = json::parse(t.json);
     for (auto& e : well_formed(doc))
@@ -309,17 +309,17 @@ BOOST_FIXTURE_TEST_CASE(one_forward_or_the_last_n, crafted) {
         out.insert(e["name"].get<std::string>());
     return out;
   };
-  auto one = soma::draw::trace_of(s, "mixed", {.forward = 1});
+  auto one = soma::trace_of(s, "mixed", {.forward = 1});
   BOOST_TEST(one.forwards == 1u);
   BOOST_TEST((forwards_in(one) == std::set<std::string>{"forward 1"}));
   // Its own moment is the trace's start.
   BOOST_TEST(one.json.find("\"ts\":1000000") == std::string::npos);
-  auto two = soma::draw::trace_of(s, "mixed", {.last = 2});
+  auto two = soma::trace_of(s, "mixed", {.last = 2});
   BOOST_TEST(two.forwards == 2u);
   BOOST_TEST((forwards_in(two) == std::set<std::string>{"forward 1", "forward 2"}));
-  BOOST_TEST(soma::draw::trace_of(s, "mixed", {.last = 9}).forwards == 3u);
-  BOOST_CHECK_THROW((void) soma::draw::trace_of(s, "mixed", {.forward = 7}), soma::store_error);
-  BOOST_CHECK_THROW((void) soma::draw::trace_of(s, "mixed", {.forward = 0, .last = 1}),
+  BOOST_TEST(soma::trace_of(s, "mixed", {.last = 9}).forwards == 3u);
+  BOOST_CHECK_THROW((void) soma::trace_of(s, "mixed", {.forward = 7}), soma::store_error);
+  BOOST_CHECK_THROW((void) soma::trace_of(s, "mixed", {.forward = 0, .last = 1}),
                     std::invalid_argument);
 }
 
@@ -330,10 +330,10 @@ BOOST_AUTO_TEST_CASE(the_cap_keeps_whole_forwards_the_oldest_first_and_says_so) 
   for (int i = 0; i < 10; ++i)
     ten.push_back(plain(2000 + i, 8));
   write_forwards(s, "long", ten);
-  auto whole = soma::draw::trace_of(s, "long");
+  auto whole = soma::trace_of(s, "long");
   BOOST_TEST(!whole.cut);
   auto max = whole.json.size() / 2;
-  auto t = soma::draw::trace_of(s, "long", {.max_bytes = max});
+  auto t = soma::trace_of(s, "long", {.max_bytes = max});
   BOOST_TEST(t.cut);
   BOOST_TEST(t.json.size() <= max);
   BOOST_TEST_REQUIRE((t.forwards > 0u && t.forwards < 10u));
@@ -362,7 +362,7 @@ BOOST_AUTO_TEST_CASE(the_cap_keeps_whole_forwards_the_oldest_first_and_says_so) 
   BOOST_TEST(named(events, here_pid, "M", "process_name").size() == 1u);
 
   // One forward over the cap by itself: none of it, and what it would take.
-  auto none = soma::draw::trace_of(s, "long", {.max_bytes = 1200});
+  auto none = soma::trace_of(s, "long", {.max_bytes = 1200});
   BOOST_TEST(none.cut);
   BOOST_TEST(none.forwards == 0u);
   BOOST_TEST(none.events == 0u);
@@ -373,18 +373,18 @@ BOOST_AUTO_TEST_CASE(the_cap_keeps_whole_forwards_the_oldest_first_and_says_so) 
   auto needs = std::stoul(none.note.substr(at + 12));
   BOOST_TEST(none.note.starts_with("a trace of forward 0 alone takes " + std::to_string(needs)
                                    + " bytes, more than the cap of 1200 bytes"));
-  auto fits = soma::draw::trace_of(s, "long", {.forward = 0, .max_bytes = needs});
+  auto fits = soma::trace_of(s, "long", {.forward = 0, .max_bytes = needs});
   BOOST_TEST(!fits.cut);
   BOOST_TEST(fits.json.size() == needs);
-  BOOST_TEST(soma::draw::trace_of(s, "long", {.forward = 0, .max_bytes = needs - 1}).cut);
+  BOOST_TEST(soma::trace_of(s, "long", {.forward = 0, .max_bytes = needs - 1}).cut);
 }
 
 BOOST_FIXTURE_TEST_CASE(an_unknown_run_is_named, crafted) {
-  BOOST_CHECK_EXCEPTION((void) soma::draw::trace_of(s, "nope"), soma::store_error,
+  BOOST_CHECK_EXCEPTION((void) soma::trace_of(s, "nope"), soma::store_error,
                         [](const soma::store_error& e) {
                           return std::string{e.what()}.find("no run 'nope'") != std::string::npos;
                         });
-  BOOST_CHECK_EXCEPTION((void) soma::draw::trace_of(s, "nope", {.forward = 0}), soma::store_error,
+  BOOST_CHECK_EXCEPTION((void) soma::trace_of(s, "nope", {.forward = 0}), soma::store_error,
                         [](const soma::store_error& e) {
                           return std::string{e.what()}.find("no run 'nope'") != std::string::npos;
                         });
@@ -403,7 +403,7 @@ BOOST_AUTO_TEST_CASE(a_recorded_run_with_a_recall) {
     for (int i = 0; i < 2; ++i)
       g.forward("the quick brown fox", {.watching = recorder, .store = kept});
   }
-  auto t = soma::draw::trace_of(s, "real");
+  auto t = soma::trace_of(s, "real");
   BOOST_TEST(t.forwards == 2u);
   auto doc = json::parse(t.json);
   auto& events = well_formed(doc);

@@ -38,7 +38,7 @@
 #include <caf/fwd.hpp>
 
 #include "soma/store/store.hpp"
-#include "soma/trial.hpp"
+#include "soma/trials/rows.hpp"
 #include "soma/trials/trial.hpp"
 
 namespace soma {

@@ -1,7 +1,7 @@
 #pragma once
 
 /// @file
-/// soma::draw::trace_of: a run's forwards as a Chrome trace (the Trace Event
+/// soma::trace_of: a run's forwards as a Chrome trace (the Trace Event
 /// Format's JSON object: `{"traceEvents":[...],"displayTimeUnit":"ms",
 /// "otherData":{...}}`), for chrome://tracing or ui.perfetto.dev.
 ///
@@ -50,7 +50,7 @@
 
 #include "soma/store/store.hpp"
 
-namespace soma::draw {
+namespace soma {
 
 /// Which forwards of a run go into a trace, and how big it may get.
 struct trace_options {
@@ -83,4 +83,4 @@ struct trace {
 /// Throws std::invalid_argument when `o` sets both forward and last.
 [[nodiscard]] trace trace_of(const store& s, std::string_view run, const trace_options& o = {});
 
-} // namespace soma::draw
+} // namespace soma

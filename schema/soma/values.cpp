@@ -1,6 +1,4 @@
-#include "soma/trial.hpp"
-
-#include <ostream>
+#include "soma/values.hpp"
 
 #include "soma/fact.hpp"
 
@@ -64,25 +62,6 @@ void values::missing(std::string_view name, const char* wanted) const {
                         + (items_.empty() ? std::string{"are none"} : "are: " + names));
   throw value_missing("the value '" + std::string{name} + "' is " + type_word(*v) + " ("
                       + soma::text(*v) + "), not " + wanted);
-}
-
-const char* to_string(trial_state s) noexcept {
-  switch (s) {
-    case trial_state::waiting: return "waiting";
-    case trial_state::claimed: return "claimed";
-    case trial_state::done: return "done";
-    case trial_state::broke: return "broke";
-  }
-  return "?";
-}
-
-std::ostream& operator<<(std::ostream& out, trial_state s) { return out << to_string(s); }
-
-std::string trial_run(std::string_view study, std::uint64_t number, std::uint32_t attempt) {
-  auto run = std::string{study} + "." + std::to_string(number);
-  if (attempt > 1)
-    run += "." + std::to_string(attempt);
-  return run;
 }
 
 } // namespace soma

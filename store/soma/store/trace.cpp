@@ -1,4 +1,4 @@
-#include "soma/draw/trace.hpp"
+#include "soma/store/trace.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -14,7 +14,7 @@
 #include "soma/store/tails.hpp"
 #include "soma/vocabulary.hpp"
 
-namespace soma::draw {
+namespace soma {
 
 namespace {
 
@@ -424,4 +424,4 @@ trace trace_of(const store& s, std::string_view run, const trace_options& o) {
   return out;
 }
 
-} // namespace soma::draw
+} // namespace soma

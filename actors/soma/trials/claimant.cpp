@@ -1,4 +1,4 @@
-#include "soma/claimant.hpp"
+#include "soma/trials/claimant.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "soma/draw/graph.hpp"
+#include "soma/draw/declaration.hpp"
 
 #include <algorithm>
 #include <cmath>
