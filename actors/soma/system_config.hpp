@@ -40,9 +40,12 @@ namespace soma {
 ///   with `middleman.heartbeat-interval` 0 is cut off after `silence`.
 /// - soma's limits on what a peer may send before and after it is
 ///   authenticated (`soma.wire-limits`, docs/remote.md "Limits on what a
-///   peer may send"), and on this system's threads the OpenSSL error queue
-///   cleared before CAF's TLS calls (CAF 0.17 omits it). Both reach only
-///   actor systems made from a soma::system_config: a plain
+///   peer may send"), a connect's silence clock started at the connect
+///   (`soma.handshake-clock`: CAF 0.17 starts it at the clock's epoch, so
+///   the first beat could close a connect still waiting for its handshake),
+///   and on this system's threads the OpenSSL error queue cleared before
+///   CAF's TLS calls (CAF 0.17 omits it). All three reach only actor
+///   systems made from a soma::system_config: a plain
 ///   caf::actor_system_config beside it keeps CAF's behaviour
 ///   (docs/architecture.md, "What linking soma changes in your process").
 /// Everything stays overridable as with any CAF config: `set()`, a config
