@@ -63,6 +63,24 @@ std::string machine_id(pid_t pid) {
   return std::string{host} + "-" + std::to_string(pid);
 }
 
+// Prints each trial of the study: its rate, state, attempt and claimant,
+// its loss (or error), and the attempts abandoned before it.
+void print_trials(const soma::store& store) {
+  for (auto& t : soma::trials(store, "lr")) {
+    std::printf("trial %llu  lr=%-5s %-6s attempt %u by %s",
+                static_cast<unsigned long long>(t.number), soma::text(*t.params.find("lr")).c_str(),
+                soma::to_string(t.state), t.attempt, t.claimant.c_str());
+    if (t.state == soma::trial_state::done)
+      std::printf("  loss %s", soma::text(*t.result.find("loss")).c_str());
+    else
+      std::printf("  (%s)", t.error.c_str());
+    for (auto& gone : t.abandoned)
+      std::printf("\n          attempt %u by %s abandoned: %s", gone.attempt, gone.claimant.c_str(),
+                  gone.why.c_str());
+    std::printf("\n");
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv) try {
@@ -129,19 +147,7 @@ int main(int argc, char** argv) try {
   ::waitpid(b, &status, 0); // it stops once no trial comes for --claim-wait 2
   std::printf("the other claimant stopped (exit %d)\n\n", WEXITSTATUS(status));
 
-  for (auto& t : soma::trials(store, "lr")) {
-    std::printf("trial %llu  lr=%-5s %-6s attempt %u by %s",
-                static_cast<unsigned long long>(t.number), soma::text(*t.params.find("lr")).c_str(),
-                soma::to_string(t.state), t.attempt, t.claimant.c_str());
-    if (t.state == soma::trial_state::done)
-      std::printf("  loss %s", soma::text(*t.result.find("loss")).c_str());
-    else
-      std::printf("  (%s)", t.error.c_str());
-    for (auto& gone : t.abandoned)
-      std::printf("\n          attempt %u by %s abandoned: %s", gone.attempt, gone.claimant.c_str(),
-                  gone.why.c_str());
-    std::printf("\n");
-  }
+  print_trials(store);
   auto figure = soma::draw::study(store, "lr");
   figure.save(dir + "/study.svg");
   std::printf("\ndrew %s\nsoma trials lr --store %s   shows the same rows\n",

@@ -16,6 +16,60 @@ namespace {
 // runs before main.
 std::atomic<std::uint64_t> next_id{1};
 
+// Drops callable `i` of `count` (it threw): it is told nothing more.
+inline void drop(std::vector<bool>& dropped, std::size_t i, std::size_t count) {
+  if (dropped.empty())
+    dropped.resize(count);
+  dropped[i] = true;
+}
+
+// Tells the callables `calls` `x`, in order, but those `dropped`. One that
+// throws is dropped, and the first error any watcher threw kept in `error`.
+inline void tell_callables(const std::vector<std::function<void(const fact&)>>& calls,
+                           const fact& x, std::vector<bool>& dropped,
+                           std::optional<std::string>& error) {
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (!dropped.empty() && dropped[i])
+      continue;
+    try {
+      calls[i](x);
+    } catch (const std::exception& e) {
+      drop(dropped, i, calls.size());
+      if (!error)
+        error = "watcher " + std::to_string(i) + " threw while told '" + x.name + "': " + e.what();
+    } catch (...) {
+      drop(dropped, i, calls.size());
+      if (!error)
+        error = "watcher " + std::to_string(i) + " threw while told '" + x.name
+                + "' (not a std::exception)";
+    }
+  }
+}
+
+// Tells every sink `x` of forward `id`; the first error kept in `error`.
+inline void tell_sinks(const std::vector<watcher::sink_fn>& sinks, std::uint64_t id,
+                       const fact& x, std::optional<std::string>& error) {
+  for (auto& sink : sinks) {
+    try {
+      sink(id, x);
+    } catch (const std::exception& e) {
+      if (!error)
+        error = "a sink threw while told '" + x.name + "': " + e.what();
+    } catch (...) {
+      if (!error)
+        error = "a sink threw while told '" + x.name + "'";
+    }
+  }
+}
+
+// Sends `msg` to every actor of `to`. One message shared by every actor of
+// a kind: copied once, not per actor.
+inline void send_each(const std::vector<caf::actor>& to, const caf::message& msg,
+                 caf::execution_unit* host) {
+  for (auto& a : to)
+    caf::actor_cast<caf::abstract_actor*>(a)->enqueue(nullptr, caf::make_message_id(), msg, host);
+}
+
 } // namespace
 
 forward_state::forward_state(soma::watching owned)
@@ -34,58 +88,21 @@ forward_state::forward_state(const soma::watching* borrowed)
 forward_state::~forward_state() = default;
 
 void forward_state::emit(fact&& x, caf::execution_unit* host) {
-  auto& calls = watching_->callables();
   std::unique_lock<std::mutex> calling;
   if (calling_) {
     calling = std::unique_lock{*calling_};
     if (callables_off_)
       calling.unlock();
   }
-  bool call = !calling_ || !callables_off_;
-  for (std::size_t i = 0; call && i < calls.size(); ++i) {
-    if (!dropped_.empty() && dropped_[i])
-      continue;
-    try {
-      calls[i](x);
-    } catch (const std::exception& e) {
-      if (dropped_.empty())
-        dropped_.resize(calls.size());
-      dropped_[i] = true;
-      if (!watcher_error_)
-        watcher_error_ = "watcher " + std::to_string(i) + " threw while told '" + x.name
-                         + "': " + e.what();
-    } catch (...) {
-      if (dropped_.empty())
-        dropped_.resize(calls.size());
-      dropped_[i] = true;
-      if (!watcher_error_)
-        watcher_error_ = "watcher " + std::to_string(i) + " threw while told '" + x.name
-                         + "' (not a std::exception)";
-    }
-  }
+  if (!calling_ || !callables_off_)
+    tell_callables(watching_->callables(), x, dropped_, watcher_error_);
   // Sinks own what they touch: told even after the caller left, under the
   // same lock (never twice at once for one forward).
   if (calling_ && !calling.owns_lock() && !watching_->sinks().empty())
     calling = std::unique_lock{*calling_};
-  for (auto& sink : watching_->sinks()) {
-    try {
-      sink(id_, x);
-    } catch (const std::exception& e) {
-      if (!watcher_error_)
-        watcher_error_ = "a sink threw while told '" + x.name + "': " + e.what();
-    } catch (...) {
-      if (!watcher_error_)
-        watcher_error_ = "a sink threw while told '" + x.name + "'";
-    }
-  }
+  tell_sinks(watching_->sinks(), id_, x, watcher_error_);
   if (calling.owns_lock())
     calling.unlock();
-  // One message shared by every actor of a kind: copied once, not per actor.
-  auto send = [host](const std::vector<caf::actor>& to, const caf::message& msg) {
-    for (auto& a : to)
-      caf::actor_cast<caf::abstract_actor*>(a)->enqueue(nullptr, caf::make_message_id(), msg,
-                                                         host);
-  };
   if (auto& whole = watching_->whole_forwards(); !whole.empty()) {
     // Only the actor holding the forward says facts, so `gathered_` is
     // touched by one thread at a time, handed on with the forward.
@@ -96,7 +113,7 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
     else
       gathered_.push_back(std::move(x));
     if (ends) {
-      send(whole, caf::make_message(forward_facts{id_, std::move(gathered_)}));
+      send_each(whole, caf::make_message(forward_facts{id_, std::move(gathered_)}), host);
       gathered_ = {};
     }
     if (actors.empty() && watching_->forward_aware().empty())
@@ -107,12 +124,12 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
   if (actors.empty() && aware.empty())
     return;
   if (aware.empty()) {
-    send(actors, caf::make_message(std::move(x)));
+    send_each(actors, caf::make_message(std::move(x)), host);
   } else if (actors.empty()) {
-    send(aware, caf::make_message(forward_fact{id_, std::move(x)}));
+    send_each(aware, caf::make_message(forward_fact{id_, std::move(x)}), host);
   } else {
-    send(actors, caf::make_message(x));
-    send(aware, caf::make_message(forward_fact{id_, std::move(x)}));
+    send_each(actors, caf::make_message(x), host);
+    send_each(aware, caf::make_message(forward_fact{id_, std::move(x)}), host);
   }
 }
 

@@ -205,6 +205,42 @@ void draw_series(figure& f, const chart& c, const series& values, std::size_t wi
 
 std::string values_word(std::size_t n) { return n == 1 ? " value" : " values"; }
 
+// Colours far enough apart to tell six compared series apart; more cycle.
+constexpr colour hues[] = {{0.05, 0.25, 0.6}, {0.85, 0.35, 0.1}, {0.1, 0.55, 0.25},
+                           {0.55, 0.2, 0.6},  {0.6, 0.45, 0.05}, {0.1, 0.55, 0.65}};
+
+// The fact `c` compares: its own, else `fact`.
+std::string fact_of(const compared& c, std::string_view fact) {
+  return c.fact.empty() ? std::string{fact} : c.fact;
+}
+
+// `xs` joined by ", ".
+std::string joined(const std::vector<std::string>& xs) {
+  std::string out;
+  for (auto& x : xs)
+    out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+// The facts and the runs that `runs` compare, each once, in order.
+void distinct(const std::vector<compared>& runs, std::string_view fact,
+              std::vector<std::string>& facts, std::vector<std::string>& names) {
+  for (auto& r : runs) {
+    auto of = fact_of(r, fact);
+    if (std::find(facts.begin(), facts.end(), of) == facts.end())
+      facts.push_back(of);
+    if (std::find(names.begin(), names.end(), r.run) == names.end())
+      names.push_back(r.run);
+  }
+}
+
+// What the series of `r` is called: its label, else its run, with its fact
+// when the series are of more than one (`by_fact`).
+std::string name_of(const compared& r, std::string_view fact, bool by_fact) {
+  auto run = r.label.empty() ? r.run : r.label;
+  return by_fact ? run + "/" + fact_of(r, fact) : run;
+}
+
 } // namespace
 
 figure progress(const series& told, std::string_view run, std::string_view fact,
@@ -254,42 +290,22 @@ figure progress(const series& told, std::string_view run, std::string_view fact,
 
 figure compare(const std::vector<compared>& runs, std::string_view fact,
                const compare_options& options) {
-  // Colours far enough apart to tell six series apart; more cycle.
-  static constexpr colour hues[] = {{0.05, 0.25, 0.6}, {0.85, 0.35, 0.1}, {0.1, 0.55, 0.25},
-                                    {0.55, 0.2, 0.6},  {0.6, 0.45, 0.05}, {0.1, 0.55, 0.65}};
   check_size(options.frame);
   if (options.window)
     check_window(*options.window);
-  auto fact_of = [&](const compared& c) { return c.fact.empty() ? std::string{fact} : c.fact; };
   std::vector<std::string> facts, names;
-  for (auto& r : runs) {
-    auto of = fact_of(r);
-    if (std::find(facts.begin(), facts.end(), of) == facts.end())
-      facts.push_back(of);
-    if (std::find(names.begin(), names.end(), r.run) == names.end())
-      names.push_back(r.run);
-  }
-  auto joined = [](const std::vector<std::string>& xs) {
-    std::string out;
-    for (auto& x : xs)
-      out += (out.empty() ? "" : ", ") + x;
-    return out;
-  };
+  distinct(runs, fact, facts, names);
   bool by_fact = facts.size() > 1;
-  auto name_of = [&](const compared& r) {
-    auto run = r.label.empty() ? r.run : r.label;
-    return by_fact ? run + "/" + fact_of(r) : run;
-  };
 
   std::size_t skipped = 0;
   std::vector<series> shown;
   ranges range;
   std::string silent;
   for (auto& r : runs) {
-    check_finite(r.values, r.run, fact_of(r));
+    check_finite(r.values, r.run, fact_of(r, fact));
     shown.push_back(drawable(r.values, options.log_y, skipped));
     if (shown.back().empty())
-      silent += (silent.empty() ? "" : ", ") + name_of(r);
+      silent += (silent.empty() ? "" : ", ") + name_of(r, fact, by_fact);
     range.take(shown.back());
   }
   if (!range.any)
@@ -317,12 +333,13 @@ figure compare(const std::vector<compared>& runs, std::string_view fact,
     windows[i] = fitting_window(options.window.value_or(default_window(shown[i].size())),
                                 shown[i].size());
     entries.push_back({hues[entries.size() % std::size(hues)], 2.5, 1,
-                       name_of(runs[i]) + " (window " + std::to_string(windows[i]) + ")"});
+                       name_of(runs[i], fact, by_fact) + " (window "
+                         + std::to_string(windows[i]) + ")"});
   }
   layout at{f.width(), f.height(), entries};
   auto c = range.place(f, at, options.log_y);
   c.x_axis("forward");
-  c.y_axis(by_fact ? joined(facts) : std::string{fact_of(runs.front())});
+  c.y_axis(by_fact ? joined(facts) : fact_of(runs.front(), fact));
   std::size_t k = 0;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (shown[i].empty())

@@ -184,6 +184,38 @@ wire::snapshot_part part_of(const copy& c, std::uint64_t offset) {
   return p;
 }
 
+// The answer to the trials op `op` (a study's trials added, claimed,
+// ended, reclaimed) on `b`, or none when `op` is no trials op.
+std::optional<std::string> answer_trials(detail::backend& b, const std::string& op,
+                                         const std::string& payload) {
+  if (op == "trials_add") {
+    auto a = wire::decode_trials_add(payload);
+    return wire::encode_trial_numbers(b.add_trials(a.study, a.trials, a.function));
+  }
+  if (op == "claim") {
+    auto a = wire::decode_claim_ask(payload);
+    // Held at most a second: the client's call waits five.
+    auto hold = std::chrono::milliseconds(std::min<std::uint32_t>(a.wait_ms, 1000));
+    return wire::encode_claim_answer(b.claim_trial(a.study, a.claimant, hold));
+  }
+  if (op == "trial_end") {
+    auto e = wire::decode_trial_end(payload);
+    return wire::encode_trial_ended(
+      b.end_trial(e.study, e.number, e.attempt, e.claimant, e.state, e.result, e.error));
+  }
+  if (op == "trial_end_claim") {
+    auto e = wire::decode_trial_end(payload);
+    auto [ended, next] =
+      b.end_and_claim(e.study, e.number, e.attempt, e.claimant, e.state, e.result, e.error);
+    return wire::encode_trial_ended_claimed(ended, next);
+  }
+  if (op == "reclaim") {
+    auto a = wire::decode_reclaim_ask(payload);
+    return wire::encode_trial_numbers(b.reclaim(a.study, a.quiet_over_s));
+  }
+  return std::nullopt;
+}
+
 struct store_session_state {
   /// One writer per client recorder. Shared with the functor that stops
   /// them: CAF destroys an actor's state before its attached functors run.
@@ -193,6 +225,41 @@ struct store_session_state {
   std::unique_ptr<copy> reading;
   static inline const char* name = "soma.store_session";
 };
+
+// The part of a copy of `served` that a reader asks for with `payload`, an
+// explicit copy of the whole store (soma copy): the copy `reading` is made
+// for the first part (or when there is none), and goes with the last.
+std::string copy_part(std::unique_ptr<copy>& reading, const store& served,
+                      const std::string& payload) {
+  auto offset = wire::decode_snapshot_ask(payload);
+  if (offset == 0 || !reading)
+    reading = copy_of(served);
+  auto part = part_of(*reading, offset);
+  if (part.offset + part.bytes.size() >= reading->size)
+    reading.reset(); // all of it sent
+  return wire::encode_snapshot_part(part);
+}
+
+// Hands the batch in `payload` to the writer of the client recorder that
+// sent it (made for its first batch); answered with the batch's numbers.
+caf::result<std::string> write_records(caf::stateful_actor<store_session_state>* self,
+                                       const store& served, const std::string& payload) {
+  auto w = detail::decode_record_write(payload);
+  if (auto ok = check_run_id(w.options.run); !ok)
+    return caf::make_error(caf::sec::invalid_argument, "cannot record: " + describe(ok.error()),
+                           std::string{to_string(store_trouble::invalid)});
+  auto& writer = (*self->state.writers)[w.recorder];
+  if (!writer) {
+    w.options.once_for = w.recorder;
+    writer = detail::spawn_record_writer(self->system(), served, w.options);
+  }
+  auto rp = self->make_response_promise<std::string>();
+  self->request(writer, caf::infinite, detail::write_atom::value,
+                detail::record_batch{std::move(w.forwards), w.closing})
+    .then([rp](detail::record_numbers& n) mutable { rp.deliver(detail::encode_record_numbers(n)); },
+          [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+  return rp;
+}
 
 // A session of a client writing to, or reading, the store this worker serves.
 caf::behavior store_session(caf::stateful_actor<store_session_state>* self, worker_state* worker,
@@ -222,16 +289,8 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
         }
         if (detail::is_question(op)) // a reader's: answered here, only the answer goes back
           return detail::answer_question(served.backend().ask(), op, payload);
-        if (op == "copy") { // an explicit copy of the whole store (soma copy)
-          auto offset = wire::decode_snapshot_ask(payload);
-          auto& st = self->state;
-          if (offset == 0 || !st.reading)
-            st.reading = copy_of(served);
-          auto part = part_of(*st.reading, offset);
-          if (part.offset + part.bytes.size() >= st.reading->size)
-            st.reading.reset(); // all of it sent
-          return wire::encode_snapshot_part(part);
-        }
+        if (op == "copy") // an explicit copy of the whole store (soma copy)
+          return copy_part(self->state.reading, served, payload);
         if (op == "cache_get") {
           auto a = wire::decode_cache_ask(payload);
           return wire::encode_cache_answer(
@@ -243,49 +302,10 @@ caf::behavior store_session(caf::stateful_actor<store_session_state>* self, work
             k.ask.key, detail::cache_identity{k.ask.type, k.ask.node, k.ask.version}, k.output,
             k.limit));
         }
-        auto& b = served.backend();
-        if (op == "trials_add") {
-          auto a = wire::decode_trials_add(payload);
-          return wire::encode_trial_numbers(b.add_trials(a.study, a.trials, a.function));
-        }
-        if (op == "claim") {
-          auto a = wire::decode_claim_ask(payload);
-          // Held at most a second: the client's call waits five.
-          auto hold = std::chrono::milliseconds(std::min<std::uint32_t>(a.wait_ms, 1000));
-          return wire::encode_claim_answer(b.claim_trial(a.study, a.claimant, hold));
-        }
-        if (op == "trial_end") {
-          auto e = wire::decode_trial_end(payload);
-          return wire::encode_trial_ended(
-            b.end_trial(e.study, e.number, e.attempt, e.claimant, e.state, e.result, e.error));
-        }
-        if (op == "trial_end_claim") {
-          auto e = wire::decode_trial_end(payload);
-          auto [ended, next] =
-            b.end_and_claim(e.study, e.number, e.attempt, e.claimant, e.state, e.result, e.error);
-          return wire::encode_trial_ended_claimed(ended, next);
-        }
-        if (op == "reclaim") {
-          auto a = wire::decode_reclaim_ask(payload);
-          return wire::encode_trial_numbers(b.reclaim(a.study, a.quiet_over_s));
-        }
-        if (op == "records") {
-          auto w = detail::decode_record_write(payload);
-          if (auto ok = check_run_id(w.options.run); !ok)
-            return caf::make_error(caf::sec::invalid_argument, "cannot record: " + describe(ok.error()),
-                                   std::string{to_string(store_trouble::invalid)});
-          auto& writer = (*self->state.writers)[w.recorder];
-          if (!writer) {
-            w.options.once_for = w.recorder;
-            writer = detail::spawn_record_writer(self->system(), served, w.options);
-          }
-          auto rp = self->make_response_promise<std::string>();
-          self->request(writer, caf::infinite, detail::write_atom::value,
-                        detail::record_batch{std::move(w.forwards), w.closing})
-            .then([rp](detail::record_numbers& n) mutable { rp.deliver(detail::encode_record_numbers(n)); },
-                  [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
-          return rp;
-        }
+        if (auto answer = answer_trials(served.backend(), op, payload))
+          return std::move(*answer);
+        if (op == "records")
+          return write_records(self, served, payload);
         return caf::make_error(caf::sec::invalid_argument,
                                "a served store does 'records', 'reading', 'copy', 'cache_get', "
                                "'cache_put', 'trials_add', 'claim', 'trial_end', "

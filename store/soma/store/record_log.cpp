@@ -34,13 +34,14 @@ void clear_run(const environment& env, MDB_txn* txn, MDB_dbi dbi, const std::str
 // `batch/<writer>`: where the numbers given to a writer's last batch are kept.
 std::string batch_key(std::uint64_t writer) { return "batch/" + be64(writer); }
 
+// (forward id, number) pairs.
+using numbers = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
 // The (forward id, number) pairs kept under batch_key, as be64 pairs.
-std::vector<std::pair<std::uint64_t, std::uint64_t>> numbers_given(std::string_view key,
-                                                                   std::string_view bytes,
-                                                                   const environment& env) {
+numbers numbers_given(std::string_view key, std::string_view bytes, const environment& env) {
   std::string_view pairs;
   open_sealed(key, bytes, sealed_kind::batch, origin{"a batch's numbers", {}, 0, env.path()}, pairs);
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  numbers out;
   for (std::size_t i = 0; i + 16 <= pairs.size(); i += 16)
     out.emplace_back(from_be64(pairs.substr(i, 8)), from_be64(pairs.substr(i + 8, 8)));
   return out;
@@ -101,6 +102,85 @@ void describe(const environment& env, MDB_txn* txn, MDB_dbi trials, const log_op
   }
 }
 
+// The metadata of `run`, kept under `key`, or none when it has none.
+std::optional<run_meta> meta_in(const environment& env, MDB_txn* txn, MDB_dbi meta,
+                                const std::string& key, const std::string& run) {
+  std::string_view old;
+  if (!env.get(txn, meta, key, old))
+    return std::nullopt;
+  return decode_run_meta(key, old, origin{"the metadata of run '" + run + "'", {}, 0,
+                                          env.path()});
+}
+
+// The totals of `run` before a batch, the number after its last forward
+// `had` and its metadata `before`: none to count in a run with no record
+// (just cleared, or new), those kept when they count every record it has,
+// else (an older soma wrote it last) one scan of its records, once.
+std::optional<run_totals> totals_before(const environment& env, MDB_txn* txn, MDB_dbi records,
+                                        const std::string& run, std::uint64_t had,
+                                        const std::optional<run_meta>& before) {
+  if (had == 0)
+    return run_totals{};
+  if (before && before->totals && before->totals->forwards == had)
+    return before->totals;
+  return counted(env, txn, records, run);
+}
+
+// The number `given` holds for forward `id` (0: none).
+std::optional<std::uint64_t> given_to(const numbers& given, std::uint64_t id) {
+  for (auto& [i, n] : given)
+    if (i == id && id != 0)
+      return n;
+  return std::nullopt;
+}
+
+// Takes the record kept as `was` under `key` (forward `n` of `run`), about
+// to be written over by `now`, out of `t`; false when the run must be
+// counted again: take_back cannot, or `was` is damaged.
+bool taken_back(run_totals& t, std::string_view key, std::string_view was, const record& now,
+                const std::string& run, std::uint64_t n, const environment& env) {
+  try {
+    return take_back(t, decode_record(key, was, origin{"the record", run, n, env.path()}), now);
+  } catch (const store_error& err) {
+    if (err.trouble() != store_trouble::damaged)
+      throw;
+    return false;
+  }
+}
+
+// Puts `value` under `key` in `d`. New forwards (`fresh`) of the run that
+// sorts last go at the end of the database: appended, they fill LMDB's
+// pages instead of splitting them. Once one cannot, `at_end` is false and
+// the rest are put where they go.
+inline void put_forward(environment& env, MDB_txn* txn, MDB_dbi d, const std::string& key,
+                        const std::string& value, bool fresh, bool& at_end) {
+  if (!(fresh && at_end && env.put(txn, d, key, value, MDB_APPEND))) {
+    at_end = false;
+    env.put(txn, d, key, value);
+  }
+}
+
+// What a batch whose ids are `batch` was given so far (`numbered` now,
+// `given` by earlier chunks and tries), and nothing of batches before it:
+// (id, n) pairs as be64, to keep under batch_key.
+std::string batch_numbers(const numbers& numbered, const numbers& given,
+                          const std::vector<std::uint64_t>& batch) {
+  std::string out;
+  auto keep = [&](std::uint64_t id, std::uint64_t n) {
+    if (std::find(batch.begin(), batch.end(), id) != batch.end()) {
+      out += be64(id);
+      out += be64(n);
+    }
+  };
+  for (auto& [id, n] : numbered)
+    keep(id, n);
+  for (auto& [id, n] : given)
+    if (std::find_if(numbered.begin(), numbered.end(), [id = id](auto& x) { return x.first == id; })
+        == numbered.end())
+      keep(id, n);
+  return out;
+}
+
 } // namespace
 
 record make_record(const std::vector<fact>& facts, std::uint64_t n, outcome state,
@@ -156,27 +236,14 @@ record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>
       cleared = true;
     }
     auto had = after_last(env, txn, records, run);
-    // The run's metadata as it was, and its totals as they are before this
-    // batch: none to count in a run with no record (just cleared, or new),
-    // those kept when they count every record it has, else (an older soma
-    // wrote it last) one scan of its records, once.
+    // The run's metadata as it was, and its totals as they are before this batch.
     auto meta_at = meta_key(run);
-    std::optional<run_meta> before;
-    std::string_view old;
-    if (env.get(txn, meta, meta_at, old))
-      before = decode_run_meta(meta_at, old, origin{"the metadata of run '" + run + "'", {}, 0,
-                                                env.path()});
-    std::optional<run_totals> totals;
-    if (had == 0)
-      totals = run_totals{};
-    else if (before && before->totals && before->totals->forwards == had)
-      totals = before->totals;
-    else
-      totals = counted(env, txn, records, run);
+    auto before = meta_in(env, txn, meta, meta_at, run);
+    auto totals = totals_before(env, txn, records, run, had, before);
     bool recount = false;
     bool fresh_run = had == 0 && next_ == 0;
     next = std::max(next_, had);
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> given;
+    numbers given;
     std::string_view kept;
     auto given_key = batch_key(options_.once_for);
     if (options_.once_for && env.get(txn, meta, given_key, kept))
@@ -185,70 +252,30 @@ record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>
     // cleared the run again (a first batch, with overwrite, sent again).
     for (auto& [id, n] : given)
       next = std::max(next, n + 1);
-    auto given_to = [&](std::uint64_t id) -> std::optional<std::uint64_t> {
-      for (auto& [i, n] : given)
-        if (i == id && id != 0)
-          return n;
-      return std::nullopt;
-    };
-    // New forwards of the run that sorts last go at the end of both
-    // databases: appended, they fill LMDB's pages instead of splitting them.
     bool at_end = true;
-    auto put = [&](MDB_dbi d, const std::string& key, bool fresh) {
-      if (!(fresh && at_end && env.put(txn, d, key, buffer_, MDB_APPEND))) {
-        at_end = false;
-        env.put(txn, d, key, buffer_);
-      }
-    };
     for (auto& e : entries) {
-      auto again = e.number ? e.number : given_to(e.id);
+      auto again = e.number ? e.number : given_to(given, e.id);
       auto n = again ? *again : next++;
       numbered.emplace_back(e.id, n);
       auto key = record_key(run, n);
       e.rec.forward = n;
       std::string_view was;
-      if (again && totals && !recount && env.get(txn, records, key, was)) {
-        // Written over: the forward it replaces leaves the totals.
-        try {
-          recount = !take_back(*totals, decode_record(key, was, origin{"the record", run, n,
-                                                                       env.path()}),
-                               e.rec);
-        } catch (const store_error& err) {
-          if (err.trouble() != store_trouble::damaged)
-            throw;
-          recount = true;
-        }
-      }
+      if (again && totals && !recount && env.get(txn, records, key, was))
+        recount = !taken_back(*totals, key, was, e.rec, run, n, env); // written over
       buffer_.clear();
       encode_record_into(buffer_, e.rec, key);
-      put(records, key, !again);
+      put_forward(env, txn, records, key, buffer_, !again, at_end);
       buffer_.clear();
       encode_facts_into(buffer_, *e.facts, key);
-      put(blobs, key, !again);
+      put_forward(env, txn, blobs, key, buffer_, !again, at_end);
       if (totals && !recount)
         add_forward(*totals, e.rec);
     }
     if (recount)
       totals = counted(env, txn, records, run);
-    if (options_.once_for) {
-      // What this batch was given so far (earlier chunks, earlier tries),
-      // and nothing of batches before it.
-      std::string out;
-      auto keep = [&](std::uint64_t id, std::uint64_t n) {
-        if (std::find(batch.begin(), batch.end(), id) != batch.end()) {
-          out += be64(id);
-          out += be64(n);
-        }
-      };
-      for (auto& [id, n] : numbered)
-        keep(id, n);
-      for (auto& [id, n] : given)
-        if (std::find_if(numbered.begin(), numbered.end(),
-                         [id = id](auto& x) { return x.first == id; })
-            == numbered.end())
-          keep(id, n);
-      env.put(txn, meta, given_key, sealed(given_key, sealed_kind::batch, out));
-    }
+    if (options_.once_for)
+      env.put(txn, meta, given_key,
+              sealed(given_key, sealed_kind::batch, batch_numbers(numbered, given, batch)));
     // The run's metadata: what every record of it summarises (the first
     // writer of a run says, every later one can only narrow it, so a
     // fact's curve stays one scan), and the number after its last forward.
@@ -285,13 +312,9 @@ void rewrite_meta(environment& env, const std::string& run, Change change) {
   env.write([&](MDB_txn* txn, auto& dbi) {
     auto meta = dbi(db::meta);
     auto key = meta_key(run);
-    std::string_view old;
-    if (!env.get(txn, meta, key, old))
-      return;
-    auto m = decode_run_meta(key, old, origin{"the metadata of run '" + run + "'", {}, 0,
-                                              env.path()});
-    if (change(m, txn, dbi(db::records)))
-      env.put(txn, meta, key, encode_run_meta(m, key));
+    auto m = meta_in(env, txn, meta, key, run);
+    if (m && change(*m, txn, dbi(db::records)))
+      env.put(txn, meta, key, encode_run_meta(*m, key));
   });
 }
 

@@ -15,6 +15,98 @@ namespace {
 
 using detail::cursor;
 using detail::db;
+using detail::environment;
+
+// The run and number of the record the cursor is at. Where the cursor is
+// must be a record of a run: anything else in the records database is one
+// damage changed.
+void parse_here(const environment& env, const cursor& c, std::string_view& run,
+                std::uint64_t& n) {
+  if (!detail::parse_record_key(c.key(), run, n))
+    env.damaged("a record's key (" + detail::printable_key(c.key())
+                + ") is no run's entry (run/<id>/<n>)");
+}
+
+// The record the cursor is at, forward `n` of `run`.
+record decode_here(const environment& env, const cursor& c, std::string_view run,
+                   std::uint64_t n) {
+  return detail::decode_record(c.key(), c.value(), {"the record", run, n, env.path()});
+}
+
+// Moves the cursor from forward `last_n` of `run`, its last, to the last
+// forward whose `when` is at or before `at`; false when the run's first
+// forward (`first`, number `first_n`) is after `at`.
+bool back_to(const environment& env, cursor& c, const std::string& run, std::int64_t first,
+             std::uint64_t first_n, std::uint64_t last_n, std::int64_t at) {
+  // Forwards are written in time order, so a binary search on their numbers.
+  if (decode_here(env, c, run, last_n).when_s() > at) {
+    std::uint64_t lo = first_n, hi = last_n;
+    if (first > at)
+      return false;
+    while (hi - lo > 1) {
+      auto mid = lo + (hi - lo) / 2;
+      auto key = detail::record_key(run, mid);
+      if (!c.move(MDB_SET_RANGE, key) || c.key() != key)
+        env.damaged("run '" + run + "' lost forward " + std::to_string(mid)
+                    + ": it has forwards " + std::to_string(first_n) + " and "
+                    + std::to_string(last_n) + ", and some between are missing");
+      std::string_view view;
+      std::uint64_t n = 0;
+      parse_here(env, c, view, n);
+      (decode_here(env, c, run, n).when_s() <= at ? lo : hi) = mid;
+    }
+    last_n = lo;
+  }
+  // (MDB_SET_RANGE, not MDB_SET: MDB_SET leaves the cursor's key the
+  // caller's, here a temporary.)
+  auto key = detail::record_key(run, last_n);
+  if (!c.move(MDB_SET_RANGE, key) || c.key() != key)
+    env.damaged("run '" + run + "' lost forward " + std::to_string(last_n));
+  return true;
+}
+
+// Walks back over `last` records of `run` from the one the cursor is at,
+// into `records`, oldest first.
+void walk_back(const environment& env, cursor& c, const std::string& run, std::size_t last,
+               std::vector<record>& records) {
+  std::string_view view;
+  bool at_record = true;
+  for (std::size_t i = 0; i < last && at_record; ++i) {
+    std::uint64_t n = 0;
+    parse_here(env, c, view, n);
+    if (view != run && i == 0)
+      env.damaged("run '" + run + "' ends on a record of another run ('" + std::string{view}
+                  + "'): its keys are out of order");
+    if (view != run)
+      break;
+    if (!records.empty() && n + 1 != records.back().forward)
+      env.damaged("the records of run '" + run + "' skip from forward " + std::to_string(n)
+                  + " to " + std::to_string(records.back().forward)
+                  + ": some are missing or were moved");
+    records.push_back(decode_here(env, c, run, n));
+    if (records.back().forward != n)
+      env.damaged("the record at forward " + std::to_string(n) + " of run '" + run
+                  + "' says it is forward " + std::to_string(records.back().forward));
+    at_record = c.move(MDB_PREV);
+  }
+  std::reverse(records.begin(), records.end());
+}
+
+// The fact blobs of the last `count` records of `tail`, into its facts.
+void add_facts(const environment& env, MDB_txn* txn, MDB_dbi blobs, run_tail& tail,
+               std::size_t count) {
+  auto from = tail.records.size() > count ? tail.records.size() - count : 0;
+  for (auto i = from; i < tail.records.size(); ++i) {
+    auto& r = tail.records[i];
+    auto key = detail::record_key(tail.run, r.forward);
+    std::string_view bytes;
+    if (!env.get(txn, blobs, key, bytes))
+      env.damaged("forward " + std::to_string(r.forward) + " of run '" + tail.run
+                  + "' has a record but no fact blob");
+    tail.facts.push_back(
+      detail::decode_facts(key, bytes, {"the fact blob", tail.run, r.forward, env.path()}));
+  }
+}
 
 } // namespace
 
@@ -48,16 +140,6 @@ detail::tails_part detail::local_answers::tails(const tail_options& o,
     if (records == 0)
       return;
     cursor c{env, txn, records};
-    auto decode = [&](std::string_view run, std::uint64_t n) {
-      return detail::decode_record(c.key(), c.value(), {"the record", run, n, env.path()});
-    };
-    // Where the cursor is must be a record of a run: anything else in the
-    // records database is one damage changed.
-    auto parse = [&](std::string_view& run, std::uint64_t& n) {
-      if (!detail::parse_record_key(c.key(), run, n))
-        env.damaged("a record's key (" + detail::printable_key(c.key())
-                    + ") is no run's entry (run/<id>/<n>)");
-    };
     bool ok = c.move(MDB_SET_RANGE, o.run     ? detail::run_prefix(*o.run)
                                      : after ? detail::past_run(*after)
                                              : std::string{"run/"});
@@ -68,13 +150,13 @@ detail::tails_part detail::local_answers::tails(const tail_options& o,
       }
       std::string_view view;
       std::uint64_t first_n = 0;
-      parse(view, first_n);
+      parse_here(env, c, view, first_n);
       if (o.run && view != *o.run)
         break;
       std::string run{view};
       run_tail tail;
       tail.run = run;
-      tail.first = decode(run, first_n).when_s();
+      tail.first = decode_here(env, c, run, first_n).when_s();
       tail.ended_us = detail::meta_of(env, txn, dbi(db::meta), run).ended_us;
       auto next = detail::past_run(run);
       // Its last forward: the key before the next run's first.
@@ -82,70 +164,15 @@ detail::tails_part detail::local_answers::tails(const tail_options& o,
       if (!(more ? c.move(MDB_PREV) : c.move(MDB_LAST)))
         env.damaged("run '" + run + "' has a first record and no last one");
       std::uint64_t last_n = 0;
-      parse(view, last_n);
-      if (o.at) {
-        // The last forward whose `when` is at or before the moment: forwards
-        // are written in time order, so a binary search on their numbers.
-        if (decode(run, last_n).when_s() > *o.at) {
-          std::uint64_t lo = first_n, hi = last_n;
-          if (tail.first > *o.at) {
-            found_run = true;
-            ok = more && c.move(MDB_SET_RANGE, next);
-            continue;
-          }
-          while (hi - lo > 1) {
-            auto mid = lo + (hi - lo) / 2;
-            auto key = detail::record_key(run, mid);
-            if (!c.move(MDB_SET_RANGE, key) || c.key() != key)
-              env.damaged("run '" + run + "' lost forward " + std::to_string(mid)
-                          + ": it has forwards " + std::to_string(first_n) + " and "
-                          + std::to_string(last_n) + ", and some between are missing");
-            std::uint64_t n = 0;
-            parse(view, n);
-            (decode(run, n).when_s() <= *o.at ? lo : hi) = mid;
-          }
-          last_n = lo;
-        }
-        // (MDB_SET_RANGE, not MDB_SET: MDB_SET leaves the cursor's key the
-        // caller's, here a temporary.)
-        auto key = detail::record_key(run, last_n);
-        if (!c.move(MDB_SET_RANGE, key) || c.key() != key)
-          env.damaged("run '" + run + "' lost forward " + std::to_string(last_n));
+      parse_here(env, c, view, last_n);
+      if (o.at && !back_to(env, c, run, tail.first, first_n, last_n, *o.at)) {
+        found_run = true;
+        ok = more && c.move(MDB_SET_RANGE, next);
+        continue;
       }
-      // Walk back over `last` records.
-      bool at_record = true;
-      for (std::size_t i = 0; i < o.last && at_record; ++i) {
-        std::uint64_t n = 0;
-        parse(view, n);
-        if (view != run && i == 0)
-          env.damaged("run '" + run + "' ends on a record of another run ('" + std::string{view}
-                      + "'): its keys are out of order");
-        if (view != run)
-          break;
-        if (!tail.records.empty() && n + 1 != tail.records.back().forward)
-          env.damaged("the records of run '" + run + "' skip from forward " + std::to_string(n)
-                      + " to " + std::to_string(tail.records.back().forward)
-                      + ": some are missing or were moved");
-        tail.records.push_back(decode(run, n));
-        if (tail.records.back().forward != n)
-          env.damaged("the record at forward " + std::to_string(n) + " of run '" + run
-                      + "' says it is forward " + std::to_string(tail.records.back().forward));
-        at_record = c.move(MDB_PREV);
-      }
-      std::reverse(tail.records.begin(), tail.records.end());
-      if (o.facts > 0) {
-        auto from = tail.records.size() > o.facts ? tail.records.size() - o.facts : 0;
-        for (auto i = from; i < tail.records.size(); ++i) {
-          auto& r = tail.records[i];
-          auto key = detail::record_key(run, r.forward);
-          std::string_view bytes;
-          if (!env.get(txn, blobs, key, bytes))
-            env.damaged("forward " + std::to_string(r.forward) + " of run '" + run
-                        + "' has a record but no fact blob");
-          tail.facts.push_back(
-            detail::decode_facts(key, bytes, {"the fact blob", run, r.forward, env.path()}));
-        }
-      }
+      walk_back(env, c, run, o.last, tail.records);
+      if (o.facts > 0)
+        add_facts(env, txn, blobs, tail, o.facts);
       out.push_back(std::move(tail));
       if (o.run)
         break;

@@ -146,6 +146,77 @@ std::string errno_text(int e) {
   return std::strerror(e);
 }
 
+// Throws store_error unless the store at `path` (its data.mdb `data`, its
+// lock file `lock`) can be read; returns whether to read it without the
+// lock: without write access to lock.mdb (or to the directory, to make
+// one), LMDB's MDB_NOLOCK.
+bool check_readable(const std::string& path, const std::string& data, const std::string& lock) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == EACCES)
+      throw store_error("permission denied: cannot look into the store directory '" + path
+                        + "' (" + errno_text(errno) + "); reading a store needs read and "
+                          "search (x) permission on its directory");
+    throw store_error("no store at '" + path + "': "
+                      + (errno == ENOENT ? std::string{"there is no such directory"}
+                                         : errno_text(errno))
+                      + "; give the directory a recorder wrote to (--store DIR or $SOMA_STORE)",
+                      store_trouble::missing);
+  }
+  if (::access(path.c_str(), R_OK | X_OK) != 0)
+    throw store_error("permission denied: cannot look into the store directory '" + path
+                      + "'; reading a store needs read and search (x) permission on its "
+                        "directory");
+  if (::stat(data.c_str(), &st) != 0)
+    throw store_error("no store at '" + path
+                      + "': there is no data.mdb in it; give the directory a recorder wrote "
+                        "to (--store DIR or $SOMA_STORE)", store_trouble::missing);
+  if (::access(data.c_str(), R_OK) != 0)
+    throw store_error("permission denied: cannot read '" + data
+                      + "'; reading a store needs read permission on its data.mdb");
+  bool lock_exists = ::access(lock.c_str(), F_OK) == 0;
+  return lock_exists ? ::access(lock.c_str(), R_OK | W_OK) != 0
+                     : ::access(path.c_str(), W_OK) != 0;
+}
+
+// Throws store_error unless the data.mdb `data` of the store at `path`, if
+// there is one, is sound. LMDB maps the file as its meta page says: checked
+// first, a damaged or cut-off file is an error here and not a SIGBUS later.
+// (This also keeps a reader from making lock.mdb in a directory that is no
+// store.)
+void check_sound(const std::string& path, const std::string& data, bool read_only) {
+  if (::access(data.c_str(), F_OK) != 0)
+    return;
+  auto sound = check_data_file(data);
+  if (!sound && sound.error().code() == static_cast<std::uint8_t>(error_code::invalid))
+    throw store_error("'" + path + "' holds a data.mdb that is not a soma store; point "
+                      "--store at a directory a recorder wrote to"
+                      + (read_only ? std::string{} : ", or at an empty directory to make one"),
+                      store_trouble::invalid);
+  if (!sound)
+    throw store_error("the store '" + path + "' is damaged: " + soma::describe(sound.error())
+                      + "; nothing in it can be trusted as it is: restore it from a copy",
+                      store_trouble::damaged);
+}
+
+// Throws the store_error that says why mdb_env_open failed with `rc` on
+// the store at `path`.
+[[noreturn]] void open_failed(int rc, const std::string& path, bool read_only) {
+  if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH)
+    throw store_error("'" + path + "' holds files that are not a soma store (" + describe(rc)
+                      + "); point --store at a store"
+                      + (read_only ? std::string{} : ", or at an empty directory to make one"),
+                      store_trouble::invalid);
+  if (rc == EACCES || rc == EPERM || rc == EROFS)
+    throw store_error("permission denied: cannot open the store '" + path + "'"
+                      + (read_only ? std::string{}
+                                   : " for writing (writing needs write permission on its "
+                                     "directory, data.mdb and lock.mdb; to only read it, "
+                                     "open it read-only)")
+                      + ": " + describe(rc));
+  throw store_error("cannot open the store '" + path + "': " + describe(rc));
+}
+
 } // namespace
 
 environment::environment(std::string path, const store_options& options)
@@ -161,34 +232,7 @@ environment::environment(std::string path, const store_options& options)
                       "directory a recorder wrote to (--store DIR or $SOMA_STORE)",
                       store_trouble::missing);
   if (read_only_) {
-    struct stat st {};
-    if (::stat(path_.c_str(), &st) != 0) {
-      if (errno == EACCES)
-        throw store_error("permission denied: cannot look into the store directory '" + path_
-                          + "' (" + errno_text(errno) + "); reading a store needs read and "
-                            "search (x) permission on its directory");
-      throw store_error("no store at '" + path_ + "': "
-                        + (errno == ENOENT ? std::string{"there is no such directory"}
-                                           : errno_text(errno))
-                        + "; give the directory a recorder wrote to (--store DIR or $SOMA_STORE)",
-                        store_trouble::missing);
-    }
-    if (::access(path_.c_str(), R_OK | X_OK) != 0)
-      throw store_error("permission denied: cannot look into the store directory '" + path_
-                        + "'; reading a store needs read and search (x) permission on its "
-                          "directory");
-    if (::stat(data.c_str(), &st) != 0)
-      throw store_error("no store at '" + path_
-                        + "': there is no data.mdb in it; give the directory a recorder wrote "
-                          "to (--store DIR or $SOMA_STORE)", store_trouble::missing);
-    if (::access(data.c_str(), R_OK) != 0)
-      throw store_error("permission denied: cannot read '" + data
-                        + "'; reading a store needs read permission on its data.mdb");
-    // Without write access to lock.mdb (or to the directory, to make one),
-    // read without the lock: LMDB's MDB_NOLOCK.
-    bool lock_exists = ::access(lock.c_str(), F_OK) == 0;
-    unlocked_ = lock_exists ? ::access(lock.c_str(), R_OK | W_OK) != 0
-                            : ::access(path_.c_str(), W_OK) != 0;
+    unlocked_ = check_readable(path_, data, lock);
   } else {
     fs::create_directories(path_, ec);
     if (ec)
@@ -196,21 +240,7 @@ environment::environment(std::string path, const store_options& options)
                         + std::string{"cannot create the store directory '"} + path_ + "': "
                         + ec.message());
   }
-  // LMDB maps the file as its meta page says: check it first, so that a
-  // damaged or cut-off file is an error here and not a SIGBUS later. (This
-  // also keeps a reader from making lock.mdb in a directory that is no store.)
-  if (::access(data.c_str(), F_OK) == 0) {
-    auto sound = check_data_file(data);
-    if (!sound && sound.error().code() == static_cast<std::uint8_t>(error_code::invalid))
-      throw store_error("'" + path_ + "' holds a data.mdb that is not a soma store; point "
-                        "--store at a directory a recorder wrote to"
-                        + (read_only_ ? std::string{} : ", or at an empty directory to make one"),
-                        store_trouble::invalid);
-    if (!sound)
-      throw store_error("the store '" + path_ + "' is damaged: " + soma::describe(sound.error())
-                        + "; nothing in it can be trusted as it is: restore it from a copy",
-                        store_trouble::damaged);
-  }
+  check_sound(path_, data, read_only_);
   if (int rc = mdb_env_create(&env_); rc != 0)
     fail(rc, "creating an LMDB environment");
   mdb_env_set_maxdbs(env_, 8);
@@ -220,19 +250,7 @@ environment::environment(std::string path, const store_options& options)
   if (int rc = mdb_env_open(env_, path_.c_str(), flags, 0664); rc != 0) {
     mdb_env_close(env_);
     env_ = nullptr;
-    if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH)
-      throw store_error("'" + path_ + "' holds files that are not a soma store (" + describe(rc)
-                        + "); point --store at a store"
-                        + (read_only_ ? std::string{} : ", or at an empty directory to make one"),
-                        store_trouble::invalid);
-    if (rc == EACCES || rc == EPERM || rc == EROFS)
-      throw store_error("permission denied: cannot open the store '" + path_ + "'"
-                        + (read_only_ ? std::string{}
-                                      : " for writing (writing needs write permission on its "
-                                        "directory, data.mdb and lock.mdb; to only read it, "
-                                        "open it read-only)")
-                        + ": " + describe(rc));
-    throw store_error("cannot open the store '" + path_ + "': " + describe(rc));
+    open_failed(rc, path_, read_only_);
   }
   // Reader slots left by processes that were killed while reading.
   if (!unlocked_) {
