@@ -290,6 +290,30 @@ elif case == "fuzz":
             if rc not in (0, 2) or (rc == 2 and "damaged" not in e):
                 fail(f"{what}: `soma live` exited {rc}: {e}")
     shutil.rmtree(d)
+    # And LMDB's main database, which names the others: each bit of a
+    # database's node flags there, in every copy of its page the file holds
+    # (a flipped flag once sent mdb_dbi_open out of the map while the store
+    # was being opened).
+    names = [b"records", b"facts", b"meta", b"cache", b"cache_age", b"readings", b"trials"]
+    nodes = [(n, m.start()) for n in names for m in re.finditer(bytes([len(n), 0]) + n, original)]
+    if len(nodes) < len(names):
+        fail(f"the main database's nodes were not found to flip (only {len(nodes)})")
+    d = os.path.join(T, "main")
+    os.makedirs(d)
+    for name, at in nodes:
+        byte = at - 2  # the flags' low byte (the key size is at `at`)
+        for bit in range(8):
+            data = bytearray(original)
+            data[byte] ^= 1 << bit
+            with open(os.path.join(d, "data.mdb"), "wb") as f:
+                f.write(data)
+            rc, o, e = soma("runs", store=d)
+            what = f"bit {bit} of byte {byte} (the node of database '{name.decode()}' in the main database) flipped"
+            if rc < 0:
+                fail(f"{what}: `soma runs` died of signal {-rc}")
+            if rc not in (0, 2) or (rc == 2 and "damaged" not in e):
+                fail(f"{what}: `soma runs` exited {rc}: {e}")
+    shutil.rmtree(d)
     # Then at random. Only pages LMDB uses: the rest of the file is never read.
     tried = 0
     seen_damage = 0
@@ -342,7 +366,8 @@ elif case == "fuzz":
         seen_damage += differs
         tried += 1
         shutil.rmtree(d)
-    print(f"fuzz: {len(keys)} keys' run names flipped letter by letter; seed {seed}, {tried} damaged copies of a {len(original)}-byte store, "
+    print(f"fuzz: {len(keys)} keys' run names flipped letter by letter, {len(nodes)} databases' "
+          f"flags bit by bit; seed {seed}, {tried} damaged copies of a {len(original)}-byte store, "
           f"{seen_damage} with an answer changed (each said damaged); no signal, no hang")
 
 else:

@@ -180,14 +180,19 @@ struct layout {
   }
 };
 
-// The events of forward `r` (its facts `told`), placed `offset_us` after the
-// trace's start, on the tracks of `at` (which it extends): an object a
-// line, joined by ",\n". `flows` numbers the trace's flows; `count` counts
-// the objects written.
-std::string events_of(const record& r, const std::vector<fact>& told, std::int64_t offset_us,
-                      layout& at, std::uint64_t& flows, std::size_t& count) {
+// A forward's events before they are written: its marks, and each trip's
+// mark with the first of its spans on the worker (a flow's two ends).
+struct forward_marks {
   std::vector<mark> marks;
-  std::vector<std::pair<std::size_t, std::size_t>> trips; // a trip's mark, its first worker span
+  std::vector<std::pair<std::size_t, std::size_t>> trips;
+};
+
+// The marks of forward `r` (its facts `told`), in µs from its start, on the
+// groups of `at` (which it extends with a worker host first seen).
+forward_marks marks_of(const record& r, const std::vector<fact>& told, layout& at) {
+  forward_marks out;
+  auto& marks = out.marks;
+  auto& trips = out.trips;
   std::vector<std::size_t> waiting; // worker marks whose trip has not come yet
   std::int64_t now = 0;             // where the client's facts so far ended
   auto add = [&](mark m) {
@@ -237,10 +242,15 @@ std::string events_of(const record& r, const std::vector<fact>& told, std::int64
       add({false, told_group, now, 0, f.name, &f});
     }
   }
+  return out;
+}
 
-  // Lanes: spans by start (the longer first), each to the first lane of its
-  // group free by then, over the whole trace, so that the spans of one track
-  // never partly overlap. An instant goes on its group's first lane.
+// Puts each of `marks` on a lane of its group in `at`, over the whole trace
+// (the forward starts `offset_us` after it).
+void place_lanes(std::vector<mark>& marks, layout& at, std::int64_t offset_us) {
+  // Spans by start (the longer first), each to the first lane of its group
+  // free by then, over the whole trace, so that the spans of one track never
+  // partly overlap. An instant goes on its group's first lane.
   std::vector<std::size_t> order(marks.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
@@ -255,13 +265,20 @@ std::string events_of(const record& r, const std::vector<fact>& told, std::int64
     else if (at.lanes[m.group].empty()) // an instant's track, free for any span
       at.lanes[m.group].push_back(std::numeric_limits<std::int64_t>::min());
   }
+}
 
-  std::string out;
-  writer w{out, count, 1};
+// "12.345 ms": the forward's took_us as its span's args say it.
+std::string took_text(const record& r) {
   char took_ms[32];
   auto [end, ec] = std::to_chars(took_ms, took_ms + sizeof(took_ms),
                                  static_cast<double>(r.took_us) / 1000, std::chars_format::fixed, 3);
-  auto took_text = std::string(took_ms, ec == std::errc{} ? end : took_ms);
+  return std::string(took_ms, ec == std::errc{} ? end : took_ms) + " ms";
+}
+
+// Writes `marks` of forward `r`, placed `offset_us` after the trace's start.
+void write_marks(writer& w, const std::vector<mark>& marks, const record& r, std::int64_t offset_us) {
+  auto& out = w.out;
+  auto took = took_text(r);
   for (auto& m : marks) {
     w.pid = layout::pid_of(m.group);
     w.open(m.name, m.span ? "X" : "i", layout::tid_of(m.group, m.lane));
@@ -276,15 +293,21 @@ std::string events_of(const record& r, const std::vector<fact>& told, std::int64
              + ",\"state\":";
       append_string(out, to_string(r.state));
       out += ",\"took\":";
-      append_string(out, took_text + " ms");
+      append_string(out, took);
       out += '}';
     } else {
       w.args(*m.told);
     }
     out += '}';
   }
+}
+
+// Writes the arrow of each of `f`'s trips, numbered on from `flows`.
+void write_flows(writer& w, const forward_marks& f, std::int64_t offset_us, std::uint64_t& flows) {
+  auto& out = w.out;
+  auto& marks = f.marks;
   // A trip's arrow: from its start to the first of its spans on the worker.
-  for (auto [trip, first] : trips) {
+  for (auto [trip, first] : f.trips) {
     auto id = static_cast<std::int64_t>(++flows);
     for (auto i : {trip, first}) {
       auto& m = marks[i];
@@ -298,6 +321,20 @@ std::string events_of(const record& r, const std::vector<fact>& told, std::int64
       out += '}';
     }
   }
+}
+
+// The events of forward `r` (its facts `told`), placed `offset_us` after the
+// trace's start, on the tracks of `at` (which it extends): an object a
+// line, joined by ",\n". `flows` numbers the trace's flows; `count` counts
+// the objects written.
+std::string events_of(const record& r, const std::vector<fact>& told, std::int64_t offset_us,
+                      layout& at, std::uint64_t& flows, std::size_t& count) {
+  auto f = marks_of(r, told, at);
+  place_lanes(f.marks, at, offset_us);
+  std::string out;
+  writer w{out, count, 1};
+  write_marks(w, f.marks, r, offset_us);
+  write_flows(w, f, offset_us, flows);
   return out;
 }
 

@@ -270,7 +270,17 @@ void environment::open_databases() {
   MDB_dbi opened[db_count] = {};
   bool all = true;
   for (size_t i = 0; i < db_count; ++i) {
-    int rc = mdb_dbi_open(txn, db_names[i], read_only_ ? 0u : MDB_CREATE, &opened[i]);
+    // LMDB's main database names the others: in a damaged file its page can
+    // send mdb_dbi_open out of the map.
+    int rc = 0;
+    auto step = [&] { rc = mdb_dbi_open(txn, db_names[i], read_only_ ? 0u : MDB_CREATE, &opened[i]); };
+    if (!guarded(step)) {
+      mdb_txn_abort(txn);
+      mdb_env_close(env_);
+      env_ = nullptr;
+      damaged(std::string{"opening database '"} + db_names[i]
+              + "' faulted: LMDB followed a page number or offset out of the file");
+    }
     if (rc == MDB_NOTFOUND) {
       opened[i] = 0;
       all = false;
@@ -280,6 +290,10 @@ void environment::open_databases() {
       mdb_txn_abort(txn);
       mdb_env_close(env_);
       env_ = nullptr;
+      // Pages that are not there, or a database whose flags are not the
+      // ones soma made it with (MDB_INCOMPATIBLE): its node was damaged.
+      if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INCOMPATIBLE || rc == MDB_BAD_DBI)
+        damaged("opening database '" + std::string{db_names[i]} + "' failed: " + describe(rc));
       throw store_error("cannot open database '" + std::string{db_names[i]} + "' of the store '"
                         + path_ + "': " + describe(rc));
     }
@@ -324,7 +338,8 @@ environment::~environment() {
 }
 
 void environment::fail(int rc, std::string_view what) const {
-  if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_BAD_TXN || rc == MDB_CURSOR_FULL)
+  if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_BAD_TXN || rc == MDB_CURSOR_FULL
+      || rc == MDB_INCOMPATIBLE) // a page's or a database's flags not the ones soma wrote
     damaged(std::string{what} + " failed: " + describe(rc));
   throw store_error("store '" + path_ + "': " + std::string{what} + " failed: " + describe(rc));
 }
@@ -442,7 +457,11 @@ MDB_dbi environment::handle(MDB_txn* txn, db which, bool create, MDB_dbi* local)
     if (!create)
       return 0;
   }
-  int rc = mdb_dbi_open(txn, db_names[i], create ? MDB_CREATE : 0u, &dbi);
+  int rc = 0;
+  auto step = [&] { rc = mdb_dbi_open(txn, db_names[i], create ? MDB_CREATE : 0u, &dbi); };
+  if (!guarded(step))
+    damaged(std::string{"opening database '"} + db_names[i]
+            + "' faulted: LMDB followed a page number or offset out of the file");
   if (rc == MDB_NOTFOUND)
     return 0;
   if (rc != 0)
