@@ -37,7 +37,7 @@ std::string first_numeric_result(const std::vector<trial_row>& rows) {
   for (auto& t : rows)
     if (t.state == trial_state::done)
       for (auto& [n, v] : t.result)
-        if (std::holds_alternative<double>(v) || std::holds_alternative<std::int64_t>(v))
+        if (!n.empty() && (std::holds_alternative<double>(v) || std::holds_alternative<std::int64_t>(v)))
           return n;
   return {};
 }

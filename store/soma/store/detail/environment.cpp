@@ -271,9 +271,14 @@ void environment::open_databases() {
   bool all = true;
   for (size_t i = 0; i < db_count; ++i) {
     // LMDB's main database names the others: in a damaged file its page can
-    // send mdb_dbi_open out of the map.
+    // send mdb_dbi_open out of the map. Only the lookup is guarded: creating
+    // one tracks a cursor on mdb_dbi_open's own stack in the transaction,
+    // which the abort after a fault there would free(), so a fault while
+    // creating one ends the process as an unguarded fault does. (A guarded
+    // put or del in a write transaction has the same hazard: a writer that
+    // faults in a damaged store may abort rather than say so.)
     int rc = 0;
-    auto step = [&] { rc = mdb_dbi_open(txn, db_names[i], read_only_ ? 0u : MDB_CREATE, &opened[i]); };
+    auto step = [&] { rc = mdb_dbi_open(txn, db_names[i], 0u, &opened[i]); };
     if (!guarded(step)) {
       mdb_txn_abort(txn);
       mdb_env_close(env_);
@@ -281,6 +286,8 @@ void environment::open_databases() {
       damaged(std::string{"opening database '"} + db_names[i]
               + "' faulted: LMDB followed a page number or offset out of the file");
     }
+    if (rc == MDB_NOTFOUND && !read_only_)
+      rc = mdb_dbi_open(txn, db_names[i], MDB_CREATE, &opened[i]);
     if (rc == MDB_NOTFOUND) {
       opened[i] = 0;
       all = false;
@@ -292,7 +299,7 @@ void environment::open_databases() {
       env_ = nullptr;
       // Pages that are not there, or a database whose flags are not the
       // ones soma made it with (MDB_INCOMPATIBLE): its node was damaged.
-      if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INCOMPATIBLE || rc == MDB_BAD_DBI)
+      if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INCOMPATIBLE)
         damaged("opening database '" + std::string{db_names[i]} + "' failed: " + describe(rc));
       throw store_error("cannot open database '" + std::string{db_names[i]} + "' of the store '"
                         + path_ + "': " + describe(rc));
@@ -457,11 +464,14 @@ MDB_dbi environment::handle(MDB_txn* txn, db which, bool create, MDB_dbi* local)
     if (!create)
       return 0;
   }
+  // The lookup guarded, the making not (open_databases says why).
   int rc = 0;
-  auto step = [&] { rc = mdb_dbi_open(txn, db_names[i], create ? MDB_CREATE : 0u, &dbi); };
+  auto step = [&] { rc = mdb_dbi_open(txn, db_names[i], 0u, &dbi); };
   if (!guarded(step))
     damaged(std::string{"opening database '"} + db_names[i]
             + "' faulted: LMDB followed a page number or offset out of the file");
+  if (rc == MDB_NOTFOUND && create)
+    rc = mdb_dbi_open(txn, db_names[i], MDB_CREATE, &dbi);
   if (rc == MDB_NOTFOUND)
     return 0;
   if (rc != 0)
