@@ -42,6 +42,11 @@ struct SliceResult {
   node @3 :Text;              # the graph's name of the node concerned
   error @4 :Text;             # what went wrong, in words
   missing @5 :List(Text);     # needsCode: the definitions (hashes) to ship
+  # The worker's clock: when its session took the slice (unix µs), and how
+  # long it held it (µs, until this answer was made). 0 from a soma before
+  # them. The client puts both in the trip's `left` fact (docs/critical.md).
+  takenUs @6 :Int64;
+  heldUs @7 :Int64;
 }
 
 # A store served by soma-node --serve-store, written through soma://host:port.

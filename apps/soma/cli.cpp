@@ -25,6 +25,7 @@
 #include "commands/serve.hpp"
 #include "commands/standing.hpp"
 #include "commands/trace.hpp"
+#include "commands/critical.hpp"
 #include "commands/trials.hpp"
 #include "soma/store/store.hpp"
 #include "soma/version.hpp"
@@ -43,6 +44,7 @@ constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | fa
                                  "plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | "
                                  "plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | "
                                  "serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | "
+                                 "critical RUN [--last N] | "
                                  "delete RUN... [--yes] [--force]";
 
 // What each reader costs, on the help page: the seed's price list, since a
@@ -76,6 +78,7 @@ constexpr const char* price_list = R"(What each command costs:
              and reads only what is new
   trace      the last N forwards' records and a fetch per forward (one fetch
              with --forward N)
+  critical   the last N forwards' records and a fetch per forward
 
 The store is only ever opened read-only, reading never creates or changes it;
 `soma cache clear` and `soma reclaim` alone write, and only to a store that exists.
@@ -197,7 +200,7 @@ std::optional<invocation> parse(int argc, const char* const* argv, std::ostream&
     add_nodes(line),   add_compare(line),  add_cache(line),   add_standing(line),
     add_fleet(line),   add_trials(line),   add_reclaim(line), add_health(line),
     add_plot(line),    add_live(line),     add_check(line),   add_delete(line),
-    add_copy(line),    add_serve(line),    add_trace(line)};
+    add_copy(line),    add_serve(line),    add_trace(line),   add_critical(line)};
   point_up(app);
 
   auto args = arguments(argc, argv, app);

@@ -21,6 +21,7 @@
 #include "commands/serve.hpp"
 #include "commands/standing.hpp"
 #include "commands/trace.hpp"
+#include "commands/critical.hpp"
 #include "commands/trials.hpp"
 #include "opened_store.hpp"
 #include "several_stores.hpp"
@@ -81,6 +82,7 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     case command::check: return show_check(s, inv, out, err);
     case command::serve: serve(s, inv, out, err); break;
     case command::trace: trace(s, inv, out, err); break;
+    case command::critical: show_critical(s, inv, out); break;
     case command::cache_clear:
     case command::copy:
     case command::remove:

@@ -19,7 +19,7 @@ namespace soma::cli {
 enum class command {
   runs, forwards, curve, facts, nodes, cache_ls, cache_clear, standing, fleet,
   plot_progress, plot_spent, plot_machines, plot_graph, live, check,
-  trials, reclaim, plot_study, health, serve, trace, copy, remove, compare
+  trials, reclaim, plot_study, health, serve, trace, copy, remove, compare, critical
 };
 
 /// A parsed, checked command line.

@@ -10,13 +10,18 @@
 /// | `recalled` | node, began_us, took_us, bytes (a cache hit)         |
 /// | `kept`     | node, began_us, took_us, bytes (a cache write)       |
 /// | `items`    | node, done, of (progress through a collection)       |
-/// | `left`     | host, began_us, took_us (a trip to a worker)         |
+/// | `left`     | host, began_us, took_us (a trip to a worker) (+ sent_us, taken_us, held_us) |
 /// | `finished` | took_us                                              |
 /// | `broke`    | node, error, took_us                                 |
 /// | `machine`  | id, busy, memory, cores, up_us, served, host         |
 ///
 /// `began_us` is microseconds since the forward began, on the clock of
-/// whoever stamped it; `took_us` is a duration in microseconds. Nothing in a
+/// whoever stamped it; `took_us` is a duration in microseconds. A worker
+/// stamps its facts from when its session took the slice; the trip's `left`
+/// says when it was sent (`sent_us`, unix µs by the client's clock), when
+/// the worker took it (`taken_us`, unix µs by the worker's) and how long the
+/// worker held it (`held_us`), so that a reader can estimate the worker's
+/// clock offset (docs/critical.md). Nothing in a
 /// fact is a judgement.
 
 #include <array>

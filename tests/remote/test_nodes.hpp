@@ -57,6 +57,24 @@ struct Says : soma::node<Says, int, int> {
   }
 };
 
+/// Sleeps its `ms` whatever its input: a node whose work is known
+/// (`Nap{50}.at("w1")` takes 50 ms over there).
+struct Nap : soma::node<Nap, int, int> {
+  Nap() = default;
+  explicit Nap(int m) : ms(m) {}
+  int ms = 0;
+  Out forward(const In& x, soma::context&) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return x + 1;
+  }
+};
+
+template <>
+struct soma::codec<Nap> : soma::fields_codec<Nap> {
+  static std::string name() { return "Nap"; }
+  static auto fields(Nap& s) { return std::tie(s.ms); }
+};
+
 //! [scale]
 /// Multiplies by its factor: a node with a setting, given through its codec
 /// so that it travels (`Scale{3}.at("w1")` multiplies by 3 over there).

@@ -145,7 +145,7 @@ struct crafted {
 BOOST_AUTO_TEST_SUITE(trace)
 
 // The processes: 1 the forwards (and the told facts), 2 here, 3 on the workers.
-constexpr std::int64_t forwards_pid = 1, here_pid = 2, w1_pid = 3;
+constexpr std::int64_t forwards_pid = 1, here_pid = 2, path_pid = 3, w1_pid = 4;
 
 BOOST_FIXTURE_TEST_CASE(every_fact_has_its_event_where_it_happened, crafted) {
   auto t = soma::trace_of(s, "mixed");
@@ -168,12 +168,13 @@ BOOST_FIXTURE_TEST_CASE(every_fact_has_its_event_where_it_happened, crafted) {
   BOOST_TEST(process(forwards_pid) == "forwards");
   BOOST_TEST(process(here_pid) == "here (the client)");
   BOOST_TEST(process(w1_pid) == "worker w1");
-  for (std::int64_t pid = 1; pid <= 3; ++pid)
+  BOOST_TEST(process(path_pid) == "critical path");
+  for (std::int64_t pid = 1; pid <= 4; ++pid)
     BOOST_TEST(num(named(events, pid, "M", "process_sort_index")[0]["args"]["sort_index"]) == pid);
   std::set<std::int64_t> pids;
   for (auto& e : events)
     pids.insert(num(e["pid"]));
-  BOOST_TEST((pids == std::set<std::int64_t>{1, 2, 3}));
+  BOOST_TEST((pids == std::set<std::int64_t>{1, 2, 3, 4}));
 
   // Forward 0's events of a process (it is the trace's first second).
   auto zero = [&](std::int64_t pid, std::string_view ph, std::string_view name,
@@ -218,11 +219,14 @@ BOOST_FIXTURE_TEST_CASE(every_fact_has_its_event_where_it_happened, crafted) {
   auto t0 = num(trip[0]["ts"]), t1 = t0 + num(trip[0]["dur"]);
   BOOST_TEST(t0 == 170);
   BOOST_TEST(t1 == 270);
+  // Its `left` has no worker's stamps (a soma before them): the trip is
+  // taken as symmetric, (100 - 60) / 2 = 20 µs each way around the worker's
+  // 60 µs.
   for (auto [node, began, took] : {std::tuple{"embed", 5, 30}, {"rank", 40, 20}}) {
     auto ran = zero(w1_pid, "X", node);
     BOOST_TEST_REQUIRE(ran.size() == 1u, node);
     BOOST_TEST(track_of(ran[0]) == "w1");
-    BOOST_TEST(num(ran[0]["ts"]) == 170 + began);
+    BOOST_TEST(num(ran[0]["ts"]) == 170 + 20 + began);
     BOOST_TEST(num(ran[0]["dur"]) == took);
     BOOST_TEST(num(ran[0]["ts"]) >= t0);
     BOOST_TEST(num(ran[0]["ts"]) + num(ran[0]["dur"]) <= t1);
@@ -233,7 +237,7 @@ BOOST_FIXTURE_TEST_CASE(every_fact_has_its_event_where_it_happened, crafted) {
   BOOST_TEST(s0[0]["tid"] == trip[0]["tid"]);
   BOOST_TEST(num(s0[0]["ts"]) == t0);
   BOOST_TEST(f0[0]["tid"] == zero(w1_pid, "X", "embed")[0]["tid"]);
-  BOOST_TEST(num(f0[0]["ts"]) == 175);
+  BOOST_TEST(num(f0[0]["ts"]) == 195);
   // The forward's own span says what it was; the told fact's text is as told.
   auto whole = zero(forwards_pid, "X", "forward 0");
   BOOST_TEST_REQUIRE(whole.size() == 1u);
@@ -248,6 +252,19 @@ BOOST_FIXTURE_TEST_CASE(every_fact_has_its_event_where_it_happened, crafted) {
   BOOST_TEST(t.json.find(R"(a \"quoted\"\\path\nnext\u0001 été)") != std::string::npos);
   BOOST_TEST(num(note[0]["ts"]) == 300); // told after it finished: at its end
   BOOST_TEST(zero(here_pid, "X", "m").empty()); // a machine's reading is no event
+  // Its critical path, on a process of its own, covers it end to end, and
+  // goes through the trip: wire out, the worker's nodes, wire back.
+  std::int64_t path_us = 0;
+  std::vector<std::string> path;
+  for (auto& e : events)
+    if (num(e["pid"]) == path_pid && e["ph"] == "X" && num(e["ts"]) < 1'000'000) {
+      path_us += num(e["dur"]);
+      path.push_back(e["name"]);
+      BOOST_TEST(e["cat"] == "critical");
+    }
+  BOOST_TEST(path_us == 300);
+  for (auto* step : {"wire out w1", "work w1 embed", "work w1 rank", "wire back w1"})
+    BOOST_TEST((std::find(path.begin(), path.end(), step) != path.end()), step);
 
   // Forward 1, a second later, on the same tracks: the failure and where it broke.
   auto second = named(events, forwards_pid, "X", "forward 1");
@@ -290,7 +307,7 @@ BOOST_AUTO_TEST_CASE(forwards_are_placed_to_the_microsecond_on_one_timeline_per_
   std::set<std::int64_t> pids;
   for (auto& e : events)
     pids.insert(num(e["pid"]));
-  BOOST_TEST((pids == std::set<std::int64_t>{forwards_pid, here_pid}));
+  BOOST_TEST((pids == std::set<std::int64_t>{forwards_pid, here_pid, path_pid}));
   for (std::int64_t n : {0, 1, 9, 10, 26, 999}) {
     auto f = named(events, forwards_pid, "X", "forward " + std::to_string(n));
     BOOST_TEST_REQUIRE(f.size() == 1u, n);

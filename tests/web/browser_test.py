@@ -176,6 +176,19 @@ def main():
                           f"{node}, run on {host}, sits inside its trip: {inside} in {trip}")
             not_blank(b.screenshot(os.path.join(OUT, "forward-remote.png")), "forward-remote.png")
 
+            # Where the remote run's time went: the run page shows soma
+            # critical's numbers, the same as the command's.
+            b.open(remote_url + "run/costly")
+            b.until("return document.querySelector('#critical tr[data-segment]')", 20, "the critical section")
+            said = soma("critical", "costly", "--store", os.path.join(fleet, "store"))
+            shown = b.run("return [...document.querySelectorAll('#critical tr[data-segment]')]"
+                          ".map(r => [r.dataset.host, r.dataset.segment])")
+            check(shown == [[x["host"], x["segment"]] for x in said["shares"]],
+                  f"the page's shares {shown} are soma critical's {said['shares']}")
+            what_if = b.run("return document.getElementById('what-if').textContent")
+            check(said["slowest"]["node"] in what_if and "w2" in what_if, f"the what-if names b at w2: {what_if}")
+            not_blank(b.screenshot(os.path.join(OUT, "critical.png")), "critical.png")
+
             # The fleet: two real workers report into the store; one stopped
             # (SIGSTOP) falls quiet on the open page while the other writes.
             for _ in range(2):

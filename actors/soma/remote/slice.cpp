@@ -45,9 +45,19 @@ caf::duration trip_timeout(const forward_state& fw) {
   return caf::duration{std::chrono::duration_cast<std::chrono::microseconds>(left)};
 }
 
-fact left_fact(const std::string& host, std::int64_t began_us, std::int64_t took_us) {
-  return fact{"left",
-              {{"host", host}, {"began_us", began_us}, {"took_us", took_us}}};
+// The trip's `left`. With a worker's stamps (a soma that sends them), also
+// both clocks' sides of it: when it was sent by this machine's clock, when
+// the worker took it by the worker's, and how long the worker held it; from
+// them a reader estimates the worker's clock offset (docs/critical.md).
+fact left_fact(const std::string& host, const trip& t, std::int64_t took_us,
+               const wire::slice_answer& r) {
+  fact x{"left", {{"host", host}, {"began_us", t.began_us}, {"took_us", took_us}}};
+  if (r.taken_us != 0) {
+    x.fields.emplace_back("sent_us", t.sent_unix_us);
+    x.fields.emplace_back("taken_us", r.taken_us);
+    x.fields.emplace_back("held_us", r.held_us);
+  }
+  return x;
 }
 
 // Who a cached slice's outputs belong to: its one node, at its version.
@@ -161,7 +171,7 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
       return;
     }
     say_facts(self, fw, r.facts, t.no_store);
-    fw.emit(left_fact(st.plan->host, t.began_us, took), self->context());
+    fw.emit(left_fact(st.plan->host, t, took, r), self->context());
     auto trip_done = std::move(t);
     st.trips.erase(i);
     switch (r.refused) {
@@ -389,6 +399,9 @@ void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string 
   auto id = st.next_trip++;
   trip t;
   t.sent = clock::now();
+  t.sent_unix_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count();
   t.began_us = fw->since_began_us(t.sent);
   t.input = std::move(input);
   t.key = std::move(key);

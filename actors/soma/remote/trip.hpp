@@ -22,6 +22,7 @@ struct trip {
   forward_ptr forward;
   std::int64_t began_us = 0;        ///< when it left, since the forward began
   std::chrono::steady_clock::time_point sent;
+  std::int64_t sent_unix_us = 0;    ///< when it left, unix µs by this machine's clock
   std::string input;                ///< the value, kept to resend after shipping code (mode::network)
   std::string key;                  ///< a cached slice's key for this input
   caf::actor session;

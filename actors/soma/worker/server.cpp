@@ -81,6 +81,7 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
   return {
     [self, worker](slice_atom, const std::string& header,
                    const std::string& input) -> caf::result<std::string, std::string> {
+      slice_taken taken; // first: the answer says when, on this machine's clock
       auto& st = self->state;
       // This slice counts, as the seed's first reading says 1; one refused
       // for lack of code (shipped, then sent again) is given back below.
@@ -97,7 +98,8 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
         ~ending() { w->slice_ended(); }
       } counted{worker};
       auto how = slice_end::refused;
-      auto [answer, output] = run_slice(*st.catalog, st.plan, header, input, std::move(reading), &how);
+      auto [answer, output] = run_slice(*st.catalog, st.plan, header, input, std::move(reading), &how,
+                                          taken);
       auto& counts = worker->counts;
       if (how == slice_end::needs_code) {
         worker->served_back();

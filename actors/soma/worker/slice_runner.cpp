@@ -25,12 +25,19 @@ public:
   void fail(std::string, std::string, caf::local_actor*) override {}
 };
 
-std::pair<std::string, std::string> refused(wire::slice_answer& a, refusal why, std::string node,
-                                            std::string error) {
+// The answer `a`, its held_us stamped now: how long the worker held the
+// slice taken at `taken`.
+std::string answer(wire::slice_answer& a, const slice_taken& taken) {
+  a.held_us = micros(clock::now() - taken.at);
+  return wire::encode_slice_answer(a);
+}
+
+std::pair<std::string, std::string> refused(wire::slice_answer& a, const slice_taken& taken,
+                                            refusal why, std::string node, std::string error) {
   a.refused = why;
   a.node = std::move(node);
   a.error = std::move(error);
-  return {wire::encode_slice_answer(a), std::string{}};
+  return {answer(a, taken), std::string{}};
 }
 
 // Decodes and binds `header` into `plan`, or says why not in `a`.
@@ -93,24 +100,26 @@ bool prepare(session_catalog& catalog, slice_plan& plan, std::string_view header
 
 std::pair<std::string, std::string> run_slice(session_catalog& catalog, slice_plan& plan,
                                               std::string_view header, std::string_view input,
-                                              std::optional<fact> first, slice_end* how) {
+                                              std::optional<fact> first, slice_end* how,
+                                              const slice_taken& taken) {
   slice_end ignored;
   auto& end = how ? *how : ignored;
   end = slice_end::refused;
   wire::slice_answer a;
+  a.taken_us = taken.unix_us;
   if (first)
     a.facts.push_back(std::move(*first));
   if (!prepare(catalog, plan, header, a)) {
     if (a.refused == refusal::needs_code)
       end = slice_end::needs_code;
-    return {wire::encode_slice_answer(a), std::string{}};
+    return {answer(a, taken), std::string{}};
   }
   auto& nodes = plan.nodes;
   detail::boxed value;
   try {
     value = plan.instances.front()->decode_in(input);
   } catch (const detail::value_error& e) {
-    return refused(a, refusal::bad_slice, nodes.front().name,
+    return refused(a, taken, refusal::bad_slice, nodes.front().name,
                    "node " + nodes.front().name + ": " + e.what());
   }
   collecting forward{&a.facts};
@@ -122,24 +131,24 @@ std::pair<std::string, std::string> run_slice(session_catalog& catalog, slice_pl
       value = plan.instances[i]->run(value, ctx);
     } catch (...) {
       auto text = what(std::current_exception());
-      forward.emit(detail::failed_fact(name, text, forward.since_began_us(began),
+      forward.emit(detail::failed_fact(name, text, micros(began - taken.at),
                                        micros(clock::now() - began)),
                    nullptr);
       end = slice_end::failed;
-      return refused(a, refusal::node_failed, name, std::move(text));
+      return refused(a, taken, refusal::node_failed, name, std::move(text));
     }
-    forward.emit(detail::ran_fact(name, forward.since_began_us(began), micros(clock::now() - began)),
+    forward.emit(detail::ran_fact(name, micros(began - taken.at), micros(clock::now() - began)),
                  nullptr);
   }
   std::string output;
   try {
     output = plan.instances.back()->encode_out(value);
   } catch (const detail::value_error& e) {
-    return refused(a, refusal::bad_slice, nodes.back().name,
+    return refused(a, taken, refusal::bad_slice, nodes.back().name,
                    "node " + nodes.back().name + ": " + e.what());
   }
   end = slice_end::ran;
-  return {wire::encode_slice_answer(a), std::move(output)};
+  return {answer(a, taken), std::move(output)};
 }
 
 } // namespace soma::serve

@@ -4,6 +4,8 @@
 /// Running one slice on a worker: a Slice header and the first node's input
 /// in, a SliceResult header and the last node's output out.
 
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,15 +36,26 @@ enum class slice_end {
   needs_code, ///< not run for lack of code: the slice comes again once it is shipped
 };
 
+/// When a worker's session took a slice: its node's stamps (`began_us`)
+/// count from here, and the answer says it on the worker's wall clock with
+/// how long the slice was held (docs/critical.md).
+struct slice_taken {
+  std::chrono::steady_clock::time_point at = std::chrono::steady_clock::now();
+  std::int64_t unix_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+};
+
 /// Runs the slice `header` with the nodes of `catalog` on `input` (the first
 /// node's In, encoded) and answers (SliceResult header, the last node's Out
 /// encoded; empty unless it ran to the end). Inside the slice each value
 /// stays a C++ value: decoded once at its start, encoded once at its end.
 /// `first` (a `machine` fact) leads the facts when given. Never throws for
 /// bad bytes: they are a badSlice answer. `how`, when given, is set to how
-/// the answer ended.
+/// the answer ended. `taken`: when the session took it (by default, now).
 std::pair<std::string, std::string> run_slice(session_catalog& catalog, slice_plan& plan,
                                               std::string_view header, std::string_view input,
-                                              std::optional<fact> first, slice_end* how = nullptr);
+                                              std::optional<fact> first, slice_end* how = nullptr,
+                                              const slice_taken& taken = {});
 
 } // namespace soma::serve

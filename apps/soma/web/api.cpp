@@ -14,6 +14,7 @@
 #include "soma/draw/spent.hpp"
 #include "soma/health/judge.hpp"
 #include "soma/health/rules.hpp"
+#include "soma/store/critical.hpp"
 #include "soma/store/fleet.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
@@ -313,10 +314,18 @@ json forward_page(const store& s, std::string_view run, std::uint64_t n) {
       throw api_error(404, "run '" + std::string{run} + "' has no forward " + std::to_string(n)
                              + "; it has " + std::to_string(page.total) + " (0 to "
                              + std::to_string(page.total - 1) + ")");
+    auto& r = page.records.front();
+    std::vector<std::vector<fact>> all{facts(s, run, n)};
+    auto& fs = all.front();
     auto told = json::array();
-    for (auto& f : facts(s, run, n))
+    for (auto& f : fs)
       told.push_back(json_of(f));
-    return json{{"record", json_of(page.records.front())}, {"facts", std::move(told)}};
+    // Its workers' facts on this machine's clock, by offsets from its own trips.
+    auto placed = json::object();
+    for (auto& seg : timeline_of(r, fs, estimate_clocks({r}, all)).all)
+      if (seg.fact && fs[*seg.fact].has("host") && fs[*seg.fact].name != "left")
+        placed[std::to_string(*seg.fact)] = json{{"began_us", seg.began_us}, {"took_us", seg.took_us}};
+    return json{{"record", json_of(r)}, {"facts", std::move(told)}, {"placed", std::move(placed)}};
   });
 }
 
@@ -432,6 +441,11 @@ json nodes_page(const store& s, std::string_view run, const params& p) {
       out.push_back(json_of(r));
     return json{{"last", every ? json("all") : json(last)}, {"nodes", std::move(out)}};
   });
+}
+
+json critical_page(const store& s, std::string_view run, const params& p) {
+  auto last = number_param(p, "last", 100, 1, 10'000);
+  return answering([&] { return json_of(critical(s, run, {.last = static_cast<std::size_t>(last)})); });
 }
 
 json fleet_page(const store& s, std::string_view run) {

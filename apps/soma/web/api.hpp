@@ -141,6 +141,10 @@ private:
 /// (default 1000; `all` for every one).
 [[nodiscard]] json nodes_page(const store& s, std::string_view run, const params& p);
 
+/// soma critical RUN --json over the run's last `last` forwards (default
+/// 100, at most 10,000): where their time went across machines.
+[[nodiscard]] json critical_page(const store& s, std::string_view run, const params& p);
+
 /// {"hosts": [fleet rows]}: soma fleet RUN.
 [[nodiscard]] json fleet_page(const store& s, std::string_view run);
 

@@ -153,6 +153,32 @@ json json_of(const reading& x) {
               {"serves_store", x.serves_store.empty() ? json(nullptr) : json(x.serves_store)}};
 }
 
+json json_of(const critical_report& x) {
+  auto clocks = json::array();
+  for (auto& [host, c] : x.clocks)
+    clocks.push_back(json{{"host", host}, {"offset_us", c.offset_us}, {"bound_us", c.bound_us},
+                          {"trips", c.trips}, {"forward", c.forward}, {"wire_out_us", c.wire_out_us}});
+  auto shares = json::array();
+  for (auto& s : x.shares)
+    shares.push_back(json{{"host", s.host}, {"segment", std::string{to_string(s.kind)}},
+                          {"took_us", s.took_us}, {"share", s.of_took}});
+  auto nodes = json::array();
+  for (auto& n : x.nodes)
+    nodes.push_back(json{{"node", n.node}, {"host", n.host}, {"forwards", n.forwards}, {"took_us", n.took_us}});
+  json slowest = nullptr;
+  if (x.slowest) {
+    auto& w = *x.slowest;
+    slowest = json{{"node", w.node}, {"host", w.host}, {"remote", w.remote},
+                   {"remote_mean_us", w.remote_mean_us}, {"trip_mean_us", w.trip_mean_us},
+                   {"here", w.here}, {"here_mean_us", w.here_mean_us}, {"took_mean_us", w.took_mean_us},
+                   {"estimate_mean_us", w.here > 0 ? json(w.estimate_mean_us) : json(nullptr)}};
+  }
+  return json{{"run", x.run},       {"forwards", x.forwards}, {"first", x.first},
+              {"last", x.last},     {"took_us", x.took_us},   {"clocks", clocks},
+              {"shares", shares},   {"nodes", nodes},         {"slowest", slowest},
+              {"worst_gap", x.worst_gap}};
+}
+
 namespace {
 
 template <class T>

@@ -19,6 +19,7 @@
 
 #include "soma/fact.hpp"
 #include "soma/store/cache.hpp"
+#include "soma/store/critical.hpp"
 #include "soma/store/fleet.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
@@ -61,6 +62,10 @@ void append_json(std::string& out, const record& x, std::uint64_t total);
 /// {"id", "busy", "memory", "cores", "up_us", "served", "when_us", "claims",
 /// "trials"}; claims is null for a worker.
 [[nodiscard]] json json_of(const reading& x);
+
+/// Where a run's forwards spent their time (soma critical): its clocks,
+/// shares, nodes on the path and the what-if, times in µs.
+[[nodiscard]] json json_of(const critical_report& x);
 
 /// {"host", "machine", "slices", "took_us", "waiting_us", "busy", "served",
 /// "quiet_s", "claims", "trials"}; what is not known (a machine never joined, a host without

@@ -310,6 +310,9 @@ void add_api(httplib::Server& r, store* st, runs_tally* tally) {
   r.Get(R"(/api/run/([^/]+)/nodes)", [st](const httplib::Request& req, httplib::Response& res) {
     answer(res, json_type, [&] { return nodes_page(*st, req.matches[1].str(), params_of(req)); });
   });
+  r.Get(R"(/api/run/([^/]+)/critical)", [st](const httplib::Request& req, httplib::Response& res) {
+    answer(res, json_type, [&] { return critical_page(*st, req.matches[1].str(), params_of(req)); });
+  });
   r.Get(R"(/api/run/([^/]+)/fleet)", [st](const httplib::Request& req, httplib::Response& res) {
     answer(res, json_type, [&] { return fleet_page(*st, req.matches[1].str()); });
   });

@@ -52,6 +52,8 @@ std::string encode_slice_answer(const slice_answer& a) {
   auto ms = root.initMissing(static_cast<unsigned>(a.missing.size()));
   for (unsigned i = 0; i < a.missing.size(); ++i)
     ms.set(i, a.missing[i]);
+  root.setTakenUs(a.taken_us);
+  root.setHeldUs(a.held_us);
   return detail::to_bytes(message);
 }
 
@@ -67,6 +69,8 @@ slice_answer decode_slice_answer(std::string_view bytes) {
     a.error = text_of(r.getError());
     for (auto m : r.getMissing())
       a.missing.push_back(text_of(m));
+    a.taken_us = r.getTakenUs();
+    a.held_us = r.getHeldUs();
     return a;
   });
 }

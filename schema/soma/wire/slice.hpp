@@ -40,6 +40,11 @@ struct slice_answer {
   std::string node;        ///< the graph's name of the node concerned
   std::string error;       ///< what went wrong, in words
   std::vector<std::string> missing; ///< needs_code: the definitions (hashes) to ship
+  /// When the worker's session took the slice, unix µs by the worker's
+  /// clock; 0 from a worker older than this field.
+  std::int64_t taken_us = 0;
+  /// How long the worker held it, µs: from taking it to this answer.
+  std::int64_t held_us = 0;
 };
 
 [[nodiscard]] std::string encode_slice_answer(const slice_answer& a);

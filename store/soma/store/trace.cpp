@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <deque>
 #include <limits>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <tuple>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "soma/fact.hpp"
+#include "soma/store/critical.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/tails.hpp"
 #include "soma/vocabulary.hpp"
@@ -107,9 +110,9 @@ struct mark {
   std::size_t lane = 0;
 };
 
-// Groups of tracks: the forwards' lanes, the told facts', then the hosts',
-// "here" first.
-constexpr std::size_t forward_group = 0, told_group = 1, here_group = 2;
+// Groups of tracks: the forwards' lanes, the told facts', "here", the
+// forwards' critical paths, then the worker hosts'.
+constexpr std::size_t forward_group = 0, told_group = 1, here_group = 2, path_group = 3;
 
 // Whether `f` is stamped by a worker: a node's fact with a host.
 bool from_worker(const fact& f) {
@@ -119,14 +122,16 @@ bool from_worker(const fact& f) {
 
 // The trace's tracks so far, over all its forwards: the groups (a group is
 // a process: pid 1 the forwards, with the told facts as its tid 0; pid 2
-// "here"; then a pid per worker host, in order first seen), and per group
-// where each lane's last span ends.
+// "here"; pid 3 the critical paths; then a pid per worker host, in order
+// first seen), and per group where each lane's last span ends.
 struct layout {
-  std::vector<std::string> groups{"forwards", "told", "here"};
-  std::vector<std::vector<std::int64_t>> lanes{{}, {}, {}};
+  std::vector<std::string> groups{"forwards", "told", "here", "critical path"};
+  std::vector<std::vector<std::int64_t>> lanes{{}, {}, {}, {}};
 
   std::size_t group_of(std::string_view host) {
-    auto it = std::find(groups.begin() + here_group, groups.end(), host);
+    if (host == groups[here_group])
+      return here_group;
+    auto it = std::find(groups.begin() + path_group + 1, groups.end(), host);
     if (it != groups.end())
       return static_cast<std::size_t>(it - groups.begin());
     groups.emplace_back(host);
@@ -159,8 +164,11 @@ struct layout {
       if (g == told_group)
         continue;
       w.pid = pid_of(g);
+      if (g == path_group && lanes[g].empty())
+        continue; // no forward had a path (all took 0)
       auto process = g == forward_group ? std::string{"forwards"}
                      : g == here_group  ? std::string{"here (the client)"}
+                     : g == path_group  ? std::string{"critical path"}
                                         : "worker " + groups[g];
       w.meta("process_name", 0, "name", process);
       w.meta("process_sort_index", 0, "sort_index", static_cast<std::int64_t>(w.pid));
@@ -185,12 +193,32 @@ struct layout {
 struct forward_marks {
   std::vector<mark> marks;
   std::vector<std::pair<std::size_t, std::size_t>> trips;
+  std::deque<fact> path; // the critical path's segments as facts, for their marks' args
 };
+
+// A forward's critical path as spans on the "critical path" process, named
+// "KIND HOST[ NODE]" ("wire out w2", "work w1 embed"), cat "critical".
+void mark_path(forward_marks& out, const std::vector<segment>& path) {
+  for (auto& s : path) {
+    auto kind = std::string{to_string(s.kind)};
+    auto& f = out.path.emplace_back(fact{"critical", {{"segment", kind}, {"host", s.host}}});
+    if (!s.node.empty())
+      f.fields.emplace_back("node", s.node);
+    out.marks.push_back({true, path_group, s.began_us, s.took_us,
+                         kind + " " + s.host + (s.node.empty() ? "" : " " + s.node), &f});
+  }
+}
 
 // The marks of forward `r` (its facts `told`), in µs from its start, on the
 // groups of `at` (which it extends with a worker host first seen).
-forward_marks marks_of(const record& r, const std::vector<fact>& told, layout& at) {
+forward_marks marks_of(const record& r, const std::vector<fact>& told, layout& at,
+                       const std::map<std::string, clock_estimate>& clocks) {
   forward_marks out;
+  auto placed = timeline_of(r, told, clocks);
+  std::map<const fact*, const segment*> where; // each worker fact, on the client's clock
+  for (auto& s : placed.all)
+    if (s.fact && s.host != "here" && told[*s.fact].has("host") && told[*s.fact].name != word::left)
+      where[&told[*s.fact]] = &s;
   auto& marks = out.marks;
   auto& trips = out.trips;
   std::vector<std::size_t> waiting; // worker marks whose trip has not come yet
@@ -223,9 +251,14 @@ forward_marks marks_of(const record& r, const std::vector<fact>& told, layout& a
         auto& m = marks[i];
         if (m.group != worker)
           return false;
-        // The worker's clock starts with its slice: inside the trip.
-        m.ts = std::clamp(began + m.ts, began, end);
-        m.dur = std::min(m.dur, end - m.ts);
+        if (auto w = where.find(m.told); w != where.end()) {
+          // Put on this machine's clock by its worker's offset (critical.hpp).
+          m.ts = w->second->began_us;
+          m.dur = m.span ? w->second->took_us : 0;
+        } else { // the worker's clock starts with its slice: inside the trip
+          m.ts = std::clamp(began + m.ts, began, end);
+          m.dur = std::min(m.dur, end - m.ts);
+        }
         if (m.span && (!first || m.ts < marks[*first].ts))
           first = i;
         return true;
@@ -242,6 +275,7 @@ forward_marks marks_of(const record& r, const std::vector<fact>& told, layout& a
       add({false, told_group, now, 0, f.name, &f});
     }
   }
+  mark_path(out, placed.path);
   return out;
 }
 
@@ -328,8 +362,9 @@ void write_flows(writer& w, const forward_marks& f, std::int64_t offset_us, std:
 // line, joined by ",\n". `flows` numbers the trace's flows; `count` counts
 // the objects written.
 std::string events_of(const record& r, const std::vector<fact>& told, std::int64_t offset_us,
-                      layout& at, std::uint64_t& flows, std::size_t& count) {
-  auto f = marks_of(r, told, at);
+                      layout& at, std::uint64_t& flows, std::size_t& count,
+                      const std::map<std::string, clock_estimate>& clocks) {
+  auto f = marks_of(r, told, at, clocks);
   place_lanes(f.marks, at, offset_us);
   std::string out;
   writer w{out, count, 1};
@@ -377,14 +412,23 @@ std::string alone_note(const std::vector<record>& asked, std::size_t needs, std:
 constexpr std::string_view head = "{\"traceEvents\":[\n";
 
 // What closes the document: otherData says what is in and how time is placed.
-std::string footer(std::string_view run, std::size_t held, std::size_t asked, std::string_view cut) {
+std::string footer(std::string_view run, std::size_t held, std::size_t asked, std::string_view cut,
+                   const std::map<std::string, clock_estimate>& clocks) {
   std::string out = "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"run\":";
   append_string(out, run);
   out += ",\"forwards\":" + std::to_string(held) + ",\"asked\":" + std::to_string(asked);
   out += ",\"clock\":\"forwards are placed at the microsecond their recorder saw them begin (whole "
          "seconds in stores written before soma kept microseconds), their facts exactly within "
-         "them\",\"workers\":\"a worker's facts are placed by its own clock from the "
-         "start of their trip, and kept inside the trip\"";
+         "them\"";
+  std::string workers = "a worker's facts are placed by its clock's offset from this machine's, "
+                        "estimated from its trips (worker less here, µs):";
+  for (auto& [host, c] : clocks)
+    workers += " " + host + " " + (c.offset_us >= 0 ? "+" : "") + std::to_string(c.offset_us) + " ± "
+               + std::to_string(c.bound_us) + ";";
+  workers += " a worker with no stamps (an older soma) has its facts from the start of their trip, "
+             "kept inside the trip";
+  out += ",\"workers\":";
+  append_string(out, workers);
   if (!cut.empty()) {
     out += ",\"cut\":";
     append_string(out, cut);
@@ -419,6 +463,7 @@ trace trace_of(const store& s, std::string_view run, const trace_options& o) {
     }
   }
 
+  auto clocks = estimate_clocks(asked, told);
   trace out;
   out.json = head;
   std::uint64_t flows = 0;
@@ -429,17 +474,17 @@ trace trace_of(const store& s, std::string_view run, const trace_options& o) {
     std::size_t count = 0;
     auto offset = asked[i].when_us - asked.front().when_us;
     auto grown = at;
-    auto chunk = events_of(asked[i], told[i], offset, grown, flows, count);
+    auto chunk = events_of(asked[i], told[i], offset, grown, flows, count, clocks);
     std::size_t grown_count = 0;
     auto grown_named = grown.named(grown_count);
     auto all = i + 1 == asked.size();
     // Were this the last one in, the document would end so.
-    auto end = footer(run, i + 1, asked.size(), all ? "" : held_note(asked, i + 1, o.max_bytes));
+    auto end = footer(run, i + 1, asked.size(), all ? "" : held_note(asked, i + 1, o.max_bytes), clocks);
     auto size = out.json.size() + (i > 0 ? 2 : 0) + chunk.size() + 2 + grown_named.size() + end.size();
     if (size > o.max_bytes) {
       out.cut = true;
       out.note = i > 0 ? held_note(asked, i, o.max_bytes)
-                       : alone_note(asked, size - end.size() + footer(run, 1, 1, "").size(),
+                       : alone_note(asked, size - end.size() + footer(run, 1, 1, "", clocks).size(),
                                     o.max_bytes);
       break;
     }
@@ -457,7 +502,7 @@ trace trace_of(const store& s, std::string_view run, const trace_options& o) {
     out.json += named;
     out.events += named_count;
   }
-  out.json += footer(run, out.forwards, asked.size(), out.note);
+  out.json += footer(run, out.forwards, asked.size(), out.note, clocks);
   return out;
 }
 

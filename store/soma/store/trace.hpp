@@ -10,8 +10,9 @@
 /// (each 0 .. took_us of its forward, named "forward N", its state and time
 /// as args, and `broke` as an instant "broke at NODE"), and last the track
 /// "told" (the facts users told, as instants, their fields as args).
-/// Process 2 is "here (the client)", and each worker host is a process of
-/// its own after it ("worker HOST"), in the order their facts come. A
+/// Process 2 is "here (the client)", process 3 "critical path" (each
+/// forward's critical path, below), and each worker host is a process of
+/// its own after them ("worker HOST"), in the order their facts come. A
 /// process has as many lanes ("here", "here · 2", ...) as it ran spans at
 /// once over the whole trace: a span goes to the first lane whose last span
 /// ended by its start, so the spans of one track never partly overlap.
@@ -33,12 +34,20 @@
 /// second. `items` and
 /// told facts have no time: each is put where the facts before it ended (a
 /// fact told after the forward ended sits at its end). A worker stamps its
-/// facts on its own clock, from when its slice began there: its spans are
-/// put at the trip's began_us plus their own, and cut to stay inside the
-/// trip (their args keep the times told). A worker's span whose trip never
-/// came (a forward that broke on the way back) stays at its own began_us.
-/// ts and dur are µs; otherData's "clock" and "workers" say the two clocks
-/// in words, "run", "forwards" and "asked" what is in, "cut" why not all.
+/// facts on its own clock, from when its session took the slice: its spans
+/// are put on the client's clock by the worker's offset, estimated from the
+/// trips (soma/store/critical.hpp), where its wire out ends, and cut to stay
+/// inside the trip (their args keep the times told). A trip from a soma
+/// whose worker sent no stamps is taken as symmetric. A worker's span whose
+/// trip never came (a forward that broke on the way back) stays at its own
+/// began_us. Each forward's critical path is drawn on process 3, as spans
+/// "KIND HOST[ NODE]" ("wire out w2", "work w1 embed"; cat "critical") that
+/// cover the forward end to end. ts and dur are µs; otherData's "clock" and "workers" say the
+/// clocks in words (each worker's estimated offset and bound, µs), "run",
+/// "forwards" and "asked" what is in, "cut" why not all.
+///
+/// Perfetto's TrackEvent protobuf is not written: Debian packages no
+/// Perfetto protos, and the JSON opens in the same viewers.
 ///
 /// The output is deterministic: the same store gives the same bytes.
 

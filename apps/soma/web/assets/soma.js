@@ -292,6 +292,33 @@ const forwardColumns = (run) => [
   ["when", (r) => when(r.when)],
 ];
 
+// soma critical's answer: the workers' clocks, each segment's share per
+// host as a bar, the nodes most often on the path, and the what-if.
+function criticalHtml(c) {
+  if (!c.forwards) return `<p class="quiet">No forwards yet.</p>`;
+  const sign = (us) => (us < 0 ? "−" : "+") + dur(Math.abs(us));
+  const clocks = c.clocks.length ? table([
+    ["host", (r) => esc(r.host)], ["offset", (r) => `${sign(r.offset_us)} ± ${dur(r.bound_us)}`, "num"],
+    ["trips", (r) => num(r.trips), "num"], ["wire out", (r) => dur(r.wire_out_us), "num"]], c.clocks)
+    : `<p class="quiet">No trip carried both clocks' stamps: every node ran here, or an older soma sent them.</p>`;
+  const bar = (share) => `<span class="share-bar" style="display:inline-block;height:0.8em;background:#4878a8;width:${(100 * share).toFixed(1)}px"></span>`;
+  const shares = table([
+    ["host", (r) => esc(r.host)], ["segment", (r) => esc(r.segment)], ["took", (r) => dur(r.took_us), "num"],
+    ["share", (r) => `${(100 * r.share).toFixed(1)}% ${bar(r.share)}`, "num"]], c.shares,
+    (r) => `data-host="${esc(r.host)}" data-segment="${esc(r.segment)}"`);
+  const nodes = table([
+    ["node", (r) => esc(r.node)], ["host", (r) => esc(r.host)],
+    ["on the path", (r) => `${num(r.forwards)} of ${num(c.forwards)}`, "num"], ["took there", (r) => dur(r.took_us), "num"]],
+    c.nodes, (r) => `data-node="${esc(r.node)}"`);
+  const w = c.slowest;
+  const whatIf = !w ? "" : w.here === 0
+    ? `<p id="what-if">The slowest remote node, ${esc(w.node)} at ${esc(w.host)} (mean ${dur(w.remote_mean_us)}), never ran here in these forwards: no local timings to say what it would cost here.</p>`
+    : `<p id="what-if">Had ${esc(w.node)} run here instead of at ${esc(w.host)} (mean ${dur(w.remote_mean_us)} there, its trips ${dur(w.trip_mean_us)}; here ${dur(w.here_mean_us)} in ${num(w.here)} forwards), a forward's mean ${dur(w.took_mean_us)} would have been about ${dur(w.estimate_mean_us)} <span class="quiet">(an estimate: the rest of the path as it was)</span>.</p>`;
+  return `<p class="quiet">Forwards ${c.first}..${c.last} (${num(c.forwards)}), ${dur(c.took_us)} in all.</p>
+    <div class="row2"><div><h3>Workers' clocks</h3>${clocks}<h3>Nodes on the path</h3>${nodes}</div>
+    <div><h3>Share per host</h3>${shares}</div></div>${whatIf}`;
+}
+
 async function runView(run) {
   const base = `/api/run/${encodeURIComponent(run)}`;
   let info;
@@ -334,6 +361,8 @@ async function runView(run) {
       <p class="controls"><label>node by node against <input id="nodes-with" list="runs-list" placeholder="another run"></label>
         <span id="nodes-with-links"></span></p>
       <div id="nodes"></div></div><div><h2>Hosts</h2><div id="hosts"></div></div></div>
+    <h2>Where the time went <span class="quiet">(critical paths of the last 100 forwards, as soma critical)</span></h2>
+    <div id="critical"></div>
     <h2>Forwards</h2><div class="pager" id="fpager"></div><div id="forwards"></div>`;
 
   const figure = document.getElementById("curve");
@@ -441,6 +470,9 @@ async function runView(run) {
         ["failed", (r) => num(r.failed), "num"], ["took", (r) => dur(r.took_us), "num"],
         ["mean", (r) => dur(r.mean_us), "num"], ["hosts", (r) => esc(r.hosts.join(", "))]], n.nodes);
     }).catch((e) => failed(document.getElementById("nodes"), e));
+    get(`${base}/critical`).then((c) => {
+      document.getElementById("critical").innerHTML = criticalHtml(c);
+    }).catch((e) => failed(document.getElementById("critical"), e));
     get(`${base}/fleet`).then((f) => {
       document.getElementById("hosts").innerHTML = f.hosts.length ? table(fleetColumns, f.hosts)
         : `<p class="quiet">Every node ran here: no host served this run.</p>`;
@@ -609,25 +641,28 @@ async function forwardView(run, n) {
              ["fields", (x) => Object.entries(x).filter(([k]) => k !== "fact" && k !== "i")
                .map(([k, v]) => `${esc(k)}=${esc(v)}`).join(" ")]],
             f.facts.map((x, i) => ({ i, ...x })), (x) => `data-fact="${esc(x.fact)}"`)}`;
-  document.getElementById("timeline").innerHTML = timeline(f.facts, r.took_us);
+  document.getElementById("timeline").innerHTML = timeline(f.facts, r.took_us, f.placed || {});
 }
 
 // The forward's spans per host, as the trace lays them out: a worker's
-// spans at its trip's start plus their own began_us, inside the trip.
-function timeline(facts, took) {
+// spans where the server placed them on this machine's clock (`placed`, by
+// the worker's offset from the forward's trips: soma critical), else at its
+// trip's start plus their own began_us; inside the trip either way.
+function timeline(facts, took, placed) {
   const spans = [];
   const pending = [];
-  for (const x of facts) {
+  for (const [i, x] of facts.entries()) {
     const b = Number(x.began_us), t = Number(x.took_us);
     if (["ran", "failed", "kept", "recalled"].includes(x.fact) && !Number.isNaN(b)) {
-      const s = { host: x.host || "here", name: String(x.node ?? "?"), fact: x.fact, b, t: x.fact === "recalled" ? 0 : t };
+      const s = { host: x.host || "here", name: String(x.node ?? "?"), fact: x.fact, b, t: x.fact === "recalled" ? 0 : t, at: placed[i] };
       (x.host ? pending : spans).push(s);
     } else if (x.fact === "left") {
       spans.push({ host: "here", name: `trip to ${x.host}`, fact: "left", b, t });
       for (let i = pending.length - 1; i >= 0; --i)
         if (pending[i].host === x.host) {
           const s = pending.splice(i, 1)[0];
-          s.b = Math.min(b + s.b, b + t);
+          if (s.at) { s.b = Number(s.at.began_us); s.t = s.fact === "recalled" ? 0 : Number(s.at.took_us); }
+          s.b = Math.max(b, Math.min(s.at ? s.b : b + s.b, b + t));
           s.t = Math.min(s.t, b + t - s.b);
           spans.push(s);
         }
