@@ -981,6 +981,32 @@ EOF
   json "assert len(rows) == 1 and rows[0]['host'] == 'here' and rows[0]['machine'] is None, rows"
   ;;
 
+critical)
+  # The fleet store's trips carry no worker's stamps (a soma before them):
+  # no clock is estimated, and the slowest remote node never ran here.
+  soma 0 critical remote --store "$FLEET" --json
+  no_err
+  python3 -c "import json, sys
+r = json.load(open(sys.argv[1]))
+assert list(r) == ['run', 'forwards', 'first', 'last', 'took_us', 'clocks', 'shares', 'nodes', 'slowest', 'worst_gap'], r
+assert (r['run'], r['forwards'], r['first'], r['last'], r['clocks']) == ('remote', 4, 0, 3, []), r
+assert sum(x['took_us'] for x in r['shares']) == r['took_us'], r
+assert r['slowest'] == {'node': 'b', 'host': 'w1', 'remote': 3, 'remote_mean_us': 100.0, 'trip_mean_us': 1000.0,
+                        'here': 0, 'here_mean_us': 0.0, 'took_mean_us': r['took_us'] / 4, 'estimate_mean_us': None}, r
+assert r['worst_gap'] == 0, r" "$T/out" || fail "the JSON differs"
+  soma 0 critical remote --store "$FLEET"
+  no_err
+  grep -qF "run 'remote': forwards 0..3 (4)" "$T/out" || fail "no head line"
+  grep -qF "the slowest remote node, b at w1, ran there in 3 forwards (mean 100µs, its trips 1.00ms); it never ran here" \
+    "$T/out" || fail "no what-if"
+  expect_usage_error "no run 'nope' in the store '$FLEET'; \`soma runs\` lists the runs it holds" \
+    critical nope --store "$FLEET"
+  expect_usage_error "N of \`soma critical RUN --last N\` is how many forwards to read: 1 or more, not 0" \
+    critical remote --last 0 --store "$FLEET"
+  expect_usage_error "\`soma critical\` answers with several tables, which CSV cannot hold; use --json" \
+    critical remote --csv --store "$FLEET"
+  expect_usage_error "RUN is required; \`soma critical --help\` says how it goes" critical --store "$FLEET"
+  ;;
 fleet_errors)
   expect_usage_error "no run 'nope' in the store '$FLEET'; \`soma runs\` lists the runs it holds" \
     fleet nope --store "$FLEET"

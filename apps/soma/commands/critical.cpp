@@ -28,8 +28,11 @@ finish add_critical(command_line& line) {
     if (inv.csv)
       throw usage_error("`soma critical` answers with several tables, which CSV cannot hold; "
                         "use --json");
-    if (last->count() > 0)
+    if (last->count() > 0) {
       inv.last = parse_count(*last_text, "N of `soma critical RUN --last N`");
+      if (*inv.last == 0)
+        throw usage_error("N of `soma critical RUN --last N` is how many forwards to read: 1 or more, not 0");
+    }
   });
 }
 
