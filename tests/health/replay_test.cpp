@@ -98,18 +98,39 @@ BOOST_AUTO_TEST_CASE(every_step_of_a_replay_is_what_judge_says_at_that_moment) {
                   {ran("embed", 100)}});
   write_forwards(s, "r1", r1);
   write_forwards(s, "r2", r2);
+  // Three earlier runs of the same graph, then one whose embed slows down
+  // (slow_node) and whose trips to w2 wait 10 to 200 times their work
+  // (not_worth_sending) after every machine stopped reporting, so that only
+  // its forwards move the evidence; r1's trips to w1 wait 49 times theirs; a
+  // machine busy for 45 s (busy_machine).
+  for (std::int64_t g = 0; g < 3; ++g) {
+    std::vector<written> fs;
+    for (std::int64_t k = 0; k < 5; ++k)
+      fs.push_back({record_at(t0_s - 300 + 10 * g + k), {ran("embed", 100)}});
+    write_forwards(s, "g" + std::to_string(g), fs);
+  }
+  std::vector<written> slow;
+  for (std::int64_t k = 0; k < 30; ++k)
+    slow.push_back({record_at(t0_s + 62 + k),
+                    {ran("embed", k < 10 ? 100 : 2000, "w2"), left("w2", 20'000 + (k < 10 ? 100 : 2000))}});
+  write_forwards(s, "slow", slow);
+  for (std::int64_t k = 0; k <= 60; ++k)
+    reading_at(s, "c-1", t0_us + k * s_us, s_us, k < 45 ? 0.95 : 0.5);
   auto book = health::rulebook::shipped();
+  book.set("slow_node", "for", 4);
+  book.set("not_worth_sending", "for", 2);
   book.set("broke_forwards", "for", 7);
   book.set("stalled_run", "for", 3);
   book.set("silent_store", "over", 2);
   book.set("silent_store", "for", 1.5);
-  auto from = t0_us - 2 * s_us, to = t0_us + 70 * s_us;
+  auto from = t0_us - 2 * s_us, to = t0_us + 100 * s_us;
   for (std::int64_t every : {s_us, std::int64_t{700'000}}) {
     auto r = health::replay(s, book, {.from_us = from, .to_us = to, .every_us = every});
     std::set<std::string> rules;
     for (auto& ep : r.episodes)
       rules.insert(ep.rule);
-    for (auto rule : {"quiet_machine", "broke_forwards", "stalled_run", "non_finite", "silent_store"})
+    for (auto rule : {"quiet_machine", "busy_machine", "not_worth_sending", "slow_node",
+                      "broke_forwards", "stalled_run", "non_finite", "silent_store"})
       BOOST_TEST(rules.count(rule) == 1u, rule << " held in the replay");
     for (auto t = from; t <= to; t += every)
       BOOST_TEST((held_at(r, t) == judged_at(s, book, t)), "at t0 + " << (t - t0_us) / 1e6 << " s");
