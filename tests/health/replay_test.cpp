@@ -116,6 +116,16 @@ BOOST_AUTO_TEST_CASE(every_step_of_a_replay_is_what_judge_says_at_that_moment) {
   write_forwards(s, "slow", slow);
   for (std::int64_t k = 0; k <= 60; ++k)
     reading_at(s, "c-1", t0_us + k * s_us, s_us, k < 45 ? 0.95 : 0.5);
+  // Ten forwards a second from t0 - 10 s: 90 before the first step, 160
+  // after, so a step's tail reaches back past the last 200 as of the end,
+  // and its fact blobs past the last 100 (the first broke, the first 150
+  // trips to w3 waiting 50 times their work).
+  std::vector<written> many;
+  for (std::int64_t k = 0; k < 250; ++k) {
+    auto r = record_at(t0_s - 10 + k / 10, k == 5 ? soma::outcome::broke : soma::outcome::ok);
+    many.push_back({r, {ran("embed", 100, "w3"), left("w3", k < 150 ? 5000 : 150)}});
+  }
+  write_forwards(s, "many", many);
   auto book = health::rulebook::shipped();
   book.set("slow_node", "for", 4);
   book.set("not_worth_sending", "for", 2);

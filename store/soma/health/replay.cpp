@@ -62,11 +62,17 @@ std::size_t enough(const run_tail& t, std::size_t last, std::int64_t from_s) {
   return last + static_cast<std::size_t>(rate * static_cast<double>(behind) * 1.25) + 16;
 }
 
+// Forwards at or before second `from_s`, the first of a run's tail on.
+std::size_t before_of(const run_tail& t, std::int64_t from_s) {
+  std::size_t n = 0;
+  while (n < t.records.size() && t.records[n].when_s() <= from_s)
+    ++n;
+  return n;
+}
+
 run_history history_of(run_tail t, std::size_t last, std::size_t facts, std::int64_t from_s) {
   // Keep `last` at or before the first step, and all after.
-  std::size_t before = 0;
-  while (before < t.records.size() && t.records[before].when_s() <= from_s)
-    ++before;
+  auto before = before_of(t, from_s);
   auto drop = before > last ? before - last : 0;
   run_history h;
   h.run = t.run;
@@ -82,26 +88,38 @@ run_history history_of(run_tail t, std::size_t last, std::size_t facts, std::int
   return h;
 }
 
+// A run's tail as of the window's end, read back until it holds what every
+// step needs: the last `forwards` at or before the first step (or the whole
+// run) and all after, with the fact blobs of every one of them a step's tail
+// reads (those after the first step, and the last `facts` before it).
+run_tail window_of(const store& s, run_tail got, std::size_t forwards, std::size_t facts,
+                   std::int64_t from_s, std::int64_t to_s) {
+  auto k = forwards; // what `got` was read with
+  for (;;) {
+    auto before = before_of(got, from_s);
+    bool records = got.records.size() < k || before >= forwards; // the whole run, or enough
+    bool blobs = facts == 0 || got.facts.size() >= got.records.size() - before + std::min(facts, before);
+    if (records && blobs)
+      return got;
+    if (!records)
+      k = std::max(2 * k, enough(got, forwards, from_s)); // more of it is in the window
+    auto again = tails(s, {.last = k, .at = to_s, .facts = facts > 0 ? k : 0, .run = got.run});
+    if (again.empty())
+      return got;
+    got = std::move(again.front());
+  }
+}
+
 std::vector<run_history> runs_of(const store& s, const needs& need, std::int64_t from_s,
                                  std::int64_t to_s) {
   std::vector<run_history> out;
   if (need.forwards == 0)
     return out;
-  // Fact blobs of every forward a step's tail may hold: a tail reads those
-  // of its last min(facts, forwards).
+  // A tail reads the fact blobs of its last min(facts, forwards).
   auto facts = std::min(need.facts, need.forwards);
-  for (auto& t : tails(s, {.last = need.forwards, .at = to_s, .facts = facts})) {
-    auto k = need.forwards;
-    auto got = std::move(t);
-    while (got.records.size() == k && got.records.front().when_s() > from_s) {
-      k = std::max(2 * k, enough(got, need.forwards, from_s)); // more of it is in the window
-      auto again = tails(s, {.last = k, .at = to_s, .facts = facts > 0 ? k : 0, .run = got.run});
-      if (again.empty())
-        break;
-      got = std::move(again.front());
-    }
-    out.push_back(history_of(std::move(got), need.forwards, facts, from_s));
-  }
+  for (auto& t : tails(s, {.last = need.forwards, .at = to_s, .facts = facts}))
+    out.push_back(history_of(window_of(s, std::move(t), need.forwards, facts, from_s, to_s),
+                             need.forwards, facts, from_s));
   return out;
 }
 
