@@ -254,6 +254,12 @@ BOOST_AUTO_TEST_CASE(replay_says_what_was_wrong_with_its_command_line) {
   says("--compare x.rules", "goes with --replay FROM..TO");
   says("--replay " + t0 + ".. --at " + t0, "give one of them");
   says("--replay " + t0 + ".. --compare " + (tmp / "missing.rules"), "missing.rules");
+  {
+    soma::store empty{tmp / "empty"};
+  }
+  auto e = soma_cli(tmp, "health --store " + (tmp / "empty") + " --replay " + t0 + "..");
+  BOOST_TEST(e.status == 2, e.err);
+  BOOST_TEST(has(e.err, "no reading or forward yet"), e.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

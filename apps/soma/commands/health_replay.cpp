@@ -143,6 +143,9 @@ int show_replay(const store& s, const health::rulebook& book, const invocation& 
   o.from_us = *inv.replay_from_us;
   // No TO: the newest write, the moment a judgement now is of.
   o.to_us = inv.replay_to_us ? *inv.replay_to_us : health::judge(s, book).now_us;
+  if (!inv.replay_to_us && o.to_us == 0)
+    throw usage_error("`soma health --replay FROM..`: the store holds no reading or forward yet, "
+                      "so there is no newest write to replay up to; give a TO");
   if (o.from_us > o.to_us)
     throw usage_error("`soma health --replay FROM..`: FROM (" + utc(o.from_us)
                       + ") is after the newest write (" + utc(o.to_us)
