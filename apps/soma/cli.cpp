@@ -64,6 +64,9 @@ constexpr const char* price_list = R"(What each command costs:
              trials plus what standing costs (for claimants' quiet_s)
   health     each machine's readings back as far as a rule looks, each run's
              last 200 records and last 100 fact blobs, every study's trials
+             (--replay: each machine's kept readings, each run's forwards in
+             the window with their fact blobs, once; then the rules that
+             must judge again at each step)
   plot       what the reader it draws costs: progress as curve, spent as
              nodes, machines a fetch per forward, study trials STUDY and a
              curve per trial; graph runs PROGRAM

@@ -62,6 +62,10 @@ struct invocation {
   std::optional<std::int64_t> at_us; ///< --at TIME as unix microseconds, for `health`
   bool fail_on_firing = false;     ///< --fail-on firing, for `health`
   bool list_rules = false;         ///< --list, for `health`
+  std::optional<std::int64_t> replay_from_us; ///< FROM of `health --replay FROM..TO`, unix microseconds
+  std::optional<std::int64_t> replay_to_us;   ///< its TO; none: the newest write
+  std::int64_t every_us = 1'000'000; ///< --every S, for `health --replay`
+  std::string compare_rules;       ///< --compare FILE, for `health --replay`
   std::string listen = "127.0.0.1:8080"; ///< --listen HOST:PORT, for `serve`
   std::string tls_cert, tls_key;   ///< --tls-cert FILE --tls-key FILE, for `serve`
   std::size_t live_cap = 16;       ///< --live-cap N, for `serve`

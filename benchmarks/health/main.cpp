@@ -18,6 +18,9 @@
 //      read every forward would pay at least
 //   d  soma --version (floor): a `soma` process started and reaped
 //   e  soma health --store S: the command as a user runs it; target < 100 ms
+//   f  health::replay(store, shipped rules) over the hour before the newest
+//      write, a step a second (3,601 judgements as judge() would give them);
+//      target < 1 s
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +35,7 @@
 #include <vector>
 
 #include "soma/health/judge.hpp"
+#include "soma/health/replay.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/standing.hpp"
@@ -224,6 +228,12 @@ int main(int argc, char** argv) {
         status = 1;
     }));
 
+    soma::health::replayed replayed;
+    auto to_us = j.now_us;
+    rows.push_back(measure("f  health::replay, an hour at a step a second", o.reps, [&] {
+      replayed = soma::health::replay(s, book, {.from_us = to_us - 3'600'000'000, .to_us = to_us});
+    }));
+
     // What it found must be what the store was built to show.
     std::vector<std::string> problems;
     auto count = [&](const std::string& rule) {
@@ -240,6 +250,25 @@ int main(int argc, char** argv) {
       problems.push_back("broke_forwards held " + std::to_string(count("broke_forwards")) + " opinions, not 1");
     if (o.runs > 3 && count("slow_node") != 1)
       problems.push_back("slow_node held " + std::to_string(count("slow_node")) + " opinions, not 1");
+    // The replay's last step is a judgement at TO: what holds there is what
+    // judge says then, pending or firing alike.
+    auto at_to = soma::health::judge(s, book, {.at_us = to_us});
+    std::size_t open = 0;
+    for (auto& ep : replayed.episodes)
+      if (!ep.cleared_us) {
+        ++open;
+        auto same = std::find_if(at_to.opinions.begin(), at_to.opinions.end(), [&](auto& op) {
+          return op.rule == ep.rule && op.subject == ep.subject
+                 && (op.state == soma::health::status::firing) == ep.firing_us.has_value();
+        });
+        if (same == at_to.opinions.end())
+          problems.push_back("replay holds " + ep.rule + " of " + ep.subject + " at TO; judge does not");
+      }
+    if (open != at_to.opinions.size())
+      problems.push_back("replay holds " + std::to_string(open) + " episodes at TO, judge "
+                         + std::to_string(at_to.opinions.size()) + " opinions");
+    if (replayed.steps != 3601)
+      problems.push_back("replay took " + std::to_string(replayed.steps) + " steps, not 3601");
     if (forwards != o.runs * o.forwards)
       problems.push_back("runs() counted " + std::to_string(forwards) + " forwards");
 
@@ -249,12 +278,19 @@ int main(int argc, char** argv) {
       std::string target;
       if (r.name[0] == 'b' || r.name[0] == 'e')
         target = std::string{"< 100 ms: "} + (r.median() < 100 ? "met" : "missed");
+      if (r.name[0] == 'f')
+        target = std::string{"< 1 s: "} + (r.median() < 1000 ? "met" : "missed");
       char ratio[32] = "";
       if (r.name[0] != 'd' && r.name[0] != 'a')
         std::snprintf(ratio, sizeof ratio, "%8.2f", r.median() / floor);
       std::printf("%-62s %7.2f ms  ±%5.1f%% %8s  %s\n", r.name.c_str(), r.median(), r.spread(), ratio, target.c_str());
     }
     std::printf("\nopinions found: %zu (%zu machines, %zu runs judged)\n", j.opinions.size(), j.machines, j.runs);
+    std::size_t fired = 0;
+    for (auto& ep : replayed.episodes)
+      fired += ep.firing_us.has_value();
+    std::printf("replayed: %zu steps, %zu episodes (%zu fired)\n", replayed.steps,
+                replayed.episodes.size(), fired);
     for (auto& p : problems) {
       std::fprintf(stderr, "bench_health: wrong answer: %s\n", p.c_str());
       status = 1;

@@ -12,6 +12,7 @@ case_=$1 SOMA=$2 MAKE_STORE=$3 WORK=$4 VERSION=$5
 STORE=$WORK/store       # runs "tuesday" and "plain"
 DAMAGED=$WORK/damaged   # run "bad", forward 1's record and 2's facts damaged; a reading too
 FLEET=$WORK/fleet       # readings of alpha-101 and beta-202, run "remote" (make_store.cpp)
+GAP=$WORK/gap           # alpha-101 and beta-202 reporting, beta-202 silent for 20 s (make_store.cpp)
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/soma-cli-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -107,6 +108,9 @@ setup)
   "$MAKE_STORE" "$STORE" || fail "make_store $STORE failed"
   "$MAKE_STORE" "$DAMAGED" --damaged || fail "make_store $DAMAGED --damaged failed"
   "$MAKE_STORE" "$FLEET" --fleet || fail "make_store $FLEET --fleet failed"
+  "$MAKE_STORE" "$GAP" --quiet-gap || fail "make_store $GAP --quiet-gap failed"
+  # docs/health.md's replay compares the shipped rules with this file.
+  printf '# quiet_machine later: 10 s quiet, not 2.5\n[quiet_machine]\nover = 20\n' > "$WORK/later.rules"
   ;;
 
 help)

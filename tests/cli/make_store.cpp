@@ -19,6 +19,10 @@
 //   make_store DIR --fleet    machine readings (soma::put_reading) and run
 //                             "remote", written straight into the store as a
 //                             recorder leaves a remote run (see write_fleet).
+//   make_store DIR --quiet-gap machines alpha-101 and beta-202 reporting
+//                             every 0.5 s for a minute from
+//                             2027-01-15T08:00:00Z, beta-202 silent from
+//                             08:00:20 to 08:00:40 (docs/health.md, replay).
 
 #include <chrono>
 #include <cstdio>
@@ -165,18 +169,40 @@ void keep_outputs(caf::actor_system& sys, const soma::store& s) {
     g.forward(text, {.store = s});
 }
 
+void write_quiet_gap(soma::store& s) {
+  constexpr std::int64_t t0 = 1800000000LL * 1000000;
+  for (std::int64_t k = 0; k <= 120; ++k) {
+    auto when = t0 + k * 500000;
+    for (auto id : {"alpha-101", "beta-202"}) {
+      if (id == std::string_view{"beta-202"} && when > t0 + 20000000 && when < t0 + 40000000)
+        continue;
+      soma::reading r;
+      r.id = id;
+      r.when_us = when;
+      r.every_us = 500000;
+      r.busy = 0.25;
+      r.memory = 0.5;
+      r.cores = 8;
+      soma::put_reading(s, r);
+    }
+  }
+}
+
 int main(int argc, char** argv) {
   std::string_view mode = argc == 3 ? argv[2] : "";
   if (argc < 2 || argc > 3
       || (argc == 3 && mode != "--damaged" && mode != "--cached" && mode != "--fleet"
-          && mode != "--recording")) {
-    std::fprintf(stderr, "usage: make_store DIR [--damaged|--cached|--fleet|--recording]\n");
+          && mode != "--recording" && mode != "--quiet-gap")) {
+    std::fprintf(stderr, "usage: make_store DIR [--damaged|--cached|--fleet|--recording|--quiet-gap]\n");
     return 2;
   }
   try {
-    if (mode == "--fleet") {
+    if (mode == "--fleet" || mode == "--quiet-gap") {
       soma::store s{argv[1]};
-      write_fleet(s);
+      if (mode == "--fleet")
+        write_fleet(s);
+      else
+        write_quiet_gap(s);
       return 0;
     }
     soma::system_config cfg;

@@ -171,4 +171,95 @@ BOOST_AUTO_TEST_CASE(live_shows_firing_opinions_in_a_line_of_their_own) {
   BOOST_TEST(!has(a.out, "quiet_machine"), a.out);
 }
 
+BOOST_AUTO_TEST_CASE(replay_prints_each_episode_with_its_edges_and_their_values) {
+  scratch tmp;
+  auto dir = tmp / "s";
+  {
+    soma::store s{dir};
+    write_gap(s);
+  }
+  auto window = std::to_string(t0_s) + ".." + std::to_string(t0_s + 60);
+  auto a = soma_cli(tmp, "health --store " + dir + " --replay " + window);
+  BOOST_TEST(a.status == 0, a.err);
+  BOOST_TEST(a.out.starts_with("rule           subject      measured  over  for  pending"), a.out);
+  BOOST_TEST(has(a.out, "quiet_machine  machine b-1  quiet_s    2.5  5 s  2030-03-17T17:47:03.000Z      3  "
+                        "2030-03-17T17:47:08.000Z      8  2030-03-17T17:47:20.000Z          19"),
+             a.out);
+  BOOST_TEST(std::count(a.out.begin(), a.out.end(), '\n') == 2);
+  BOOST_TEST(a.err == "soma: opinions, not facts: 10 rules replayed over 61 steps from "
+                      "2030-03-17T17:46:40.000Z to 2030-03-17T17:47:40.000Z (every 1 s): 1 episodes "
+                      "(1 fired)\n",
+             a.err);
+  BOOST_TEST(soma_cli(tmp, "health --store " + dir + " --replay " + window + " --fail-on firing").status == 3);
+  // TO left out: to the newest write; a step of 2 s.
+  auto b = soma_cli(tmp, "health --store " + dir + " --replay " + std::to_string(t0_s) + ".. --every 2s --json");
+  BOOST_TEST(b.status == 0, b.err);
+  BOOST_TEST(has(b.out, "\"pending_us\": " + std::to_string(t0_us + 24 * s_us)), b.out);
+  BOOST_TEST(has(b.out, "\"pending_value\": 4.0"), b.out);
+  BOOST_TEST(has(b.out, "\"firing_us\": " + std::to_string(t0_us + 28 * s_us)), b.out);
+  BOOST_TEST(has(b.out, "\"cleared_us\": " + std::to_string(t0_us + 40 * s_us)), b.out);
+  BOOST_TEST(has(b.out, "\"last_value\": 18.0"), b.out); // at t0 + 38 s
+  BOOST_TEST(has(b.err, "replayed over 31 steps"), b.err);
+}
+
+BOOST_AUTO_TEST_CASE(replay_compare_prints_the_episodes_that_differ) {
+  scratch tmp;
+  auto dir = tmp / "s";
+  {
+    soma::store s{dir};
+    write_gap(s);
+  }
+  std::ofstream{tmp / "later.rules"} << "[quiet_machine]\nover = 20\n";
+  std::ofstream{tmp / "never.rules"} << "[quiet_machine]\nover = 50\n";
+  auto window = std::to_string(t0_s) + ".." + std::to_string(t0_s + 60);
+  auto a = soma_cli(tmp, "health --store " + dir + " --replay " + window + " --compare " + (tmp / "later.rules"));
+  BOOST_TEST(a.status == 0, a.err);
+  BOOST_TEST(a.out.starts_with("difference    rule           subject      A over"), a.out);
+  BOOST_TEST(has(a.out, "firing moved  quiet_machine  machine b-1     2.5  2030-03-17T17:47:03.000Z / "
+                        "2030-03-17T17:47:08.000Z / 2030-03-17T17:47:20.000Z      10  "
+                        "2030-03-17T17:47:11.000Z / 2030-03-17T17:47:15.000Z / 2030-03-17T17:47:20.000Z"),
+             a.out);
+  BOOST_TEST(a.out.ends_with(" +7 s\n"), a.out);
+  BOOST_TEST(has(a.err, "A (the shipped rules) held 1 episodes (1 fired), B (" + (tmp / "later.rules")
+                          + ") 1 (1 fired): 1 differ"),
+             a.err);
+  auto n = soma_cli(tmp, "health --store " + dir + " --replay " + window + " --compare " + (tmp / "never.rules") + " --csv");
+  BOOST_TEST(n.status == 0, n.err);
+  BOOST_TEST(n.out.starts_with("difference,rule,subject,moved_s,a_pending_us,"), n.out);
+  BOOST_TEST(has(n.out, "only in A,quiet_machine,machine b-1,0.0," + std::to_string(t0_us + 23 * s_us)), n.out);
+}
+
+BOOST_AUTO_TEST_CASE(replay_says_what_was_wrong_with_its_command_line) {
+  scratch tmp;
+  auto dir = tmp / "s";
+  {
+    soma::store s{dir};
+    write_gap(s);
+  }
+  auto says = [&](const std::string& args, const std::string& part) {
+    auto a = soma_cli(tmp, "health --store " + dir + " " + args);
+    BOOST_TEST(a.status == 2, args << ": " << a.err);
+    BOOST_TEST(has(a.err, part), args << ": " << a.err);
+    BOOST_TEST(a.out.empty(), a.out);
+  };
+  auto t0 = std::to_string(t0_s);
+  says("--replay " + std::to_string(t0_s + 10) + ".." + t0, "is after TO");
+  says("--replay " + std::to_string(t0_s + 1000) + "..", "is after the newest write");
+  says("--replay " + t0, "FROM..TO, each unix seconds");
+  says("--replay yesterday..", "not 'yesterday..'");
+  says("--replay " + t0 + ".. --every 0", "takes a step over 0");
+  says("--replay " + t0 + ".. --every fast", "not 'fast'");
+  says("--replay 0.." + t0 + " --every 1ms", "more than the 1000000 one replay takes");
+  says("--every 2s", "goes with --replay FROM..TO");
+  says("--compare x.rules", "goes with --replay FROM..TO");
+  says("--replay " + t0 + ".. --at " + t0, "give one of them");
+  says("--replay " + t0 + ".. --compare " + (tmp / "missing.rules"), "missing.rules");
+  {
+    soma::store empty{tmp / "empty"};
+  }
+  auto e = soma_cli(tmp, "health --store " + (tmp / "empty") + " --replay " + t0 + "..");
+  BOOST_TEST(e.status == 2, e.err);
+  BOOST_TEST(has(e.err, "no reading or forward yet"), e.err);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

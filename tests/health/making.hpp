@@ -51,6 +51,17 @@ inline soma::fact left(const std::string& host, std::int64_t took_us) {
   return soma::fact{"left", {{"host", host}, {"took_us", took_us}}};
 }
 
+/// a-1 reports every 0.5 s for a minute from t0; b-1 too, but stops after
+/// t0 + 20 s and is back at t0 + 40 s: one quiet_machine episode.
+inline void write_gap(soma::store& s) {
+  for (std::int64_t k = 0; k <= 120; ++k) {
+    auto when = t0_us + k * 500'000;
+    reading_at(s, "a-1", when);
+    if (when <= t0_us + 20 * s_us || when >= t0_us + 40 * s_us)
+      reading_at(s, "b-1", when);
+  }
+}
+
 /// The opinions of one rule of `book` (the shipped rules by default).
 inline std::vector<soma::health::opinion>
 opinions_of(const soma::store& s, const std::string& rule,

@@ -1,6 +1,7 @@
 // A real soma-node reporting into a store, SIGSTOPped: the quiet-machine
 // opinion is pending once its readings are over the threshold behind the
-// other writer's, fires after its `for`, and clears after SIGCONT.
+// other writer's, fires after its `for`, and clears after SIGCONT; replayed
+// afterwards, that is one episode at the edges its readings give.
 
 #include <boost/test/unit_test.hpp>
 
@@ -12,6 +13,7 @@
 #include "making.hpp"
 #include "scratch.hpp"
 #include "waiting.hpp"
+#include "soma/health/replay.hpp"
 #include "soma/store/standing.hpp"
 
 using namespace std::chrono_literals;
@@ -32,6 +34,77 @@ std::string id_of(const child& c) {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   return std::string{host} + "-" + std::to_string(c.pid());
+}
+
+struct edges {
+  std::int64_t pending_us = 0, firing_us = 0, cleared_us = 0, to_us = 0;
+  double pending_value = 0, last_value = 0;
+};
+
+// quiet_machine of `id` at 20 x its interval and `for` 1 s, worked out from
+// the readings read back, at steps of `every_us` from `from_us` to the
+// first at or past the newest reading: each time it held, from the step it
+// began to the step it cleared (to_us: that last step).
+std::vector<edges> expected_quiet(const soma::store& s, const std::string& id,
+                                  std::int64_t from_us, std::int64_t every_us) {
+  std::vector<soma::reading> all, mine = soma::readings(s, id);
+  std::int64_t newest = 0;
+  for (auto& [other, r] : soma::standing(s)) {
+    auto rs = soma::readings(s, other);
+    all.insert(all.end(), rs.begin(), rs.end());
+    newest = std::max(newest, r.when_us);
+  }
+  std::vector<edges> out;
+  bool holding = false;
+  for (auto t = from_us; t < newest + every_us; t += every_us) {
+    std::int64_t latest_all = 0;
+    const soma::reading* latest = nullptr;
+    for (auto& r : all)
+      latest_all = r.when_us <= t ? std::max(latest_all, r.when_us) : latest_all;
+    for (auto& r : mine)
+      if (r.when_us <= t && (!latest || r.when_us > latest->when_us))
+        latest = &r;
+    bool holds = latest && latest_all - latest->when_us > 20 * latest->every_us;
+    auto quiet_s = latest ? static_cast<double>(latest_all - latest->when_us) / 1e6 : 0;
+    if (holds && !holding)
+      out.push_back({t, 0, 0, 0, quiet_s, quiet_s});
+    if (holds && out.back().firing_us == 0
+        && latest_all - (latest->when_us + 20 * latest->every_us) >= 1'000'000)
+      out.back().firing_us = t;
+    if (holds)
+      out.back().last_value = quiet_s;
+    if (!holds && holding)
+      out.back().cleared_us = t;
+    if (!out.empty())
+      out.back().to_us = t;
+    holding = holds;
+  }
+  return out;
+}
+
+// Replayed over the stop, a step each 10 ms: exactly one episode of the
+// stopped machine, at the steps the readings read back give for a threshold
+// of 20 readings and a `for` of 1 s. (Live, it was seen firing at one of the
+// other's readings; a step may fall past the stopped one's next reading
+// after SIGCONT, so whether it fired at a step is the readings' to say too.)
+void replayed_as_read_back(const soma::store& s, const health::rulebook& book,
+                           const std::string& stopped, std::int64_t since) {
+  auto edges = expected_quiet(s, stopped, since - 2'000'000, 10'000);
+  BOOST_REQUIRE_EQUAL(edges.size(), 1u);
+  auto r = health::replay(s, book, {.from_us = since - 2'000'000, .to_us = edges[0].to_us,
+                                    .every_us = 10'000});
+  std::vector<health::episode> found;
+  for (auto& ep : r.episodes)
+    if (ep.rule == "quiet_machine" && ep.subject == "machine " + stopped)
+      found.push_back(ep);
+  BOOST_REQUIRE_EQUAL(found.size(), 1u);
+  BOOST_TEST(found[0].since_us == since);
+  BOOST_TEST(found[0].pending_us == edges[0].pending_us);
+  BOOST_TEST(found[0].pending_value == edges[0].pending_value);
+  BOOST_TEST(found[0].firing_us.value_or(0) == edges[0].firing_us);
+  BOOST_REQUIRE(found[0].cleared_us);
+  BOOST_TEST(*found[0].cleared_us == edges[0].cleared_us);
+  BOOST_TEST(found[0].last_value == edges[0].last_value);
 }
 
 } // namespace
@@ -105,6 +178,8 @@ BOOST_AUTO_TEST_CASE(a_sigstopped_soma_node_is_quiet_pending_then_firing_and_cle
   BOOST_TEST(WEXITSTATUS(a->wait()) == 0);
   BOOST_TEST(WEXITSTATUS(b->wait()) == 0);
   BOOST_TEST(WEXITSTATUS(server->wait()) == 0);
+
+  replayed_as_read_back(s, book, stopped, since);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -294,6 +294,20 @@ BOOST_FIXTURE_TEST_CASE(fleet_trials_and_opinions_are_the_commands_json, fixture
   for (auto& op : health["opinions"])
     broke |= op["rule"] == "broke_forwards" && op["run"] == "sweep-a";
   BOOST_TEST(broke, health.dump());
+
+  // Replayed over the minute before the newest write, a step a second: the
+  // same opinion, an episode still holding at the window's end.
+  auto replay = health_replay_page(s, {{"span_s", "60"}});
+  BOOST_TEST(replay["note"].get<std::string>().find("opinions, not facts") == 0u);
+  BOOST_TEST(replay["steps"] == 61);
+  bool held = false;
+  for (auto& ep : replay["episodes"])
+    held |= ep["rule"] == "broke_forwards" && ep["run"] == "sweep-a" && ep["cleared_us"].is_null()
+            && !ep["firing_us"].is_null();
+  BOOST_TEST(held, replay.dump());
+  auto [status, why] = error_of([&] { (void)health_replay_page(s, {{"span_s", "200000"}}); });
+  BOOST_TEST(status == 400);
+  BOOST_TEST(why.find("at most 100000 steps") != std::string::npos, why);
 }
 
 // The status is the kind of the reader's error, whatever its words: a name

@@ -227,6 +227,15 @@ def main():
                     30, "quiet_machine firing about the stopped worker on the open health page")
             check("opinions, not facts" in b.run("return document.getElementById('note').textContent"),
                   "the health page says its opinions are opinions")
+            # Replayed over the last hour, the stop is an episode on the
+            # timeline: a pending bar, then a firing one, in its subject's row.
+            b.until("const bars = [...document.querySelectorAll('#replay svg.episodes rect')]"
+                    f".filter(r => r.dataset.rule === 'quiet_machine' && r.dataset.subject === 'machine {stopped}');"
+                    " return bars.some(r => r.classList.contains('pending'))"
+                    " && bars.some(r => r.classList.contains('firing'))",
+                    30, "the replay's pending and firing bars of the stopped worker on the health page")
+            check("opinions, not facts" in b.run("return document.getElementById('replay-note').textContent"),
+                  "the replay says its episodes are opinions")
             not_blank(b.screenshot(os.path.join(OUT, "health.png")), "health.png")
             b.open(url + "fleet")
             b.until("return document.querySelectorAll('tr[data-machine]').length === 2", 20, "the fleet again")

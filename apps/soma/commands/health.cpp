@@ -10,6 +10,7 @@
 
 #include "soma/web/json.hpp"
 #include "soma/health/judge.hpp"
+#include "commands/health_replay.hpp"
 #include "output.hpp"
 #include "table.hpp"
 #include "usage_error.hpp"
@@ -62,6 +63,28 @@ void list_rules(const health::rulebook& book, const invocation& inv, std::ostrea
   t.print(out, true);
 }
 
+template <class Texts>
+void replay_options_of(invocation& inv, const Texts& given, bool replay, bool every, bool compare,
+                       const CLI::App& app) {
+  if (!replay) {
+    if (every || compare)
+      throw usage_error(std::string{"`soma health "} + (every ? "--every" : "--compare")
+                        + "` goes with --replay FROM..TO; " + help_hint(app));
+    return;
+  }
+  if (inv.at_us)
+    throw usage_error("`soma health --replay FROM..TO` judges a window, --at one moment: give "
+                      "one of them; " + help_hint(app));
+  auto w = parse_window(given.replay);
+  inv.replay_from_us = w.from_us;
+  inv.replay_to_us = w.to_us;
+  if (every)
+    inv.every_us = parse_every(given.every);
+  if (compare && inv.compare_rules.empty())
+    throw usage_error("--compare needs a rules file, not an empty text (docs/health.md says how "
+                      "a rules file goes)");
+}
+
 } // namespace
 
 finish add_health(command_line& line) {
@@ -74,7 +97,7 @@ finish add_health(command_line& line) {
                                    "a rules file overriding thresholds (docs/health.md)")
                   ->option_text("FILE");
   struct texts {
-    std::string at, fail_on;
+    std::string at, fail_on, replay, every;
   };
   auto given = std::make_shared<texts>();
   auto* at = health->add_option("--at", given->at,
@@ -84,11 +107,25 @@ finish add_health(command_line& line) {
   health->add_option("--fail-on", given->fail_on, "exit 3 when an opinion is firing (for scripts)")
     ->option_text("firing");
   health->add_flag("--list", inv.list_rules, "list the rules, their settings and conditions");
+  auto* replay = health->add_option("--replay", given->replay,
+                                    "judge at every step of a past window and print each "
+                                    "opinion's episodes (pending, firing, cleared); FROM and TO as "
+                                    "--at takes them, TO left out for the newest write")
+                   ->option_text("FROM..TO");
+  auto* every = health->add_option("--every", given->every,
+                                   "--replay's step: 500ms, 1s (the default), 2m")
+                  ->option_text("S");
+  auto* compare = health->add_option("--compare", inv.compare_rules,
+                                     "--replay a second time with the shipped rules and this "
+                                     "rules file, and print the episodes that differ")
+                    ->option_text("FILE");
   common_options(*health, line);
-  return finish_as(health, command::health, [rules, at, given, &app = line.app](invocation& inv) {
+  return finish_as(health, command::health, [rules, at, given, replay, every, compare,
+                                             &app = line.app](invocation& inv) {
     inv.rules_given = rules->count() > 0;
     if (at->count() > 0)
       inv.at_us = parse_moment(given->at);
+    replay_options_of(inv, *given, replay->count() > 0, every->count() > 0, compare->count() > 0, app);
     if (!given->fail_on.empty() && given->fail_on != "firing")
       throw usage_error("`soma health --fail-on` takes firing (exit 3 when an opinion fires), not '"
                         + given->fail_on + "'; " + help_hint(app));
@@ -161,6 +198,8 @@ int show_health(const store& s, const invocation& inv, std::ostream& out, std::o
     list_rules(book, inv, out);
     return exit_ok;
   }
+  if (inv.replay_from_us)
+    return show_replay(s, book, inv, out, err);
   health::judge_options o;
   o.at_us = inv.at_us;
   if (!inv.run.empty())

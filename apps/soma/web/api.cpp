@@ -13,6 +13,7 @@
 #include "soma/draw/rolling.hpp"
 #include "soma/draw/spent.hpp"
 #include "soma/health/judge.hpp"
+#include "soma/health/replay.hpp"
 #include "soma/health/rules.hpp"
 #include "soma/store/critical.hpp"
 #include "soma/store/fleet.hpp"
@@ -494,6 +495,41 @@ json health_page(const store& s, const params& p) {
                 {"note", "opinions, not facts: each is a shipped health rule's reading of the "
                          "store at the threshold it names (docs/health.md); nothing here is "
                          "recorded"}};
+  });
+}
+
+json health_replay_page(const store& s, const params& p) {
+  return answering([&] {
+    auto book = health::rulebook::shipped();
+    health::replay_options o;
+    auto newest_s = (health::judge(s, book).now_us + 999'999) / 1'000'000;
+    auto to_s = number_param(p, "to", newest_s, 0, 253'402'300'799);
+    auto span_s = number_param(p, "span_s", 3600, 0, 253'402'300'799);
+    auto from_s = number_param(p, "from", std::max<std::int64_t>(0, to_s - span_s), 0, to_s);
+    o.from_us = from_s * 1'000'000;
+    o.to_us = to_s * 1'000'000;
+    o.every_us = number_param(p, "every_ms", 1000, 1, 86'400'000) * 1000;
+    if (auto* run = param(p, "run"))
+      o.run = *run;
+    if ((o.to_us - o.from_us) / o.every_us >= page_replay_steps)
+      throw api_error(400, "a replay on the page takes at most " + std::to_string(page_replay_steps)
+                             + " steps: a shorter window (from, to) or a longer step (every_ms)");
+    auto r = health::replay(s, book, o);
+    auto out = json::array();
+    for (auto& ep : r.episodes)
+      out.push_back(json_of(ep));
+    return json{{"episodes", std::move(out)},
+                {"from_us", r.from_us},
+                {"to_us", r.to_us},
+                {"last_us", r.last_us},
+                {"every_us", r.every_us},
+                {"steps", r.steps},
+                {"machines", r.machines},
+                {"runs", r.runs},
+                {"trials", r.trials},
+                {"note", "opinions, not facts: the shipped health rules judged at every step of "
+                         "the window, as `soma health --replay` does (docs/health.md); nothing "
+                         "here is recorded"}};
   });
 }
 

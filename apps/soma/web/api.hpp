@@ -25,6 +25,7 @@
 /// | studies_page   | /api/trials                | one scan of every study's trials   |
 /// | study_page     | /api/trials/S              | one scan of the study's trials     |
 /// | health_page    | /api/health                | soma::health::judge                |
+/// | health_replay_page | /api/health/replay     | soma::health::replay               |
 
 #include <cstdint>
 #include <map>
@@ -161,6 +162,17 @@ private:
 /// shipped rules' opinions (soma health), only about `run` when given. The
 /// note says they are opinions at stated thresholds, not facts.
 [[nodiscard]] json health_page(const store& s, const params& p);
+
+/// The most steps a replay on the page takes (a page's request must stay
+/// short; `soma health --replay` takes health::most_replay_steps).
+inline constexpr std::int64_t page_replay_steps = 100'000;
+
+/// {"episodes": [...], "from_us", "to_us", "last_us", "every_us", "steps",
+/// "machines", "runs", "trials", "note"}: the shipped rules replayed
+/// (soma health --replay) from `from` to `to` (unix seconds; `to` by default
+/// the newest write, `from` by default `span_s` before it, an hour) every
+/// `every_ms` (1000), only about `run` when given. A 400 api_error for a window of more than page_replay_steps.
+[[nodiscard]] json health_replay_page(const store& s, const params& p);
 
 /// The HTTP status a reader's store_error answers, by its trouble(): 400
 /// invalid (a name that cannot be one), 404 missing (a run, forward, study

@@ -251,6 +251,47 @@ json json_of(const health::opinion& op) {
               {"says", op.says()}};
 }
 
+namespace {
+
+json us_or_null(const std::optional<std::int64_t>& x) { return x ? json(*x) : json(nullptr); }
+
+} // namespace
+
+json json_of(const health::episode& ep) {
+  return json{{"rule", ep.rule},
+              {"kind", ep.kind},
+              {"subject", ep.subject},
+              {"run", ep.run.empty() ? json(nullptr) : json(ep.run)},
+              {"measure", ep.measure},
+              {"threshold", number_or_text(ep.threshold)},
+              {"threshold_is", ep.threshold_is},
+              {"for_s", static_cast<double>(ep.for_us) / 1e6},
+              {"since_us", ep.since_us},
+              {"pending_us", ep.pending_us},
+              {"firing_us", us_or_null(ep.firing_us)},
+              {"cleared_us", us_or_null(ep.cleared_us)},
+              {"pending_value", number_or_text(ep.pending_value)},
+              {"firing_value", ep.firing_us ? number_or_text(ep.firing_value) : json(nullptr)},
+              {"last_value", number_or_text(ep.last_value)},
+              {"steps", ep.steps}};
+}
+
+json json_of(const health::difference& d) {
+  auto& one = d.a ? *d.a : *d.b;
+  json out{{"difference", std::string{to_string(d.is)}},
+           {"rule", one.rule},
+           {"subject", one.subject},
+           {"moved_s", static_cast<double>(d.moved_us) / 1e6}};
+  for (auto [side, ep] : {std::pair{"a_", &d.a}, std::pair{"b_", &d.b}}) {
+    auto name = std::string{side};
+    out[name + "pending_us"] = *ep ? json((*ep)->pending_us) : json(nullptr);
+    out[name + "firing_us"] = *ep ? us_or_null((*ep)->firing_us) : json(nullptr);
+    out[name + "cleared_us"] = *ep ? us_or_null((*ep)->cleared_us) : json(nullptr);
+    out[name + "threshold"] = *ep ? number_or_text((*ep)->threshold) : json(nullptr);
+  }
+  return out;
+}
+
 json standing_json(const std::map<std::string, reading>& latest) {
   quietness quiet{latest};
   auto array = json::array();

@@ -25,6 +25,7 @@
 #include "soma/store/readings.hpp"
 #include "soma/store/trials.hpp"
 #include "soma/health/opinion.hpp"
+#include "soma/health/replay.hpp"
 #include "soma/trials/rows.hpp"
 
 namespace soma::web {
@@ -84,6 +85,13 @@ void append_json(std::string& out, const record& x, std::uint64_t total);
 /// "measure", "value", "threshold", "threshold_is", "since_us", "for_s",
 /// "says"}. A value that is not finite is the text "inf" or "nan".
 [[nodiscard]] json json_of(const health::opinion& x);
+/// An episode of a replay: its edges as unix microseconds (firing_us and
+/// cleared_us null when it never fired, or held at the last step).
+[[nodiscard]] json json_of(const health::episode& x);
+/// A difference of two replays, flat for CSV: what differs, the rule and
+/// subject, then each side's edges prefixed a_ and b_ (null for the side
+/// without an episode), and moved_s.
+[[nodiscard]] json json_of(const health::difference& x);
 
 /// The machines' latest readings (soma::standing), each with its quiet_s
 /// (writer against writer), in id order.

@@ -328,6 +328,9 @@ void add_api(httplib::Server& r, store* st, runs_tally* tally) {
   r.Get("/api/health", [st](const httplib::Request& req, httplib::Response& res) {
     answer(res, json_type, [&] { return health_page(*st, params_of(req)); });
   });
+  r.Get("/api/health/replay", [st](const httplib::Request& req, httplib::Response& res) {
+    answer(res, json_type, [&] { return health_replay_page(*st, params_of(req)); });
+  });
 }
 
 } // namespace

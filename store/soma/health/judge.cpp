@@ -11,16 +11,8 @@
 namespace soma::health {
 
 judgement judge(const store& s, const rulebook& book, const judge_options& o) {
-  std::vector<const rulebook::entry*> on;
-  health::needs need;
-  for (auto& e : book.rules())
-    if (e.settings.enabled()) {
-      on.push_back(&e);
-      auto n = e.rule->needs(e.settings);
-      need.forwards = std::max(need.forwards, n.forwards);
-      need.facts = std::max(need.facts, n.facts);
-      need.trials |= n.trials;
-    }
+  auto on = book.enabled();
+  auto need = book.needs();
   if (o.run) // says so when there is no such run, whatever the moment
     (void) tails(s, {.last = 1, .run = o.run});
 

@@ -38,6 +38,7 @@ public:
             {"for", 5, "seconds quiet past that before it fires"},
             {"enabled", 1, ""}};
   }
+  health::changes_with changes(const settings&) const override { return changes_with::readings; }
   bool more_readings(const std::vector<reading>& newest_first, const settings&) const override {
     return newest_first.size() < 2 && newest_first[0].every_us <= 0;
   }
@@ -85,6 +86,7 @@ public:
             {"for", 30, "seconds by the machine's own clock"},
             {"enabled", 1, ""}};
   }
+  health::changes_with changes(const settings&) const override { return changes_with::readings; }
   bool more_readings(const std::vector<reading>& newest_first, const settings& s) const override {
     return newest_first.back().*field_ > s.over();
   }

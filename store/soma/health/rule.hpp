@@ -11,7 +11,9 @@
 
 #include <cstdint>
 #include <climits>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -108,6 +110,34 @@ struct evidence {
   /// Each study's trials as the store holds them now (rules read their
   /// attempts' times to see them as of the moment).
   std::map<std::string, std::vector<trial_row>> trials;
+
+  /// Only in a replay (soma/health/replay.hpp), which moves one evidence
+  /// forward step by step: for each of `runs`, a number that changes
+  /// whenever that run's tail does, so a rule may keep what it worked out of
+  /// a tail (in `kept`) until it changes. Empty in a judgement.
+  std::vector<std::uint64_t> tail_stamps;
+  /// Where a rule keeps such work, under its name, for as long as the
+  /// replay's evidence lives (one replay, one thread).
+  mutable std::map<std::string, std::shared_ptr<void>, std::less<>> kept;
+};
+
+/// What a rule's opinions change with, so that a replay
+/// (soma/health/replay.hpp) judges it again only when that did. `anything`,
+/// the default, judges it at every step: always exact. The others are a
+/// promise the rule makes; a replay that trusts a broken one differs from
+/// judge() at the steps it skipped.
+enum class changes_with {
+  /// Anything, the moment itself too (at_us, reader_us).
+  anything,
+  /// The machines' readings alone (machines, newest_reading_us).
+  readings,
+  /// What was written (machines, newest_reading_us, runs, now_us), never the
+  /// moment itself: nothing changes between two writes.
+  writes,
+  /// Each run's tail alone: its opinions about a run are those it gives of
+  /// evidence whose runs are that one alone, their state held against now_us
+  /// (hold), and a run whose tail did not change keeps them.
+  its_run,
 };
 
 /// What a rule needs read.
@@ -142,6 +172,11 @@ public:
   [[nodiscard]] virtual bool more_readings(const std::vector<reading>& newest_first,
                                            const settings& s) const {
     return false;
+  }
+
+  /// What its opinions change with (see changes_with), given its settings.
+  [[nodiscard]] virtual health::changes_with changes(const settings& s) const {
+    return health::changes_with::anything;
   }
 
   /// Appends an opinion for each subject whose condition holds.

@@ -53,6 +53,25 @@ double settings::operator[](std::string_view name) const {
                           + "', which it does not have; it has: " + names_of(all_));
 }
 
+std::vector<const rulebook::entry*> rulebook::enabled() const {
+  std::vector<const entry*> on;
+  for (auto& e : rules_)
+    if (e.settings.enabled())
+      on.push_back(&e);
+  return on;
+}
+
+needs rulebook::needs() const {
+  health::needs need;
+  for (auto* e : enabled()) {
+    auto n = e->rule->needs(e->settings);
+    need.forwards = std::max(need.forwards, n.forwards);
+    need.facts = std::max(need.facts, n.facts);
+    need.trials |= n.trials;
+  }
+  return need;
+}
+
 bool settings::set(std::string_view name, double value) {
   for (auto& s : all_)
     if (s.name == name) {

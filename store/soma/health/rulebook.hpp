@@ -65,6 +65,13 @@ public:
 
   [[nodiscard]] const std::vector<entry>& rules() const noexcept { return rules_; }
 
+  /// The enabled rules, in order.
+  [[nodiscard]] std::vector<const entry*> enabled() const;
+
+  /// What the enabled rules need read, together: the most forwards and fact
+  /// blobs any asks for, and trials if any does.
+  [[nodiscard]] health::needs needs() const;
+
   /// The rule named `name` and its settings; rules_error when none is.
   [[nodiscard]] const entry& at(std::string_view name) const;
 

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "soma/health/rules.hpp"
 #include "soma/store/hosts.hpp"
@@ -74,6 +75,7 @@ public:
   health::needs needs(const settings& s) const override {
     return {count_of(s, "last"), count_of(s, "last"), false};
   }
+  health::changes_with changes(const settings&) const override { return changes_with::its_run; }
   void judge(const evidence& e, const settings& s, std::vector<opinion>& out) const override {
     auto trips = static_cast<std::uint64_t>(s["trips"]);
     for (auto& t : e.runs) {
@@ -143,62 +145,146 @@ public:
   health::needs needs(const settings& s) const override {
     return {count_of(s, "last"), count_of(s, "last"), false};
   }
+  // Not its_run: a node is held against earlier runs of the same graph.
+  health::changes_with changes(const settings&) const override { return changes_with::writes; }
   void judge(const evidence& e, const settings& s, std::vector<opinion>& out) const override {
     auto last = count_of(s, "last");
-    struct summed {
-      const run_tail* tail;
-      std::string graph;
-      std::map<std::string, double> mean_us;
-    };
-    std::vector<summed> all;
-    for (auto& t : e.runs) {
+    auto* m = memo_of(e);
+    std::vector<summed> owned; // a judgement's; a replay's are in its memo
+    auto all = summed_of(e, last, m, owned);
+    medians scratch;
+    for (auto* x : all)
+      for (auto& [node, median] : *medians_of(m, all, *x, scratch)) {
+        auto it = x->mean_us.find(node);
+        if (it == x->mean_us.end() || median.second < static_cast<std::size_t>(s["runs"]))
+          continue;
+        auto mean = it->second;
+        if (median.first <= 0 || !(mean > s.over() * median.first))
+          continue;
+        auto since = since_of(m, *x, last, node, s.over() * median.first);
+        if (!since)
+          continue;
+        auto o = about_run(name(), *x->tail, "node", "node " + node + " of run " + x->tail->run);
+        o.measure = "mean_us";
+        o.value = mean;
+        o.threshold = s.over() * median.first;
+        o.threshold_is = number(s.over()) + " x its median " + number(median.first) + " us over "
+                         + std::to_string(median.second) + " earlier runs";
+        o.since_us = *since;
+        hold(out, std::move(o), s, e.now_us);
+      }
+  }
+
+private:
+  // Each node's median mean_us over earlier runs of a graph, and how many.
+  using medians = std::map<std::string, std::pair<double, std::size_t>>;
+
+  struct summed {
+    const run_tail* tail;
+    std::uint64_t stamp; // evidence::tail_stamps', 0 in a judgement
+    std::string graph;
+    std::size_t graph_id; // the same for the same graph, in a replay
+    std::map<std::string, double> mean_us;
+  };
+  // What a replay keeps between its steps (evidence::kept): each run's sums
+  // and each opinion's since until the run's tail changes; each run's
+  // medians until its graph or an earlier run of that graph changes (their
+  // stamps only grow, so their count and newest stamp say when).
+  struct memo {
+    std::map<std::string, summed, std::less<>> sums;
+    std::map<std::string, std::size_t, std::less<>> graphs;
+    std::map<std::tuple<std::string, std::size_t, std::size_t, std::uint64_t>, slow_node_rule::medians>
+      held_against;
+    std::map<std::tuple<std::string, std::string, double>,
+             std::pair<std::uint64_t, std::optional<std::int64_t>>> since;
+  };
+  memo* memo_of(const evidence& e) const {
+    if (e.tail_stamps.size() != e.runs.size() || e.runs.empty())
+      return nullptr;
+    auto& kept = e.kept[name()];
+    if (!kept)
+      kept = std::make_shared<memo>();
+    return static_cast<memo*>(kept.get());
+  }
+
+  // Each run's graph and its nodes' mean_us over its last `last` forwards.
+  static std::vector<const summed*> summed_of(const evidence& e, std::size_t last, memo* m,
+                                              std::vector<summed>& owned) {
+    owned.reserve(e.runs.size());
+    std::vector<const summed*> all;
+    for (std::size_t k = 0; k < e.runs.size(); ++k) {
+      auto& t = e.runs[k];
+      auto stamp = m ? e.tail_stamps[k] : 0;
+      if (m)
+        if (auto it = m->sums.find(t.run); it != m->sums.end() && it->second.stamp == stamp) {
+          it->second.tail = &t;
+          all.push_back(&it->second);
+          continue;
+        }
       detail::node_tally tally;
       for (auto i = start_of(t, last); i < t.records.size(); ++i)
         tally.add(*t.facts_of(i));
       auto rows = tally.rows();
-      summed x{&t, graph_of(rows), {}};
+      summed x{&t, stamp, graph_of(rows), 0, {}};
       for (auto& r : rows)
         if (r.ran + r.failed > 0)
           x.mean_us[r.node] = r.mean_us;
-      all.push_back(std::move(x));
+      if (m) {
+        x.graph_id = m->graphs.try_emplace(x.graph, m->graphs.size()).first->second;
+        all.push_back(&(m->sums[t.run] = std::move(x)));
+      } else
+        all.push_back(&owned.emplace_back(std::move(x)));
     }
-    for (auto& x : all) {
-      std::map<std::string, std::vector<double>> before;
-      for (auto& y : all)
-        if (y.graph == x.graph && y.tail->first < x.tail->first)
-          for (auto& [node, mean] : y.mean_us)
-            before[node].push_back(mean);
-      for (auto& [node, mean] : x.mean_us) {
-        auto& earlier = before[node];
-        if (earlier.size() < static_cast<std::size_t>(s["runs"]) || earlier.empty())
-          continue;
-        auto mid = earlier.begin() + static_cast<std::ptrdiff_t>(earlier.size() / 2);
-        std::nth_element(earlier.begin(), mid, earlier.end());
-        double median = *mid;
-        if (earlier.size() % 2 == 0)
-          median = (median + *std::max_element(earlier.begin(), mid)) / 2;
-        if (median <= 0 || !(mean > s.over() * median))
-          continue;
-        auto since = since_of(*x.tail, last, node, s.over() * median);
-        if (!since)
-          continue;
-        auto o = about_run(name(), *x.tail, "node", "node " + node + " of run " + x.tail->run);
-        o.measure = "mean_us";
-        o.value = mean;
-        o.threshold = s.over() * median;
-        o.threshold_is = number(s.over()) + " x its median " + number(median) + " us over "
-                         + std::to_string(earlier.size()) + " earlier runs";
-        o.since_us = *since;
-        hold(out, std::move(o), s, e.now_us);
-      }
-    }
+    return all;
   }
 
-private:
+  // The medians `x` is held against: over the runs of its graph that began
+  // before it; in `scratch` (a judgement's), else kept in the memo.
+  static const medians* medians_of(memo* m, const std::vector<const summed*>& all,
+                                   const summed& x, medians& scratch) {
+    auto earlier = [&](const summed& y) {
+      return (m ? y.graph_id == x.graph_id : y.graph == x.graph) && y.tail->first < x.tail->first;
+    };
+    auto* out = &scratch;
+    if (m) {
+      if (m->held_against.size() > 10'000)
+        m->held_against.clear(); // runs after one that moves get new keys at every step
+      std::size_t count = 0;
+      std::uint64_t newest = 0;
+      for (auto* y : all)
+        if (earlier(*y))
+          ++count, newest = std::max(newest, y->stamp);
+      auto [it, fresh] = m->held_against.try_emplace({x.tail->run, x.graph_id, count, newest});
+      if (!fresh)
+        return &it->second;
+      out = &it->second;
+    }
+    std::map<std::string, std::vector<double>> before;
+    for (auto* y : all)
+      if (earlier(*y))
+        for (auto& [node, mean] : y->mean_us)
+          before[node].push_back(mean);
+    out->clear();
+    for (auto& [node, means] : before) {
+      auto mid = means.begin() + static_cast<std::ptrdiff_t>(means.size() / 2);
+      std::nth_element(means.begin(), mid, means.end());
+      double median = *mid;
+      if (means.size() % 2 == 0)
+        median = (median + *std::max_element(means.begin(), mid)) / 2;
+      (*out)[node] = {median, means.size()};
+    }
+    return out;
+  }
+
   // Since which forward the node's mean so far (over the window) has stayed
   // over `bound`.
-  static std::optional<std::int64_t> since_of(const run_tail& t, std::size_t last,
+  static std::optional<std::int64_t> since_of(memo* m, const summed& x, std::size_t last,
                                               const std::string& node, double bound) {
+    auto& t = *x.tail;
+    std::tuple<std::string, std::string, double> key{t.run, node, bound};
+    if (m)
+      if (auto it = m->since.find(key); it != m->since.end() && it->second.first == x.stamp)
+        return it->second.second;
     detail::node_tally tally;
     holding held;
     for (auto i = start_of(t, last); i < t.records.size(); ++i) {
@@ -206,6 +292,11 @@ private:
       for (auto& r : tally.rows())
         if (r.node == node)
           held.at(r.ran + r.failed > 0 && r.mean_us > bound, t.records[i].when_s());
+    }
+    if (m) {
+      if (m->since.size() > 10'000)
+        m->since.clear(); // a bound that moves at every step: keep memory bounded
+      m->since[key] = {x.stamp, held.since()};
     }
     return held.since();
   }
@@ -227,6 +318,7 @@ public:
   health::needs needs(const settings& s) const override {
     return {2 * count_of(s, "last"), false, false}; // twice: to see since when
   }
+  health::changes_with changes(const settings&) const override { return changes_with::its_run; }
   void judge(const evidence& e, const settings& s, std::vector<opinion>& out) const override {
     auto last = count_of(s, "last");
     for (auto& t : e.runs) {
@@ -289,6 +381,9 @@ public:
         continue; // its recorder closed: ended, not stalled
       if (rs.size() - from < 2)
         continue; // one forward has no interval
+      auto behind = static_cast<double>(sub_us(now_s, rs.back().when_s()));
+      if (behind > s["forget"])
+        continue; // abandoned (before the median: a replay asks this of every run at every step)
       std::vector<std::int64_t> gaps;
       for (auto i = from + 1; i < rs.size(); ++i)
         gaps.push_back(std::max<std::int64_t>(0, rs[i].when_s() - rs[i - 1].when_s()));
@@ -296,8 +391,7 @@ public:
                        gaps.end());
       auto median = std::max<std::int64_t>(1, gaps[gaps.size() / 2]);
       auto threshold = s.over() * static_cast<double>(median);
-      auto behind = static_cast<double>(sub_us(now_s, rs.back().when_s()));
-      if (!(behind > threshold) || behind > s["forget"])
+      if (!(behind > threshold))
         continue;
       auto o = about_run(name(), t, "run", "run " + t.run);
       o.measure = "s since its last forward";
@@ -335,6 +429,7 @@ public:
   health::needs needs(const settings& s) const override {
     return {count_of(s, "last"), false, false};
   }
+  health::changes_with changes(const settings&) const override { return changes_with::its_run; }
   void judge(const evidence& e, const settings& s, std::vector<opinion>& out) const override {
     for (auto& t : e.runs) {
       auto& rs = t.records;

@@ -775,9 +775,14 @@ async function trialsView(study) {
 
 // ---- health: opinions, said to be ----------------------------------------------------
 
+const replayWindows = [[600, "the last 10 minutes"], [3600, "the last hour"], [21600, "the last 6 hours"], [86400, "the last day"]];
+
 async function healthView() {
   main.innerHTML = `<h1>Health <small class="quiet">opinions, not facts</small></h1>
-    <p class="opinion" id="note"></p><div id="opinions"></div>`;
+    <p class="opinion" id="note"></p><div id="opinions"></div>
+    <h2>Replayed <select id="replay-window">${replayWindows.map(([s, name]) =>
+      `<option value="${s}"${s === 3600 ? " selected" : ""}>${name}</option>`).join("")}</select></h2>
+    <p class="quiet" id="replay-note"></p><div id="replay"></div>`;
   const show = (page) => {
     document.getElementById("note").textContent = `${page.note}. Judged as of ${when(page.now_us / 1e6)}, over ${page.machines} machines, ${page.runs} runs and ${page.trials} trials.`;
     document.getElementById("opinions").innerHTML = page.opinions.length ? table([
@@ -787,9 +792,59 @@ async function healthView() {
       ["says", (r) => esc(r.says), "prose"]], page.opinions, (r) => `data-rule="${esc(r.rule)}" class="${r.opinion === "firing" ? "broke" : ""}"`)
       : `<p class="quiet">No rule holds an opinion about this store now.</p>`;
   };
+  const pick = document.getElementById("replay-window");
   const load = async () => show(await get("/api/health"));
-  try { await load(); } catch (e) { failed(main, e); return; }
-  follow({}, { fleet: throttle(() => load().catch(() => {}), 2000) });
+  // The window ends at the newest write (the API's default): a step a
+  // second, or one of 3,600 over a longer window.
+  const loadReplay = async () => {
+    const span = Number(pick.value);
+    const every = Math.max(1000, Math.round(span * 1000 / 3600));
+    const page = await get(`/api/health/replay?span_s=${span}&every_ms=${every}`);
+    document.getElementById("replay-note").textContent = `${page.note}. ${page.steps} steps from ${when(page.from_us / 1e6)} to ${when(page.last_us / 1e6)}, one every ${num(page.every_us / 1e6, 1)} s: ${page.episodes.length} episodes.`;
+    document.getElementById("replay").innerHTML = episodeTimeline(page);
+  };
+  pick.addEventListener("change", () => loadReplay().catch((e) => failed(document.getElementById("replay"), e)));
+  try { await load(); await loadReplay(); } catch (e) { failed(main, e); return; }
+  const again = throttle(() => loadReplay().catch(() => {}), 5000);
+  follow({}, { fleet: throttle(() => { load().catch(() => {}); again(); }, 2000) });
+}
+
+// A replay's episodes as bars, a row per rule and subject: pending, then
+// firing, from the step each began to the step it cleared (or the window's end).
+function episodeTimeline(page) {
+  if (!page.episodes.length) return `<p class="quiet">No rule held an opinion at any step of the window.</p>`;
+  const rows = [];
+  const rowOf = new Map();
+  for (const ep of page.episodes) {
+    const key = `${ep.rule} ${ep.subject}`;
+    if (!rowOf.has(key)) { rowOf.set(key, rows.length); rows.push(ep); }
+  }
+  // Drawn from a little before the first episode began, when that is later
+  // than the window's start: a few seconds of trouble in an hour stay visible.
+  const end = page.last_us + page.every_us;
+  const first = Math.min(...page.episodes.map((ep) => ep.pending_us));
+  const from = Math.max(page.from_us, first - Math.max(10 * page.every_us, (end - first) / 4));
+  const W = 900, L = 320, H = 22;
+  const x = (us) => L + ((us - from) / (end - from)) * (W - L - 10);
+  let svg = `<svg class="episodes" width="${W}" height="${rows.length * H + 30}" viewBox="0 0 ${W} ${rows.length * H + 30}">`;
+  rows.forEach((ep, i) => {
+    svg += `<text x="8" y="${i * H + 16}" font-size="12">${esc(ep.rule)} · ${esc(ep.subject)}</text>`;
+  });
+  const bar = (ep, kind, a, b, title) => {
+    const row = rowOf.get(`${ep.rule} ${ep.subject}`);
+    return `<rect class="${kind}" data-rule="${esc(ep.rule)}" data-subject="${esc(ep.subject)}" x="${x(a)}" y="${row * H + 3}" width="${Math.max(1, x(b) - x(a))}" height="${H - 6}"><title>${esc(title)}</title></rect>`;
+  };
+  for (const ep of page.episodes) {
+    const stop = ep.cleared_us ?? end;
+    const cleared = ep.cleared_us === null ? "still at the window's end" : `cleared ${when(ep.cleared_us / 1e6)} (last ${num(ep.last_value)})`;
+    const says = `${ep.rule} about ${ep.subject}: pending ${when(ep.pending_us / 1e6)} (${ep.measure} ${num(ep.pending_value)} over ${num(ep.threshold)})` +
+                 (ep.firing_us === null ? ", never fired" : `, firing ${when(ep.firing_us / 1e6)} (${num(ep.firing_value)})`) + `, ${cleared}`;
+    svg += bar(ep, "pending", ep.pending_us, ep.firing_us ?? stop, says);
+    if (ep.firing_us !== null) svg += bar(ep, "firing", ep.firing_us, stop, says);
+  }
+  svg += `<text x="${L}" y="${rows.length * H + 22}" font-size="11" fill="#73737f">${esc(when(from / 1e6))}</text>` +
+         `<text x="${W - 10}" y="${rows.length * H + 22}" font-size="11" fill="#73737f" text-anchor="end">${esc(when(end / 1e6))}</text></svg>`;
+  return svg;
 }
 
 // ---- routing ------------------------------------------------------------------------
