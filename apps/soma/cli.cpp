@@ -40,7 +40,7 @@ constexpr const char* synopsis = "soma runs | forwards RUN | curve RUN NAME | fa
                                  "nodes RUN [--last N] | compare RUN_A RUN_B | cache ls|clear [--node NAME] | "
                                  "standing | fleet RUN | trials [STUDY] | "
                                  "reclaim STUDY --quiet-over S | "
-                                 "health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | "
+                                 "health [RUN] [--rules FILE] [--at TIME | --replay FROM..TO [--compare FILE]] [--fail-on firing] | "
                                  "plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | "
                                  "plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | "
                                  "serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | "

@@ -680,7 +680,7 @@ bad_numbers)
   ;;
 
 unknown_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | compare RUN_A RUN_B | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | critical RUN [--last N] | delete RUN... [--yes] [--force]'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | compare RUN_A RUN_B | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME | --replay FROM..TO [--compare FILE]] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | critical RUN [--last N] | delete RUN... [--yes] [--force]'
   expect_usage_error "unknown command 'frobnicate'; the commands are: $commands (\`soma --help\` lists the commands)" \
     frobnicate
   expect_usage_error "unknown command 'run'; did you mean 'runs'? the commands are: $commands (\`soma --help\` lists the commands)" \
@@ -702,7 +702,7 @@ unknown_command)
   ;;
 
 no_command)
-  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | compare RUN_A RUN_B | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | critical RUN [--last N] | delete RUN... [--yes] [--force]'
+  commands='soma runs | forwards RUN | curve RUN NAME | facts RUN N | nodes RUN [--last N] | compare RUN_A RUN_B | cache ls|clear [--node NAME] | standing | fleet RUN | trials [STUDY] | reclaim STUDY --quiet-over S | health [RUN] [--rules FILE] [--at TIME | --replay FROM..TO [--compare FILE]] [--fail-on firing] | plot progress|spent|machines RUN -o FILE | plot study STUDY -o FILE | plot graph -o FILE PROGRAM | live --run RUN | check | copy FROM DIR | serve [--listen HOST:PORT] | trace RUN [--forward N | --last N] -o FILE | critical RUN [--last N] | delete RUN... [--yes] [--force]'
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)"
   expect_usage_error "say what to read: $commands (\`soma --help\` lists the commands)" --json --store "$STORE"
   ;;
