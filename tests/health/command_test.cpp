@@ -187,7 +187,7 @@ BOOST_AUTO_TEST_CASE(replay_prints_each_episode_with_its_edges_and_their_values)
              a.out);
   BOOST_TEST(std::count(a.out.begin(), a.out.end(), '\n') == 2);
   BOOST_TEST(a.err == "soma: opinions, not facts: 10 rules replayed over 61 steps from "
-                      "2030-03-17T17:46:40.000Z to 2030-03-17T17:47:40.000Z (every 1 s): 1 episodes "
+                      "2030-03-17T17:46:40.000Z to 2030-03-17T17:47:40.000Z (every 1 s): 1 episode "
                       "(1 fired)\n",
              a.err);
   BOOST_TEST(soma_cli(tmp, "health --store " + dir + " --replay " + window + " --fail-on firing").status == 3);
@@ -220,7 +220,7 @@ BOOST_AUTO_TEST_CASE(replay_compare_prints_the_episodes_that_differ) {
                         "2030-03-17T17:47:11.000Z / 2030-03-17T17:47:15.000Z / 2030-03-17T17:47:20.000Z"),
              a.out);
   BOOST_TEST(a.out.ends_with(" +7 s\n"), a.out);
-  BOOST_TEST(has(a.err, "A (the shipped rules) held 1 episodes (1 fired), B (" + (tmp / "later.rules")
+  BOOST_TEST(has(a.err, "A (the shipped rules) held 1 episode (1 fired), B (" + (tmp / "later.rules")
                           + ") 1 (1 fired): 1 differ"),
              a.err);
   auto n = soma_cli(tmp, "health --store " + dir + " --replay " + window + " --compare " + (tmp / "never.rules") + " --csv");

@@ -91,6 +91,11 @@ void print_differences(const std::vector<health::difference>& ds, const invocati
   t.print(out);
 }
 
+// "1 episode", "3 episodes".
+std::string episodes(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " episode" : " episodes");
+}
+
 std::size_t fired(const health::replayed& r) {
   std::size_t n = 0;
   for (auto& ep : r.episodes)
@@ -160,7 +165,7 @@ int show_replay(const store& s, const health::rulebook& book, const invocation& 
       << seconds(a.every_us) << "): ";
   if (inv.compare_rules.empty()) {
     print_episodes(a, inv, out);
-    err << a.episodes.size() << " episodes (" << fired(a) << " fired)\n";
+    err << episodes(a.episodes.size()) << " (" << fired(a) << " fired)\n";
     return inv.fail_on_firing && fired(a) > 0 ? exit_firing : exit_ok;
   }
   auto other = health::rulebook::shipped();
@@ -173,7 +178,7 @@ int show_replay(const store& s, const health::rulebook& book, const invocation& 
   auto ds = health::compare(a, b);
   print_differences(ds, inv, out);
   err << "A (" << (inv.rules.empty() ? std::string{"the shipped rules"} : inv.rules) << ") held "
-      << a.episodes.size() << " episodes (" << fired(a) << " fired), B (" << inv.compare_rules
+      << episodes(a.episodes.size()) << " (" << fired(a) << " fired), B (" << inv.compare_rules
       << ") " << b.episodes.size() << " (" << fired(b) << " fired): " << ds.size() << " differ\n";
   return inv.fail_on_firing && fired(a) + fired(b) > 0 ? exit_firing : exit_ok;
 }
