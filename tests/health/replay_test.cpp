@@ -147,6 +147,33 @@ BOOST_AUTO_TEST_CASE(every_step_of_a_replay_is_what_judge_says_at_that_moment) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_condition_that_breaks_and_begins_again_between_two_steps_is_two_episodes) {
+  // A machine full at every reading but one (at 61 s): stepped every 10 s,
+  // the replay never sees the break, but judge at 70 s says pending again
+  // (its condition began anew at 62 s), and so must the replay.
+  scratch tmp;
+  soma::store s{tmp / "s"};
+  for (std::int64_t k = 0; k <= 120; ++k) {
+    soma::reading r;
+    r.id = "m-1";
+    r.when_us = t0_us + k * s_us;
+    r.every_us = s_us;
+    r.busy = 0.1;
+    r.memory = k == 61 ? 0.5 : 0.95;
+    r.cores = 4;
+    soma::put_reading(s, r);
+  }
+  auto book = health::rulebook::shipped();
+  auto from = t0_us, to = t0_us + 120 * s_us;
+  for (std::int64_t every : {s_us, 10 * s_us}) {
+    auto r = health::replay(s, book, {.from_us = from, .to_us = to, .every_us = every});
+    BOOST_TEST(of_rule(r, "memory_machine").size() == 2u, "every " << every / s_us << " s");
+    for (auto t = from; t <= to; t += every)
+      BOOST_TEST((held_at(r, t) == judged_at(s, book, t)), "at t0 + " << (t - t0_us) / 1e6 << " s, every "
+                                                               << every / s_us << " s");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_replay_of_one_run_has_only_its_episodes_and_an_unknown_run_is_an_error) {
   scratch tmp;
   soma::store s{tmp / "s"};

@@ -30,7 +30,13 @@ namespace {
 constexpr std::int64_t ms = 1000;
 constexpr std::int64_t shift_us = 300'000'000; // w1's clock: 300 s ahead
 constexpr std::int64_t delay_us = 40 * ms;     // w2's wire, each way
-constexpr std::int64_t slack_us = 25 * ms;     // a loaded machine's oversleep
+// A loaded machine's oversleep and scheduling, on top of a known time: the
+// lower bounds are exact (a sleep is at least its time, the relay holds at
+// least its delay), the upper ones this loose.
+constexpr std::int64_t slack_us = 100 * ms;
+// How far the split of w2's round trip into its two ways may stray from
+// 40/40: the two ways' work on the wire (sending, receiving) differs a little.
+constexpr std::int64_t split_us = 15 * ms;
 
 // What a path spent on `k` at `host` (and `node`, for work).
 std::int64_t spent(const std::vector<soma::segment>& path, kind k, const std::string& host,
@@ -84,6 +90,78 @@ void record_run(caf::actor_system& sys, const std::string& kept) {
     BOOST_TEST(away.forward(0, {.watching = watching, .broker = broker}) == 4);
 }
 
+// Each remote forward's path: it adds up to its took_us, and its segments
+// are the sleeps and the relay's delay.
+void check_paths(const soma::run_tail& tail, const std::map<std::string, soma::clock_estimate>& clocks) {
+  std::int64_t out_w2 = 0, back_w2 = 0;
+  for (std::size_t i = 3; i < 9; ++i) {
+    auto& rec = tail.records[i];
+    auto t = soma::timeline_of(rec, tail.facts[i], clocks);
+    std::int64_t sum = 0;
+    for (auto& s : t.path)
+      sum += s.took_us;
+    BOOST_TEST(sum == rec.took_us, "forward " << rec.forward << ": path " << sum << " of " << rec.took_us);
+    auto& p = t.path;
+    auto near = [](std::int64_t got, std::int64_t want) { return got >= want && got <= want + slack_us; };
+    BOOST_TEST(near(spent(p, kind::work, "here", "prep"), 30 * ms), spent(p, kind::work, "here", "prep"));
+    BOOST_TEST(near(spent(p, kind::work, "w1", "embed"), 50 * ms), spent(p, kind::work, "w1", "embed"));
+    BOOST_TEST(near(spent(p, kind::work, "w2", "score"), 20 * ms), spent(p, kind::work, "w2", "score"));
+    BOOST_TEST(near(spent(p, kind::work, "here", "post"), 10 * ms), spent(p, kind::work, "here", "post"));
+    auto wire = [&](const std::string& h) {
+      return spent(p, kind::wire_out, h) + spent(p, kind::queue, h) + spent(p, kind::wire_back, h);
+    };
+    BOOST_TEST(wire("w1") <= slack_us, "w1's wire " << wire("w1"));
+    BOOST_TEST(near(wire("w2"), 2 * delay_us), "w2's wire " << wire("w2"));
+    out_w2 += spent(p, kind::wire_out, "w2");
+    back_w2 += spent(p, kind::wire_back, "w2");
+  }
+  // Each way's share of the delay, as the offset splits it.
+  BOOST_TEST(out_w2 / 6 >= delay_us - split_us, "w2's mean wire out " << out_w2 / 6);
+  BOOST_TEST(out_w2 / 6 <= delay_us + slack_us, "w2's mean wire out " << out_w2 / 6);
+  BOOST_TEST(back_w2 / 6 >= delay_us - split_us, "w2's mean wire back " << back_w2 / 6);
+  BOOST_TEST(back_w2 / 6 <= delay_us + slack_us, "w2's mean wire back " << back_w2 / 6);
+}
+
+// Over the run: embed at w1 on every remote forward's path, and what it
+// would have cost here from the three forwards it ran here.
+void check_report(const soma::critical_report& report) {
+  BOOST_TEST(report.forwards == 9u);
+  BOOST_TEST(report.worst_gap == 0.0);
+  auto on = std::find_if(report.nodes.begin(), report.nodes.end(),
+                         [](auto& n) { return n.node == "embed" && n.host == "w1"; });
+  BOOST_REQUIRE(on != report.nodes.end());
+  BOOST_TEST(on->forwards == 6u);
+  BOOST_REQUIRE(report.slowest);
+  auto& w = *report.slowest;
+  BOOST_TEST(w.node == "embed");
+  BOOST_TEST(w.host == "w1");
+  BOOST_TEST(w.remote == 6u);
+  BOOST_TEST(w.here == 3u);
+  BOOST_TEST((w.here_mean_us >= 15 * ms && w.here_mean_us <= 15 * ms + slack_us), w.here_mean_us);
+  auto saved = w.took_mean_us - w.estimate_mean_us;
+  auto want = 6.0 / 9.0 * (w.trip_mean_us - w.here_mean_us);
+  BOOST_TEST(std::abs(saved - want) <= 50.0, "saved " << saved << " µs, want " << want);
+}
+
+// The command says the same, w1's offset to the microsecond.
+void check_command(const std::string& kept, const soma::clock_estimate& w1) {
+  auto said = run_soma("critical paths --store " + kept);
+  BOOST_TEST_MESSAGE(said); // --log_level=message shows it (docs/critical.md has one)
+  BOOST_TEST(said.find("the slowest remote node, embed at w1, ran there in 6 forwards") != std::string::npos, said);
+  auto at = said.find("\nw1 ");
+  BOOST_REQUIRE_MESSAGE(at != std::string::npos, said);
+  auto w1_line = said.substr(at, said.find('\n', at + 1) - at);
+  double seconds = 0;
+  BOOST_REQUIRE(std::sscanf(w1_line.c_str(), " w1 +%lfs", &seconds) == 1);
+  BOOST_TEST(std::abs(seconds * 1e6 - static_cast<double>(w1.offset_us)) <= 1.0, w1_line);
+  BOOST_TEST(w1_line.find(" ± ") != std::string::npos, w1_line);
+  auto json = nlohmann::json::parse(run_soma("critical paths --json --store " + kept));
+  BOOST_TEST(json["slowest"]["node"] == "embed");
+  BOOST_TEST(json["clocks"][0]["host"] == "w1");
+  BOOST_TEST(std::llabs(json["clocks"][0]["offset_us"].get<std::int64_t>() - shift_us)
+             <= json["clocks"][0]["bound_us"].get<std::int64_t>());
+}
+
 } // namespace
 
 BOOST_FIXTURE_TEST_SUITE(critical, system_fixture)
@@ -109,68 +187,9 @@ BOOST_AUTO_TEST_CASE(segments_add_up_match_the_sleeps_and_the_delay_and_clocks_a
   BOOST_TEST(std::llabs(w2.offset_us) <= w2.bound_us, "w2's offset " << w2.offset_us << " ± " << w2.bound_us);
   BOOST_TEST(w2.bound_us >= delay_us - 1, "w2's bound " << w2.bound_us << " µs under its 40 ms each way");
 
-  std::int64_t out_w2 = 0, back_w2 = 0;
-  for (std::size_t i = 3; i < 9; ++i) {
-    auto& rec = tail.records[i];
-    auto t = soma::timeline_of(rec, tail.facts[i], clocks);
-    std::int64_t sum = 0;
-    for (auto& s : t.path)
-      sum += s.took_us;
-    BOOST_TEST(sum == rec.took_us, "forward " << rec.forward << ": path " << sum << " of " << rec.took_us);
-    auto& p = t.path;
-    auto near = [](std::int64_t got, std::int64_t want) { return got >= want && got <= want + slack_us; };
-    BOOST_TEST(near(spent(p, kind::work, "here", "prep"), 30 * ms), spent(p, kind::work, "here", "prep"));
-    BOOST_TEST(near(spent(p, kind::work, "w1", "embed"), 50 * ms), spent(p, kind::work, "w1", "embed"));
-    BOOST_TEST(near(spent(p, kind::work, "w2", "score"), 20 * ms), spent(p, kind::work, "w2", "score"));
-    BOOST_TEST(near(spent(p, kind::work, "here", "post"), 10 * ms), spent(p, kind::work, "here", "post"));
-    auto wire = [&](const std::string& h) {
-      return spent(p, kind::wire_out, h) + spent(p, kind::queue, h) + spent(p, kind::wire_back, h);
-    };
-    BOOST_TEST(wire("w1") <= slack_us, "w1's wire " << wire("w1"));
-    BOOST_TEST(near(wire("w2"), 2 * delay_us), "w2's wire " << wire("w2"));
-    out_w2 += spent(p, kind::wire_out, "w2");
-    back_w2 += spent(p, kind::wire_back, "w2");
-  }
-  // Each way's share of the delay, as the offset splits it.
-  BOOST_TEST(out_w2 / 6 >= delay_us - 10 * ms, "w2's mean wire out " << out_w2 / 6);
-  BOOST_TEST(out_w2 / 6 <= delay_us + slack_us, "w2's mean wire out " << out_w2 / 6);
-  BOOST_TEST(back_w2 / 6 >= delay_us - 10 * ms, "w2's mean wire back " << back_w2 / 6);
-  BOOST_TEST(back_w2 / 6 <= delay_us + slack_us, "w2's mean wire back " << back_w2 / 6);
-
-  // Over the run: embed at w1 on every remote forward's path, and what it
-  // would have cost here from the three forwards it ran here.
-  auto report = soma::critical(store, "paths");
-  BOOST_TEST(report.forwards == 9u);
-  BOOST_TEST(report.worst_gap == 0.0);
-  auto on = std::find_if(report.nodes.begin(), report.nodes.end(),
-                         [](auto& n) { return n.node == "embed" && n.host == "w1"; });
-  BOOST_REQUIRE(on != report.nodes.end());
-  BOOST_TEST(on->forwards == 6u);
-  BOOST_REQUIRE(report.slowest);
-  auto& w = *report.slowest;
-  BOOST_TEST(w.node == "embed");
-  BOOST_TEST(w.host == "w1");
-  BOOST_TEST(w.remote == 6u);
-  BOOST_TEST(w.here == 3u);
-  BOOST_TEST((w.here_mean_us >= 15 * ms && w.here_mean_us <= 15 * ms + slack_us), w.here_mean_us);
-  auto saved = w.took_mean_us - w.estimate_mean_us;
-  auto want = 6.0 / 9.0 * (w.trip_mean_us - w.here_mean_us);
-  BOOST_TEST(std::abs(saved - want) <= 50.0, "saved " << saved << " µs, want " << want);
-
-  // The command says the same.
-  auto said = run_soma("critical paths --store " + r.kept);
-  BOOST_TEST_MESSAGE(said); // --log_level=message shows it (docs/critical.md has one)
-  BOOST_TEST(said.find("the slowest remote node, embed at w1, ran there in 6 forwards") != std::string::npos, said);
-  auto w1_line = said.substr(said.find("\nw1 "), said.find('\n', said.find("\nw1 ") + 1) - said.find("\nw1 "));
-  double seconds = 0;
-  BOOST_REQUIRE(std::sscanf(w1_line.c_str(), " w1 +%lfs", &seconds) == 1);
-  BOOST_TEST(std::abs(seconds * 1e6 - static_cast<double>(w1.offset_us)) <= 1.0, w1_line); // to the µs
-  BOOST_TEST(w1_line.find(" ± ") != std::string::npos, w1_line);
-  auto json = nlohmann::json::parse(run_soma("critical paths --json --store " + r.kept));
-  BOOST_TEST(json["slowest"]["node"] == "embed");
-  BOOST_TEST(json["clocks"][0]["host"] == "w1");
-  BOOST_TEST(std::llabs(json["clocks"][0]["offset_us"].get<std::int64_t>() - shift_us)
-             <= json["clocks"][0]["bound_us"].get<std::int64_t>());
+  check_paths(tail, clocks);
+  check_report(soma::critical(store, "paths"));
+  check_command(r.kept, w1);
 }
 
 BOOST_AUTO_TEST_CASE(the_trace_puts_each_workers_spans_where_its_clock_says) {
@@ -196,8 +215,8 @@ BOOST_AUTO_TEST_CASE(the_trace_puts_each_workers_spans_where_its_clock_says) {
   for (std::size_t i = 0; i < 6; ++i) {
     auto trip_ts = (*trips[i])["ts"].get<std::int64_t>(), trip_dur = (*trips[i])["dur"].get<std::int64_t>();
     auto ts = (*scores[i])["ts"].get<std::int64_t>(), dur = (*scores[i])["dur"].get<std::int64_t>();
-    BOOST_TEST(ts - trip_ts >= delay_us - 10 * ms, "score " << i << " at " << ts - trip_ts << " µs into its trip");
-    BOOST_TEST(trip_ts + trip_dur - (ts + dur) >= delay_us - 10 * ms,
+    BOOST_TEST(ts - trip_ts >= delay_us - split_us, "score " << i << " at " << ts - trip_ts << " µs into its trip");
+    BOOST_TEST(trip_ts + trip_dur - (ts + dur) >= delay_us - split_us,
                "score " << i << " ends " << trip_ts + trip_dur - (ts + dur) << " µs before its trip");
   }
   // otherData says each offset with its bound: w1's is its shift.

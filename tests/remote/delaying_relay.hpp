@@ -3,7 +3,8 @@
 // A TCP relay on loopback that holds every chunk it reads, either way, for a
 // fixed delay before passing it on: a slow wire where this kernel has no
 // netem. One thread; it stops (and closes every socket) within 100 ms of
-// being destroyed.
+// being destroyed. Its sockets block: a receiver that stops reading stalls
+// it, which a test's small messages never do.
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -114,8 +116,10 @@ private:
         std::size_t done = 0;
         while (done < b.size()) {
           auto k = ::send(w.to, b.data() + done, b.size() - done, MSG_NOSIGNAL);
+          if (k < 0 && errno == EINTR)
+            continue;
           if (k <= 0)
-            break;
+            break; // the other side is gone: what is left goes nowhere
           done += static_cast<std::size_t>(k);
         }
         w.held.pop_front();
@@ -125,7 +129,8 @@ private:
       else if (!w.open && !w.shut) // all it held has gone: the other side sees its end now
         w.shut = ::shutdown(w.to, SHUT_WR) == 0 || true;
     }
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - clock::now()).count();
+    // Rounded up: poll wakes when the next chunk is due, not just before.
+    auto ms = std::chrono::ceil<std::chrono::milliseconds>(next - clock::now()).count();
     return static_cast<int>(std::clamp<long long>(ms, 0, 100));
   }
 

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "scratch.hpp"
 #include "soma/store/critical.hpp"
+#include "writing.hpp"
 
 namespace {
 
@@ -118,6 +120,24 @@ BOOST_AUTO_TEST_CASE(parallel_nodes_off_the_path_and_the_clients_wait_on_it) {
   for (auto& s : t.path)
     sum += s.took_us;
   BOOST_TEST(sum == 650);
+}
+
+BOOST_AUTO_TEST_CASE(facts_reaching_past_the_record_are_cut_and_said) {
+  // Forward 0 as its record says (1,000 µs); forward 1's facts reach 500 µs
+  // past its record's 1,000.
+  soma_test::scratch tmp;
+  soma::store s{tmp / "s"};
+  auto r0 = record_of(0, 1000), r1 = record_of(1, 1000);
+  r0.when_us = r1.when_us = 1'800'000'000'000'000;
+  soma_test::write_forwards(s, "r", {{r0, {ran("a", 0, 1000)}}, {r1, {ran("a", 0, 1500)}}});
+  auto report = soma::critical(s, "r");
+  BOOST_TEST(report.forwards == 2u);
+  BOOST_TEST(report.worst_gap == 0.5);
+  BOOST_REQUIRE_EQUAL(report.shares.size(), 1u);
+  BOOST_TEST(report.shares[0].took_us == 2000); // each path cut at its forward's end
+  BOOST_TEST(report.shares[0].of_took == 1.0);
+  BOOST_TEST(report.nodes.front().forwards == 2u);
+  BOOST_TEST(!report.slowest); // no node ran at a worker
 }
 
 BOOST_AUTO_TEST_SUITE_END()

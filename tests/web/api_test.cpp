@@ -305,9 +305,13 @@ BOOST_FIXTURE_TEST_CASE(fleet_trials_and_opinions_are_the_commands_json, fixture
     held |= ep["rule"] == "broke_forwards" && ep["run"] == "sweep-a" && ep["cleared_us"].is_null()
             && !ep["firing_us"].is_null();
   BOOST_TEST(held, replay.dump());
-  auto [status, why] = error_of([&] { (void)health_replay_page(s, {{"span_s", "200000"}}); });
+  auto [status, why] = error_of([&] { (void)health_replay_page(s, {{"span_s", "20000"}, {"every_ms", "100"}}); });
   BOOST_TEST(status == 400);
   BOOST_TEST(why.find("at most 100000 steps") != std::string::npos, why);
+  // A window the page may not ask, whatever its step: a replay reads it all.
+  auto [too_long, said] = error_of([&] { (void)health_replay_page(s, {{"span_s", "200000"}, {"every_ms", "60000"}}); });
+  BOOST_TEST(too_long == 400);
+  BOOST_TEST(said.find("a replay on the page covers at most a day (86400 s), not 200000 s") != std::string::npos, said);
 }
 
 // The status is the kind of the reader's error, whatever its words: a name

@@ -502,7 +502,8 @@ json health_replay_page(const store& s, const params& p) {
   return answering([&] {
     auto book = health::rulebook::shipped();
     health::replay_options o;
-    auto newest_s = (health::judge(s, book).now_us + 999'999) / 1'000'000;
+    // TO by default the newest write, which only a judgement says.
+    auto newest_s = param(p, "to") ? 0 : (health::judge(s, book).now_us + 999'999) / 1'000'000;
     auto to_s = number_param(p, "to", newest_s, 0, 253'402'300'799);
     auto span_s = number_param(p, "span_s", 3600, 0, 253'402'300'799);
     auto from_s = number_param(p, "from", std::max<std::int64_t>(0, to_s - span_s), 0, to_s);
@@ -511,6 +512,11 @@ json health_replay_page(const store& s, const params& p) {
     o.every_us = number_param(p, "every_ms", 1000, 1, 86'400'000) * 1000;
     if (auto* run = param(p, "run"))
       o.run = *run;
+    // A replay reads every forward of its window: a page asks a day at most.
+    if (to_s - from_s > page_replay_window_s)
+      throw api_error(400, "a replay on the page covers at most a day (" + std::to_string(page_replay_window_s)
+                             + " s), not " + std::to_string(to_s - from_s)
+                             + " s: a shorter window, or `soma health --replay FROM..TO` for a longer one");
     if ((o.to_us - o.from_us) / o.every_us >= page_replay_steps)
       throw api_error(400, "a replay on the page takes at most " + std::to_string(page_replay_steps)
                              + " steps: a shorter window (from, to) or a longer step (every_ms)");

@@ -166,12 +166,15 @@ private:
 /// The most steps a replay on the page takes (a page's request must stay
 /// short; `soma health --replay` takes health::most_replay_steps).
 inline constexpr std::int64_t page_replay_steps = 100'000;
+/// The longest window a page's replay covers, s: a replay reads every forward
+/// in its window, and the page's longest choice is a day.
+inline constexpr std::int64_t page_replay_window_s = 86'400;
 
 /// {"episodes": [...], "from_us", "to_us", "last_us", "every_us", "steps",
 /// "machines", "runs", "trials", "note"}: the shipped rules replayed
 /// (soma health --replay) from `from` to `to` (unix seconds; `to` by default
 /// the newest write, `from` by default `span_s` before it, an hour) every
-/// `every_ms` (1000), only about `run` when given. A 400 api_error for a window of more than page_replay_steps.
+/// `every_ms` (1000), only about `run` when given. A 400 api_error for a window of more than page_replay_steps steps or page_replay_window_s seconds.
 [[nodiscard]] json health_replay_page(const store& s, const params& p);
 
 /// The HTTP status a reader's store_error answers, by its trouble(): 400

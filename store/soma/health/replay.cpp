@@ -357,6 +357,14 @@ public:
     for (auto& op : ops) {
       auto key = op.rule + '\n' + op.subject;
       auto [it, fresh] = open_.try_emplace(std::move(key), out_.size());
+      if (!fresh && out_[it->second].firing_us && op.state == status::pending) {
+        // It fired and is pending again: its condition broke and began
+        // again between two steps (a step longer than its gap), as judge
+        // says at this one. The episode ends here, and a new one begins.
+        out_[it->second].cleared_us = t;
+        it->second = out_.size();
+        fresh = true;
+      }
       if (fresh)
         out_.push_back(opened(op, t));
       auto& ep = out_[it->second];

@@ -23,9 +23,10 @@
 
 namespace soma::health {
 
-/// The most steps one replay takes: its window over its step. Each step
-/// costs memory only for the episodes it opens, but time for every rule that
-/// must judge it again.
+/// The most steps one replay takes: its window over its step. A step costs
+/// time for every rule that must judge it again; memory goes to what the
+/// window holds (every forward of every run in it, read once up front) and
+/// to the episodes opened.
 inline constexpr std::size_t most_replay_steps = 1'000'000;
 
 /// Options a replay cannot take (FROM after TO, a step that is not over 0,

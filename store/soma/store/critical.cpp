@@ -20,9 +20,15 @@ constexpr std::string_view here = "here";
 // seem to end this much after the next one began, and still be before it.
 constexpr std::int64_t touching_us = 20;
 
-// A field's number; 0 when it has none (a fact of an older engine).
+// The most a duration or a clock's difference may be here, about 12.7
+// days: what a worker said is held to it, so that no sum of a few of them
+// overflows whatever a peer wrote.
+constexpr std::int64_t most_us = std::int64_t{1} << 40;
+
+// A field's number, within ±most_us; 0 when it has none (a fact of an older
+// engine).
 std::int64_t micros(const fact& f, std::string_view key) {
-  return f[key].integer_or(0);
+  return std::clamp<std::int64_t>(f[key].integer_or(0), -most_us, most_us);
 }
 
 bool node_fact(const fact& f) {
@@ -36,16 +42,24 @@ segment_kind kind_of(const fact& f) {
                                   : segment_kind::work;
 }
 
-// A trip's stamps on both clocks, when its worker sent them.
+// A trip's stamps on both clocks, when its worker sent them, from its
+// sending: sent is 0, taken the worker's clock at taking less the client's
+// at sending.
 struct stamps {
   std::int64_t sent = 0, taken = 0, held = 0, took = 0;
 };
 
+// A trip's stamps, as differences from its sending: none without them, or
+// when the two clocks are further apart than most_us (no offset estimated
+// from such a trip could be trusted, nor added without overflow).
 std::optional<stamps> stamps_of(const fact& left) {
   if (!left.has("taken_us") || !left.has("sent_us"))
     return std::nullopt;
-  return stamps{micros(left, "sent_us"), micros(left, "taken_us"),
-                std::max<std::int64_t>(0, micros(left, "held_us")),
+  std::int64_t apart = 0;
+  if (__builtin_sub_overflow(left["taken_us"].integer_or(0), left["sent_us"].integer_or(0), &apart)
+      || apart < -most_us || apart > most_us)
+    return std::nullopt;
+  return stamps{0, apart, std::max<std::int64_t>(0, micros(left, "held_us")),
                 std::max<std::int64_t>(0, micros(left, "took_us"))};
 }
 
@@ -157,11 +171,15 @@ std::vector<segment> walk(const std::vector<activity>& acts, std::int64_t took,
   std::vector<segment> back;
   std::vector<bool> done(acts.size());
   auto cur = took;
+  // At the forward's end, what reaches past it (facts that disagree with
+  // the record) is cut there; further back, what ends after the point
+  // reached ran beside the path, not on it.
+  bool at_end = true;
   while (cur > 0) {
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < acts.size(); ++i) {
       auto& a = acts[i];
-      if (done[i] || a.begin >= cur || a.end > cur + touching_us)
+      if (done[i] || a.end <= 0 || a.begin >= cur || (!at_end && a.end > cur + touching_us))
         continue;
       if (!best || std::tie(a.end, acts[*best].begin) > std::tie(acts[*best].end, a.begin))
         best = i;
@@ -172,6 +190,7 @@ std::vector<segment> walk(const std::vector<activity>& acts, std::int64_t took,
     }
     auto& a = acts[*best];
     done[*best] = true;
+    at_end = false;
     auto end = std::min(a.end, cur), lo = std::max<std::int64_t>(a.begin, 0);
     if (end < cur)
       back.push_back(part(segment_kind::wait, here, {}, end, cur, std::nullopt));
@@ -226,7 +245,7 @@ std::map<std::string, clock_estimate> estimate_clocks(const std::vector<record>&
       outside[host] = round;
       c.host = host;
       c.offset_us = offset;
-      c.bound_us = (round + 1) / 2;
+      c.bound_us = std::max<std::int64_t>(1, (round + 1) / 2); // never "exactly": stamps are whole µs
       c.forward = forward;
     }
     ++c.trips;
@@ -357,11 +376,13 @@ critical_report critical(const store& s, std::string_view run, const critical_op
   for (std::size_t i = 0; i < records.size(); ++i) {
     auto acts = activities(facts[i], out.clocks);
     auto path = walk(acts, records[i].took_us);
-    std::int64_t sum = 0;
-    for (auto& x : path)
-      sum += x.took_us;
-    if (records[i].took_us > 0)
-      out.worst_gap = std::max(out.worst_gap, std::abs(static_cast<double>(sum - records[i].took_us))
+    // How far its facts reach past its record's took_us (beyond the whole
+    // microseconds each stamp was cut to): the path cuts them there.
+    std::int64_t end = 0;
+    for (auto& a : acts)
+      end = std::max(end, a.end);
+    if (records[i].took_us > 0 && end > records[i].took_us + touching_us)
+      out.worst_gap = std::max(out.worst_gap, static_cast<double>(end - records[i].took_us)
                                                 / static_cast<double>(records[i].took_us));
     out.took_us += records[i].took_us;
     add_forward(t, path, acts);

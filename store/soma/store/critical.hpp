@@ -143,8 +143,9 @@ struct critical_report {
   };
   std::optional<what_if> slowest; ///< none when no node ran at a worker
 
-  /// The greatest gap between a forward's path and its took_us, as a share of
-  /// it: 0 unless a forward's facts disagree with its record.
+  /// The most a forward's facts reached past its record's took_us, as a
+  /// share of that took_us: 0 unless a forward's facts disagree with its
+  /// record (its path, cut to took_us, then leaves that time out).
   double worst_gap = 0;
 };
 
