@@ -42,11 +42,11 @@ segment_kind kind_of(const fact& f) {
                                   : segment_kind::work;
 }
 
-// A trip's stamps on both clocks, when its worker sent them, from its
-// sending: sent is 0, taken the worker's clock at taking less the client's
-// at sending.
+// A trip's stamps on both clocks, when its worker sent them: `apart`, the
+// worker's clock when it took the trip less the client's when it sent it
+// (T2 - T1); how long the worker held it; its round trip (T4 - T1).
 struct stamps {
-  std::int64_t sent = 0, taken = 0, held = 0, took = 0;
+  std::int64_t apart = 0, held = 0, took = 0;
 };
 
 // A trip's stamps, as differences from its sending: none without them, or
@@ -59,14 +59,14 @@ std::optional<stamps> stamps_of(const fact& left) {
   if (__builtin_sub_overflow(left["taken_us"].integer_or(0), left["sent_us"].integer_or(0), &apart)
       || apart < -most_us || apart > most_us)
     return std::nullopt;
-  return stamps{0, apart, std::max<std::int64_t>(0, micros(left, "held_us")),
+  return stamps{apart, std::max<std::int64_t>(0, micros(left, "held_us")),
                 std::max<std::int64_t>(0, micros(left, "took_us"))};
 }
 
 // NTP's offset of one trip (worker less client) and its round trip outside
 // the worker (twice the bound), in µs.
 std::pair<std::int64_t, std::int64_t> offset_of(const stamps& s) {
-  auto twice = 2 * (s.taken - s.sent) + s.held - s.took; // (T2 - T1) + (T3 - T4)
+  auto twice = 2 * s.apart + s.held - s.took; // (T2 - T1) + (T3 - T4)
   auto outside = std::max<std::int64_t>(0, s.took - s.held);
   return {twice >= 0 ? twice / 2 : -((-twice + 1) / 2), outside};
 }
@@ -93,7 +93,7 @@ std::pair<std::int64_t, std::int64_t> arrival(const fact& left, std::int64_t ext
   auto held = s ? s->held : extent;
   std::int64_t out = 0;
   if (s && clock)
-    out = (s->taken - s->sent) - clock->offset_us;
+    out = s->apart - clock->offset_us;
   else // no clocks to go by: the two ways taken as equal
     out = (took - held) / 2;
   held = std::clamp<std::int64_t>(held, 0, took);
@@ -254,7 +254,7 @@ std::map<std::string, clock_estimate> estimate_clocks(const std::vector<record>&
     c.wire_out_us = std::numeric_limits<std::int64_t>::max();
   each_trip([&](const std::string& host, const stamps& s, std::uint64_t) {
     auto& c = out[host];
-    auto way = std::clamp<std::int64_t>((s.taken - s.sent) - c.offset_us, 0, s.took - std::min(s.held, s.took));
+    auto way = std::clamp<std::int64_t>(s.apart - c.offset_us, 0, s.took - std::min(s.held, s.took));
     c.wire_out_us = std::min(c.wire_out_us, way);
   });
   return out;
@@ -306,11 +306,12 @@ void add_forward(tally& t, const std::vector<segment>& path, const std::vector<a
 // The forwards' took_us had `node` (its work at `host`) run here, taking
 // `here_us`: its trip's time on the path given back (or only its own work,
 // when its slice had other nodes), its time here added.
-double estimate_without(const std::vector<activity>& acts, std::int64_t took,
-                        const std::string& node, const std::string& host, double here_us,
-                        double& trip_us) {
-  std::vector<std::pair<std::size_t, std::int64_t>> used;
-  (void) walk(acts, took, &used);
+// `used`: the activities on the forward's path, and the time each gave it
+// (walk's). `trip_us` gets the trip's whole time, when the node rode one.
+double estimate_without(const std::vector<activity>& acts,
+                        const std::vector<std::pair<std::size_t, std::int64_t>>& used,
+                        std::int64_t took, const std::string& node, const std::string& host,
+                        double here_us, double& trip_us) {
   for (std::size_t i = 0; i < acts.size(); ++i) {
     auto& a = acts[i];
     if (!a.trip || a.parts.empty() || a.parts.front().host != host)
@@ -371,11 +372,13 @@ critical_report critical(const store& s, std::string_view run, const critical_op
   out.first = records.front().forward;
   out.last = records.back().forward;
   tally t;
+  // Each forward's activities, and those on its path, for the what-if.
   std::vector<std::vector<activity>> all;
+  std::vector<std::vector<std::pair<std::size_t, std::int64_t>>> used(records.size());
   all.reserve(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     auto acts = activities(facts[i], out.clocks);
-    auto path = walk(acts, records[i].took_us);
+    auto path = walk(acts, records[i].took_us, &used[i]);
     // How far its facts reach past its record's took_us (beyond the whole
     // microseconds each stamp was cut to): the path cuts them there.
     std::int64_t end = 0;
@@ -405,11 +408,8 @@ critical_report critical(const store& s, std::string_view run, const critical_op
     for (std::size_t i = 0; i < records.size(); ++i) {
       double trip = -1;
       took += static_cast<double>(records[i].took_us);
-      estimate += w.here > 0 ? estimate_without(all[i], records[i].took_us, w.node, w.host,
-                                                w.here_mean_us, trip)
-                             : static_cast<double>(records[i].took_us);
-      if (w.here == 0)
-        (void) estimate_without(all[i], records[i].took_us, w.node, w.host, 0, trip);
+      estimate += estimate_without(all[i], used[i], records[i].took_us, w.node, w.host,
+                                   w.here_mean_us, trip);
       if (trip >= 0) {
         trips += trip;
         ++trip_count;
