@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "latch.hpp"
 #include "network.hpp"
 #include "remote_fixture.hpp"
 #include "soma/remote/address.hpp"
@@ -23,20 +24,24 @@ using std::chrono::milliseconds;
 
 namespace {
 
-/// A forward of Sleepy(ms) at w1, run on another thread, and when it ended.
+/// Forward n of a graph that holds its slice on `hold` (a Held node at w1),
+/// run on another thread; when it ended. Built, it waits until the slice
+/// runs over there: a fault injected then lands while the forward is in
+/// flight.
 struct in_flight {
   seen facts;
   std::future<int> value;
   clock_type::time_point ended;
 
-  in_flight(const soma::typed_graph<int, int>& g, const soma::broker& b, int ms) {
-    value = std::async(std::launch::async, [this, g, b, ms] {
+  in_flight(const soma::typed_graph<int, int>& g, const soma::broker& b, const latch& hold, int n) {
+    value = std::async(std::launch::async, [this, g, b, n] {
       struct stamp {
         clock_type::time_point& at;
         ~stamp() { at = clock_type::now(); }
       } when_it_ends{ended};
-      return g.forward(ms, {.watching = facts.watcher(), .broker = b});
+      return g.forward(n, {.watching = facts.watcher(), .broker = b});
     });
+    hold.wait_taken(n);
   }
 
   /// Waits (with a deadline) for the forward to fail; its error's text.
@@ -58,21 +63,6 @@ long long ms_between(clock_type::time_point from, clock_type::time_point to) {
   return std::chrono::duration_cast<milliseconds>(to - from).count();
 }
 
-/// Whether every thread of `pid` is stopped. SIGSTOP is queued to the
-/// process, and the one thread the kernel wakes for it stops the others
-/// when it runs: until then (on a busy machine, tens of milliseconds) the
-/// others go on, the one that accepts connections among them.
-bool every_thread_stopped(pid_t pid) {
-  std::error_code ignored;
-  int threads = 0;
-  for (auto& task : std::filesystem::directory_iterator{"/proc/" + std::to_string(pid) + "/task", ignored}) {
-    ++threads;
-    if (!soma::detail::stopped(std::stoi(task.path().filename().string())))
-      return false;
-  }
-  return threads > 0;
-}
-
 /// A worker started by hand and stopped (SIGSTOP), every thread of it,
 /// before anyone connects: the kernel completes a TCP connect to it, but it
 /// sends nothing, not even BASP's handshake, until resumed. Resumed when it
@@ -81,11 +71,7 @@ struct stopped_worker {
   node_process process{{node_program, "--nodes", test_nodes}};
   std::string address = "127.0.0.1:" + std::to_string(process.port);
 
-  stopped_worker() {
-    BOOST_REQUIRE(kill(process.pid, SIGSTOP) == 0);
-    BOOST_REQUIRE_MESSAGE(eventually([this] { return every_thread_stopped(process.pid); }),
-                          "the worker's threads were not all stopped 10 s after SIGSTOP");
-  }
+  stopped_worker() { (void)stop_whole(process.pid); }
   ~stopped_worker() { kill(process.pid, SIGCONT); }
   stopped_worker(const stopped_worker&) = delete;
   stopped_worker& operator=(const stopped_worker&) = delete;
@@ -106,11 +92,12 @@ BOOST_AUTO_TEST_CASE(the_default_bound_is_stated_and_at_most_five_seconds) {
 BOOST_AUTO_TEST_CASE(a_stopped_worker_ends_the_forward_in_flight_within_the_bound_then_serves_again) {
   auto w1 = serving(sys);
   auto broker = soma::broker::embedded({{"w1", w1}});
-  auto g = soma::graph::somatize(sys, Sleepy{}.named("sleepy").at("w1") >> Inc{}.named("c"));
-  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
-  in_flight f{g, broker, 200};
-  BOOST_REQUIRE(kill(w1.pid(), SIGSTOP) == 0);
-  auto stopped = clock_type::now();
+  latch hold;
+  auto g = soma::graph::somatize(sys, hold.node().named("held").at("w1") >> Inc{}.named("c"));
+  hold.release(0);
+  BOOST_TEST(g.forward(0, {.broker = broker}) == 1);
+  in_flight f{g, broker, hold, 1};
+  auto stopped = stop_whole(w1.pid());
   auto what = f.error();
   auto took = ms_between(stopped, f.ended);
   auto bound = soma::detection_bound(sys.config()).count();
@@ -121,10 +108,11 @@ BOOST_AUTO_TEST_CASE(a_stopped_worker_ends_the_forward_in_flight_within_the_boun
   BOOST_TEST(what.find("is stopped and sent nothing for") != std::string::npos, what);
   BOOST_TEST(names(f.facts.facts).back() == "broke", said(f.facts.facts));
   BOOST_TEST(f.facts.facts.back()["host"] == "w1");
-  BOOST_TEST(f.facts.facts.back()["node"] == "sleepy");
+  BOOST_TEST(f.facts.facts.back()["node"] == "held");
   // Back again: the next forward reconnects and runs.
+  hold.release(1);
   BOOST_REQUIRE(kill(w1.pid(), SIGCONT) == 0);
-  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  BOOST_TEST(g.forward(0, {.broker = broker}) == 1);
 }
 
 BOOST_AUTO_TEST_CASE(a_stopped_connected_worker_is_named_by_its_address_and_the_silence_seen) {
@@ -133,19 +121,21 @@ BOOST_AUTO_TEST_CASE(a_stopped_connected_worker_is_named_by_its_address_and_the_
   auto address = "127.0.0.1:" + std::to_string(worker.port);
   auto w1 = soma::worker::connect(sys, address);
   auto broker = soma::broker::embedded({{"w1", w1}});
-  auto g = soma::graph::somatize(sys, Sleepy{}.named("sleepy").at("w1"));
-  BOOST_TEST(g.forward(1, {.broker = broker}) == 1);
-  in_flight f{g, broker, 100};
-  BOOST_REQUIRE(kill(worker.pid, SIGSTOP) == 0);
-  auto stopped = clock_type::now();
+  latch hold;
+  auto g = soma::graph::somatize(sys, hold.node().named("held").at("w1"));
+  hold.release(0);
+  BOOST_TEST(g.forward(0, {.broker = broker}) == 0);
+  in_flight f{g, broker, hold, 1};
+  auto stopped = stop_whole(worker.pid);
   auto what = f.error();
   auto took = ms_between(stopped, f.ended);
   BOOST_TEST(took <= soma::detection_bound(sys.config()).count() + 1000, took << " ms");
   BOOST_TEST(what.find("worker w1 (" + address + ") was lost mid-forward: no answer came for")
                != std::string::npos, what);
   BOOST_TEST(what.find("middleman.connection-timeout") != std::string::npos, what);
+  hold.release(1);
   BOOST_REQUIRE(kill(worker.pid, SIGCONT) == 0);
-  BOOST_TEST(g.forward(1, {.broker = broker}) == 1);
+  BOOST_TEST(g.forward(0, {.broker = broker}) == 0);
 }
 
 BOOST_AUTO_TEST_CASE(a_forward_deadline_ends_a_trip_in_time_and_the_worker_stays_usable) {
@@ -241,41 +231,45 @@ BOOST_AUTO_TEST_CASE(a_worker_whose_link_goes_down_or_whose_packets_are_dropped_
   command.insert(command.end(), args.begin(), args.end());
   auto w1 = soma::worker::spawn(client.sys, command, soma::mode::project, certs.as("client"));
   auto broker = soma::broker::embedded({{"w1", w1}});
-  auto g = soma::graph::somatize(client.sys, Sleepy{}.named("sleepy").at("w1"));
-  BOOST_TEST(g.forward(1, {.broker = broker}) == 1);
+  latch hold;
+  auto g = soma::graph::somatize(client.sys, hold.node().named("held").at("w1"));
+  hold.release(0);
+  BOOST_TEST(g.forward(0, {.broker = broker}) == 0);
   auto bound = soma::detection_bound(client.sys.config()).count();
   auto prefix = "worker w1 (" + w1.address() + ") was lost mid-forward";
 
   // Every packet dropped, both ways, inside the namespace.
   {
-    in_flight f{g, broker, 300};
-    BOOST_REQUIRE(in_namespace(net, "nft add table inet soma_drop") == 0);
-    BOOST_REQUIRE(in_namespace(net, "nft 'add chain inet soma_drop in { type filter hook input "
-                                    "priority 0; policy drop; }'") == 0);
-    BOOST_REQUIRE(in_namespace(net, "nft 'add chain inet soma_drop out { type filter hook output "
-                                    "priority 0; policy drop; }'") == 0);
+    in_flight f{g, broker, hold, 1};
+    // One nft command, one ruleset: both ways drop from the same moment.
+    BOOST_REQUIRE(in_namespace(net, "nft 'add table inet soma_drop; "
+                                    "add chain inet soma_drop in { type filter hook input priority 0; policy drop; }; "
+                                    "add chain inet soma_drop out { type filter hook output priority 0; policy drop; }'")
+                  == 0);
     auto dropped = clock_type::now();
     auto what = f.error();
     auto took = ms_between(dropped, f.ended);
     BOOST_TEST(took <= bound + 1000, "dropped packets: ended after " << took << " ms, bound " << bound);
     BOOST_TEST(what.find(prefix) != std::string::npos, what);
     BOOST_TEST(what.find("no answer came for") != std::string::npos, what);
+    hold.release(1);
     BOOST_REQUIRE(in_namespace(net, "nft delete table inet soma_drop") == 0);
-    BOOST_TEST(g.forward(1, {.broker = broker}) == 1);
+    BOOST_TEST(g.forward(0, {.broker = broker}) == 0);
   }
 
   // The link itself down, on this side of the veth pair.
   {
-    in_flight f{g, broker, 300};
+    in_flight f{g, broker, hold, 2};
     BOOST_REQUIRE(sh("ip link set vs" + net.tag + " down") == 0);
     auto down = clock_type::now();
     auto what = f.error();
     auto took = ms_between(down, f.ended);
     BOOST_TEST(took <= bound + 1000, "link down: ended after " << took << " ms, bound " << bound);
     BOOST_TEST(what.find(prefix) != std::string::npos, what);
+    hold.release(2);
     BOOST_REQUIRE(sh("ip link set vs" + net.tag + " up") == 0);
     BOOST_REQUIRE(sh("ip addr replace " + net.subnet + "1/24 dev vs" + net.tag) == 0);
-    BOOST_TEST(g.forward(1, {.broker = broker}) == 1);
+    BOOST_TEST(g.forward(0, {.broker = broker}) == 0);
   }
 }
 

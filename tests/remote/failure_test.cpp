@@ -16,6 +16,7 @@
 #include <caf/io/middleman.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include "latch.hpp"
 #include "remote_fixture.hpp"
 #include "soma/remote/address.hpp"
 #include "soma/remote/protocol.hpp"
@@ -52,24 +53,27 @@ BOOST_AUTO_TEST_CASE(a_remote_node_that_throws_says_failed_with_its_host_then_br
 BOOST_AUTO_TEST_CASE(a_worker_killed_mid_forward_fails_it_promptly_and_a_replacement_serves) {
   auto w1 = serving(sys);
   auto broker = soma::broker::embedded({{"w1", w1}});
-  auto g = soma::graph::somatize(sys, Sleepy{}.named("sleepy").at("w1") >> Inc{}.named("c"));
-  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  latch hold;
+  auto g = soma::graph::somatize(sys, hold.node().named("held").at("w1") >> Inc{}.named("c"));
+  hold.release(0);
+  BOOST_TEST(g.forward(0, {.broker = broker}) == 1);
   seen s;
-  auto began = clock_type::now();
   auto pending = std::async(std::launch::async, [&] {
-    return g.forward(3000, {.watching = s.watcher(), .broker = broker});
+    return g.forward(1, {.watching = s.watcher(), .broker = broker});
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Killed once the slice runs over there, and held there until then.
+  hold.wait_taken(1);
   BOOST_REQUIRE(kill(w1.pid(), SIGKILL) == 0);
+  auto killed = clock_type::now();
   BOOST_REQUIRE(pending.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
-  auto took = clock_type::now() - began;
-  BOOST_TEST((took < std::chrono::milliseconds(2500)), "the forward waited for the dead node");
+  auto took = clock_type::now() - killed;
+  BOOST_TEST((took < std::chrono::milliseconds(2000)), "the forward waited for the dead node");
   try {
     (void)pending.get();
     BOOST_FAIL("a forward whose worker died gave a value");
   } catch (const soma::forward_error& e) {
     std::string what = e.what();
-    BOOST_TEST(e.node() == "sleepy");
+    BOOST_TEST(e.node() == "held");
     BOOST_TEST(what.find("worker w1") != std::string::npos, what);
     BOOST_TEST(what.find("lost") != std::string::npos, what);
   }
@@ -78,7 +82,7 @@ BOOST_AUTO_TEST_CASE(a_worker_killed_mid_forward_fails_it_promptly_and_a_replace
 
   // Until it is replaced, the dead worker is an error that says so.
   try {
-    (void)g.forward(1, {.broker = broker});
+    (void)g.forward(0, {.broker = broker});
     BOOST_FAIL("a dead worker served");
   } catch (const soma::forward_error& e) {
     std::string what = e.what();
@@ -86,7 +90,7 @@ BOOST_AUTO_TEST_CASE(a_worker_killed_mid_forward_fails_it_promptly_and_a_replace
     BOOST_TEST(what.find("broker::put") != std::string::npos, what);
   }
   broker.put("w1", serving(sys));
-  BOOST_TEST(g.forward(1, {.broker = broker}) == 2);
+  BOOST_TEST(g.forward(0, {.broker = broker}) == 1);
 }
 
 BOOST_AUTO_TEST_CASE(a_connected_worker_that_comes_back_is_reconnected) {

@@ -63,7 +63,7 @@ struct metered_node {
     std::string text;
     std::smatch m;
     BOOST_REQUIRE_MESSAGE(eventually([&] { return std::regex_search(text = read_all(log), m, line); }),
-                          "no metrics line within 10 s:\n" << text);
+                          "no metrics line within " << startup_deadline.count() << " s:\n" << text);
     url = m[1];
     metrics = std::stoi(m[2]);
   }

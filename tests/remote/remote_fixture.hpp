@@ -55,17 +55,29 @@ struct seen {
   }
 };
 
-/// Waits until `done()` holds, checking every 50 ms, for at most 10 s;
+/// Waits until `done()` holds, checking every 20 ms, for at most `limit`;
 /// whether it came.
 template <class F>
-bool eventually(F done) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+bool within(std::chrono::milliseconds limit, F done) {
+  auto until = std::chrono::steady_clock::now() + limit;
   while (!done()) {
     if (std::chrono::steady_clock::now() > until)
       return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return true;
+}
+
+/// How long a test waits for what a started process or a loaded machine
+/// owes it (a port, a first reading, a slice taken, a line in a log):
+/// generous, since start-up is never what a test proves. A bound a test
+/// does prove is its own, measured from the fault.
+inline constexpr std::chrono::seconds startup_deadline{30};
+
+/// Waits until `done()` holds, for at most startup_deadline; whether it came.
+template <class F>
+bool eventually(F done) {
+  return within(startup_deadline, done);
 }
 
 /// Waits up to `within` for `pid` to exit; its wait status, or -1. Woken by
@@ -91,8 +103,8 @@ inline std::string read_all(const std::filesystem::path& path) {
   return all.str();
 }
 
-/// The text of the file at `path`, once it holds `line` (eventually's
-/// deadline); what it held then, if it never did.
+/// The text of the file at `path`, once it holds `line` (startup_deadline
+/// at most); what it held then, if it never did.
 inline std::string wait_for_line(const std::filesystem::path& path, const std::string& line) {
   std::string text;
   (void) eventually([&] {
@@ -174,14 +186,35 @@ private:
   }
 
   node_process(const std::vector<std::string>& args, ends out) : child_process(args, out.write) {
-    // The port line; nothing when the child exits first (read then gives 0).
+    // The port line, within startup_deadline however loaded the machine;
+    // nothing when the child exits first (read then gives 0).
+    auto until = std::chrono::steady_clock::now() + startup_deadline;
     std::string line;
     char c = 0;
-    while (read(out.read, &c, 1) == 1 && c != '\n')
+    bool late = false;
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      pollfd p{out.read, POLLIN, 0};
+      if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) == 0) {
+        late = true;
+        break;
+      }
+      if (read(out.read, &c, 1) != 1 || c == '\n')
+        break;
       line.push_back(c);
+    }
     close(out.read);
-    if (line.empty())
-      throw std::runtime_error("the soma-node printed no port");
+    if (late)
+      throw std::runtime_error("the soma-node printed no port within " + std::to_string(startup_deadline.count())
+                               + " s: " + args.back());
+    if (line.empty()) {
+      int status = 0;
+      std::string how = waitpid(pid, &status, 0) == pid && WIFEXITED(status)
+                          ? "it exited " + std::to_string(WEXITSTATUS(status))
+                          : "it was killed by signal " + std::to_string(WTERMSIG(status));
+      pid = -1;
+      throw std::runtime_error("the soma-node printed no port (" + how + "): " + args.back());
+    }
     port = static_cast<std::uint16_t>(std::stoi(line));
   }
 };

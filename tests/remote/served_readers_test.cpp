@@ -14,6 +14,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include "../store/scratch.hpp"
+#include "latch.hpp"
 #include "remote_fixture.hpp"
 #include "served.hpp"
 #include "soma/recorder.hpp"
@@ -299,19 +300,21 @@ BOOST_AUTO_TEST_CASE(a_server_stopped_or_killed_mid_answer_is_an_error_within_th
   auto reader = served(sys, "soma://127.0.0.1:" + std::to_string(port), {.read_only = true});
   BOOST_TEST(soma::runs(reader).size() == 1u);
   // Stopped while a long answer is read, part by part.
+  std::atomic<int> read{0};
   auto reading = std::async(std::launch::async, [&] {
     auto began = std::chrono::steady_clock::now();
     try {
-      for (int i = 0; i < 1000; ++i)
+      for (int i = 0; i < 1000; ++i, ++read)
         (void)soma::forwards(reader, "kept");
       return std::make_pair(std::string{"never failed"}, std::chrono::steady_clock::now() - began);
     } catch (const soma::store_error& e) {
       return std::make_pair(std::string{e.what()}, std::chrono::steady_clock::now() - began);
     }
   });
-  std::this_thread::sleep_for(50ms); // into the reading loop: any moment will do
-  BOOST_REQUIRE(kill(server->pid, SIGSTOP) == 0);
-  auto stopped_at = std::chrono::steady_clock::now();
+  // Into the reading loop (one whole answer read, so the next is on its
+  // way): any moment after that will do.
+  BOOST_REQUIRE(within(startup_deadline, [&] { return read > 0; }));
+  auto stopped_at = stop_whole(server->pid);
   BOOST_REQUIRE(reading.wait_for(20s) == std::future_status::ready);
   auto [why, took] = reading.get();
   auto after_stop = std::chrono::steady_clock::now() - stopped_at;

@@ -12,6 +12,7 @@
 
 #include "../store/child.hpp"
 #include "../store/scratch.hpp"
+#include "latch.hpp"
 #include "remote_fixture.hpp"
 #include "served.hpp"
 #include "soma/remote/served_store.hpp"
@@ -144,9 +145,9 @@ BOOST_AUTO_TEST_CASE(a_client_killed_while_it_records_leaves_its_run_died_and_sa
   auto pid = writer.pid();
   writer.kill(SIGKILL);
   (void) writer.wait();
-  // The server sees its client go and marks the run: within the bound of
-  // eventually(), 10 s (the connection closes with the process).
-  BOOST_REQUIRE(eventually([&] {
+  // The server sees its client go and marks the run: within 10 s (the
+  // connection closes with the process).
+  BOOST_REQUIRE(within(std::chrono::seconds(10), [&] {
     return soma::run_summary(through, "far").status == soma::run_status::died;
   }));
   row = soma::run_summary(through, "far");
@@ -293,7 +294,9 @@ BOOST_AUTO_TEST_CASE(a_stopped_server_fails_a_flush_within_the_bound_and_nothing
   // Stopped while batches are on their way: one may reach it and be written
   // with its answer lost, and is then sent again.
   record_steps(g, r, 50, 60);
-  BOOST_REQUIRE(kill(server.pid, SIGSTOP) == 0);
+  // Every thread of it stopped before the next batches leave: none of them
+  // can be taken in by a thread still running.
+  (void)stop_whole(server.pid);
   record_steps(g, r, 60, 70);
   auto began = std::chrono::steady_clock::now();
   BOOST_CHECK_THROW(r.flush(), soma::store_error);

@@ -64,18 +64,6 @@ std::size_t count_of(const std::string& text, const std::string& part) {
   return n;
 }
 
-/// Waits until `done()` holds, checking every 100 ms, for at most `within`.
-template <class F>
-bool within(milliseconds limit, F done) {
-  auto until = clock_type::now() + limit;
-  while (!done()) {
-    if (clock_type::now() > until)
-      return false;
-    std::this_thread::sleep_for(milliseconds(100));
-  }
-  return true;
-}
-
 /// What `soma ARGS` prints on stdout.
 std::string soma_says(const std::string& args) {
   auto* p = popen((std::string{SOMA_CLI} + " " + args + " 2>/dev/null").c_str(), "r");

@@ -4,4 +4,4 @@
 #include "seed_nodes.hpp"
 #include "test_nodes.hpp"
 
-SOMA_NODE_LIBRARY(Tokenize, Embed, Score, Inc, Twice, Picky, Sleepy, Says, Scale, Offset, Nap)
+SOMA_NODE_LIBRARY(Tokenize, Embed, Score, Inc, Twice, Picky, Sleepy, Says, Scale, Offset, Nap, Held)

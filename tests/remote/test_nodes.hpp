@@ -4,6 +4,8 @@
 // (seed_nodes.hpp). All are served by libremote_test_nodes.so.
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -73,6 +75,32 @@ template <>
 struct soma::codec<Nap> : soma::fields_codec<Nap> {
   static std::string name() { return "Nap"; }
   static auto fields(Nap& s) { return std::tie(s.ms); }
+};
+
+/// Holds its slice until the test lets it go: a latch across processes.
+/// Forward n writes `<dir>/taken-n` once it runs over there, then waits for
+/// `<dir>/go-n` (at most 60 s, then it gives up and answers anyway). A
+/// fault injected after `taken-n` appeared lands while forward n is in
+/// flight, however loaded the machine (tests/remote/latch.hpp).
+struct Held : soma::node<Held, int, int> {
+  Held() = default;
+  explicit Held(std::string d) : dir(std::move(d)) {}
+  std::string dir;
+  Out forward(const In& n, soma::context&) override {
+    namespace fs = std::filesystem;
+    auto name = std::to_string(n);
+    std::ofstream{fs::path{dir} / ("taken-" + name)} << "taken\n";
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!fs::exists(fs::path{dir} / ("go-" + name)) && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return n;
+  }
+};
+
+template <>
+struct soma::codec<Held> : soma::fields_codec<Held> {
+  static std::string name() { return "Held"; }
+  static auto fields(Held& s) { return std::tie(s.dir); }
 };
 
 //! [scale]
