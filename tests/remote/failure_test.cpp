@@ -18,6 +18,7 @@
 
 #include "latch.hpp"
 #include "remote_fixture.hpp"
+#include "server_port.hpp"
 #include "soma/remote/address.hpp"
 #include "soma/remote/protocol.hpp"
 #include "soma/wire/slice.hpp"
@@ -94,9 +95,10 @@ BOOST_AUTO_TEST_CASE(a_worker_killed_mid_forward_fails_it_promptly_and_a_replace
 }
 
 BOOST_AUTO_TEST_CASE(a_connected_worker_that_comes_back_is_reconnected) {
-  // A worker on a fixed port, killed and started again there.
-  auto first = serving(sys);
-  auto port = soma::parse_address(first.address(), "test").port;
+  // A worker on a fixed port (one no client's own end can take:
+  // server_port.hpp), killed and started again there.
+  auto port = server_port();
+  auto first = serving(sys, {"--listen", "127.0.0.1:" + std::to_string(port)});
   auto again = [&] {
     return serving(sys, {"--listen", "127.0.0.1:" + std::to_string(port)});
   };

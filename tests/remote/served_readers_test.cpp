@@ -16,6 +16,7 @@
 #include "../store/scratch.hpp"
 #include "latch.hpp"
 #include "remote_fixture.hpp"
+#include "server_port.hpp"
 #include "served.hpp"
 #include "soma/recorder.hpp"
 #include "soma/remote/protocol.hpp"
@@ -295,8 +296,11 @@ BOOST_AUTO_TEST_CASE(a_server_stopped_or_killed_mid_answer_is_an_error_within_th
     for (int i = 0; i < 20000; ++i)
       (void)g.forward("the quick brown fox", {.watching = r});
   }
-  auto server = std::make_unique<node_process>(std::vector<std::string>{node_program, "--serve-store", served_dir});
-  auto port = server->port;
+  // Started again on its port later: one no client's own end can take
+  // (server_port.hpp).
+  auto port = server_port();
+  auto server = std::make_unique<node_process>(std::vector<std::string>{
+    node_program, "--serve-store", served_dir, "--listen", "127.0.0.1:" + std::to_string(port)});
   auto reader = served(sys, "soma://127.0.0.1:" + std::to_string(port), {.read_only = true});
   BOOST_TEST(soma::runs(reader).size() == 1u);
   // Stopped while a long answer is read, part by part.

@@ -14,6 +14,7 @@
 #include "../store/scratch.hpp"
 #include "latch.hpp"
 #include "remote_fixture.hpp"
+#include "server_port.hpp"
 #include "served.hpp"
 #include "soma/remote/served_store.hpp"
 #include "soma/health/judge.hpp"
@@ -314,8 +315,11 @@ BOOST_AUTO_TEST_CASE(a_stopped_server_fails_a_flush_within_the_bound_and_nothing
 BOOST_AUTO_TEST_CASE(a_server_killed_and_restarted_is_written_again_by_itself_and_nothing_is_lost) {
   scratch dir;
   std::string served_dir = dir / "served";
-  auto server = std::make_unique<node_process>(std::vector<std::string>{node_program, "--serve-store", served_dir});
-  auto port = server->port;
+  // Started again on its port while the recorder retries: a port no
+  // retry's own end can take (server_port.hpp).
+  auto port = server_port();
+  auto server = std::make_unique<node_process>(std::vector<std::string>{
+    node_program, "--serve-store", served_dir, "--listen", "127.0.0.1:" + std::to_string(port)});
   auto through = served(sys, "soma://127.0.0.1:" + std::to_string(port));
   auto g = seed_graph(sys);
   {

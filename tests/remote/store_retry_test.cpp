@@ -6,10 +6,6 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -21,6 +17,7 @@
 
 #include "../store/scratch.hpp"
 #include "remote_fixture.hpp"
+#include "server_port.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/standing.hpp"
 
@@ -33,20 +30,6 @@ namespace {
 /// The most a soma-node's stop may take (docs/remote.md): --stop-within's
 /// default of 1.5 s, plus what cutting short costs.
 constexpr milliseconds stop_bound{2000};
-
-/// A loopback port nothing listens on now (taken and let go).
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  BOOST_REQUIRE(fd >= 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  socklen_t len = sizeof a;
-  BOOST_REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 /// `args` as one sh word each (none holds a quote), stderr into `log`.
 std::vector<std::string> logging(const std::vector<std::string>& args, const std::string& log) {
@@ -100,7 +83,7 @@ BOOST_FIXTURE_TEST_SUITE(store_retry, system_fixture)
 
 BOOST_AUTO_TEST_CASE(a_worker_started_before_its_store_serves_meanwhile_and_reports_once_it_is_there) {
   scratch dir;
-  auto port = free_port();
+  auto port = server_port();
   auto address = "soma://127.0.0.1:" + std::to_string(port);
   auto log = dir / "worker.log";
   node_process worker{logging({node_program, "--nodes", test_nodes, "--store", address, "--reporting",
@@ -174,7 +157,7 @@ BOOST_AUTO_TEST_CASE(a_worker_started_before_its_store_serves_meanwhile_and_repo
 
 BOOST_AUTO_TEST_CASE(sigterm_stops_a_worker_and_a_claimant_within_the_bound_while_they_try) {
   scratch dir;
-  auto address = "soma://127.0.0.1:" + std::to_string(free_port());
+  auto address = "soma://127.0.0.1:" + std::to_string(server_port());
   struct {
     std::vector<std::string> args;
     std::string says;
@@ -244,7 +227,7 @@ BOOST_AUTO_TEST_CASE(a_hundred_workers_started_at_once_before_their_served_store
   constexpr int workers = 100;
   scratch dir;
   auto served_dir = dir / "served";
-  auto port = free_port();
+  auto port = server_port();
   auto address = "soma://127.0.0.1:" + std::to_string(port);
   // Started together (not one after another's port line), before their
   // store's server, each with its log; each is reaped (SIGTERM, then waited
@@ -270,10 +253,14 @@ BOOST_AUTO_TEST_CASE(a_hundred_workers_started_at_once_before_their_served_store
   BOOST_REQUIRE_MESSAGE(all_failed, failing << " of " << workers << " workers said a failed try within 30 s");
   auto failed_after = std::chrono::duration_cast<milliseconds>(clock_type::now() - began).count();
   // The server comes up: all of them reach it and report.
+  auto starting = clock_type::now();
   node_process server{logging({node_program, "--serve-store", served_dir, "--listen",
                                "127.0.0.1:" + std::to_string(port)},
                               dir / "server.log")};
   auto served_at = clock_type::now();
+  BOOST_TEST_MESSAGE("the server printed its port "
+                     << std::chrono::duration_cast<milliseconds>(served_at - starting).count()
+                     << " ms after it was started");
   std::size_t in = 0;
   auto all_in = [&] {
     auto latest = soma::standing(soma::store{served_dir, {.read_only = true}});
@@ -288,16 +275,26 @@ BOOST_AUTO_TEST_CASE(a_hundred_workers_started_at_once_before_their_served_store
   };
   bool all = within(milliseconds(60000), all_in);
   auto took = std::chrono::duration_cast<milliseconds>(clock_type::now() - served_at).count();
+  // A reading is in the store as soon as the server committed it; the
+  // worker says it reached the store once the answer came back, a moment
+  // later (on a loaded machine, long enough for a test to look between).
   std::size_t failed_tries = 0, reached = 0;
-  for (int i = 0; i < workers; ++i) {
-    auto text = read_all(log_of(i));
-    failed_tries += count_of(text, "readings: cannot reach");
-    reached += count_of(text, "readings: reached " + address);
-  }
+  auto looking = clock_type::now();
+  (void)within(startup_deadline, [&] {
+    failed_tries = reached = 0;
+    for (int i = 0; i < workers; ++i) {
+      auto text = read_all(log_of(i));
+      failed_tries += count_of(text, "readings: cannot reach");
+      reached += count_of(text, "readings: reached " + address);
+    }
+    return reached >= static_cast<std::size_t>(workers);
+  });
   BOOST_TEST_MESSAGE("all " << workers << " failed within " << failed_after << " ms of their start; "
                             << in << " in standing " << took << " ms after the server started; "
                             << failed_tries << " failed tries logged in all, " << reached
-                            << " said they reached it");
+                            << " said they reached it, the last "
+                            << std::chrono::duration_cast<milliseconds>(clock_type::now() - looking).count()
+                            << " ms after all were in standing");
   BOOST_TEST(all, in << " of " << workers << " workers reporting 60 s after the server started");
   BOOST_TEST(reached == static_cast<std::size_t>(workers));
   // Every one is still running: none gave up.
@@ -308,10 +305,22 @@ BOOST_AUTO_TEST_CASE(a_hundred_workers_started_at_once_before_their_served_store
   // Stopped together, each within its bound.
   for (auto& p : started)
     kill(p->pid, SIGTERM);
+  auto stopping = clock_type::now();
   for (auto& p : started) {
     BOOST_TEST(reaped_within(p->pid, milliseconds(15000)) != -1, "worker " << p->pid << " still runs");
     p->pid = -1;
   }
+  BOOST_TEST_MESSAGE("all " << workers << " stopped "
+                            << std::chrono::duration_cast<milliseconds>(clock_type::now() - stopping).count()
+                            << " ms after SIGTERM");
+  // The server too, within its bound, its clients gone.
+  BOOST_REQUIRE(kill(server.pid, SIGTERM) == 0);
+  stopping = clock_type::now();
+  BOOST_TEST(reaped_within(server.pid, milliseconds(15000)) != -1, "the server still runs");
+  server.pid = -1;
+  BOOST_TEST_MESSAGE("the server stopped "
+                     << std::chrono::duration_cast<milliseconds>(clock_type::now() - stopping).count()
+                     << " ms after SIGTERM");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

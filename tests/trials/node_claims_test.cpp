@@ -4,9 +4,6 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -15,6 +12,7 @@
 #include <thread>
 
 #include "../store/child.hpp"
+#include "../remote/server_port.hpp"
 #include "../store/scratch.hpp"
 #include "soma/soma.hpp"
 
@@ -129,19 +127,9 @@ BOOST_AUTO_TEST_CASE(a_soma_node_claiming_from_a_served_store_not_there_yet_wait
       xs.push_back({{"x", x}});
     soma::add_trials(s, "sq", xs, "square");
   }
-  // A loopback port nothing listens on yet.
-  int port = 0;
-  {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    BOOST_REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-    ::close(fd);
-    port = ntohs(a.sin_port);
-  }
+  // A loopback port nothing listens on yet, where no client's own end can
+  // be (server_port.hpp).
+  int port = soma_test::server_port();
   auto address = "soma://127.0.0.1:" + std::to_string(port);
   auto n = soma_node("--claim sq --store " + address + " --nodes " + lib + " --reporting 0.1");
   // It waits, saying so at each try, and claims nothing meanwhile.

@@ -209,10 +209,14 @@ def main():
             recorder.wait(20)
 
             # A store whose newest write is ten minutes old: not green, and says so.
+            # The mark says the store's age as soon as /api/store answers, and
+            # "live" once the page's stream is open: on a loaded machine the
+            # one can come seconds before the other, so both are waited for.
             b.open(old_url)
             text = b.until("const m = document.getElementById('live');"
-                           " return m.textContent.includes('last write') && m.textContent", 20,
-                           "the old store's live mark")
+                           " return m.textContent.startsWith('live · ') && m.textContent.includes('last write')"
+                           " && m.textContent", 20,
+                           "the old store's live mark, following the store")
             age = b.run("return Number(document.getElementById('live').dataset.age)")
             check(re.fullmatch(r"live · store silent: last write \d+m \d+s ago", text) is not None
                   and 590 <= age <= 900, f"the old store's mark says {text!r} (age {age} s)")
