@@ -1,6 +1,8 @@
 // Another client process for the TLS test: connects to the worker at
 // argv[1] (with TLS when given cert, key and CA), runs Twice there on 21.
 // Prints the value, or the error; exits 0 on 42, 3 when refused, 1 otherwise.
+// With SOMA_CLIENT_HOLD_MS set it prints `holding` after its first forward,
+// holds the session that long, and runs Twice again.
 // With SOMA_CLIENT_INC set it runs Inc on 1 instead and prints what it gave
 // (built twice: remote_client_v2 links the other build of the library).
 
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
     auto g = soma::graph::somatize(sys, Twice{}.named("b").at("w1"));
     auto v = g.forward(21, {.broker = broker});
     if (auto* hold = std::getenv("SOMA_CLIENT_HOLD_MS")) { // keeps the session open a while
+      std::cout << "holding" << std::endl; // its session is open and its first forward came back
       std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(hold)));
       v = g.forward(21, {.broker = broker});
     }

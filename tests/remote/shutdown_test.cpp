@@ -142,17 +142,23 @@ BOOST_AUTO_TEST_CASE(a_client_whose_worker_is_stopped_exits_without_hanging) {
   // The client: another process, which connects, runs a forward, holds the
   // session, and then returns from main while the worker is stopped.
   auto address = "127.0.0.1:" + std::to_string(worker.port);
+  auto said = log.string() + ".client";
   pid_t client = fork();
   BOOST_REQUIRE(client >= 0);
   if (client == 0) {
     setenv("SOMA_CLIENT_HOLD_MS", "1500", 1);
+    int out = ::open(said.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (out < 0 || dup2(out, STDOUT_FILENO) < 0)
+      _exit(126);
     execl(SOMA_REMOTE_CLIENT, SOMA_REMOTE_CLIENT, address.c_str(), nullptr);
     _exit(127);
   }
-  // Stopped once the client has its session (its first forward runs or
-  // ran; either way a forward to a stopped worker fails and it exits 1).
-  auto text = wait_for_line(log, "session 1 opened");
-  BOOST_REQUIRE_MESSAGE(text.find("session 1 opened") != std::string::npos, text);
+  // Stopped once the client has its session and its first forward came
+  // back (it says `holding`): its next forward goes to a stopped worker,
+  // fails, and it exits 1. (The worker's "session opened" comes before the
+  // client hears so: stopped then, a loaded client's connect timed out.)
+  auto text = wait_for_line(said, "holding");
+  BOOST_REQUIRE_MESSAGE(text.find("holding") != std::string::npos, "the client said: " << text);
   BOOST_REQUIRE(kill(worker.pid, SIGSTOP) == 0);
   auto stopped = clock_type::now();
   int status = reaped_within(client, milliseconds(15000));
@@ -162,8 +168,9 @@ BOOST_AUTO_TEST_CASE(a_client_whose_worker_is_stopped_exits_without_hanging) {
   BOOST_TEST(ms <= 800 + soma::detection_bound(sys.config()).count() + 2000,
              "the client exited " << ms << " ms after its worker stopped");
   BOOST_TEST(WIFEXITED(status));
-  BOOST_TEST(WEXITSTATUS(status) == 1, "the client's forward to a stopped worker did not fail");
+  BOOST_TEST(WEXITSTATUS(status) == 1, "the client's forward to a stopped worker did not fail: " << read_all(said));
   std::filesystem::remove(log);
+  std::filesystem::remove(said);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
