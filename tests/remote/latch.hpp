@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 
 #include <boost/test/unit_test.hpp>
 
@@ -33,13 +32,10 @@ struct latch {
 
   /// Waits (startup_deadline at most) until forward `n` runs over there.
   void wait_taken(int n) const {
-    auto until = std::chrono::steady_clock::now() + startup_deadline;
-    while (!std::filesystem::exists(dir / ("taken-" + std::to_string(n)))) {
-      BOOST_REQUIRE_MESSAGE(std::chrono::steady_clock::now() < until,
-                            "forward " << n << " was not taken over there within "
-                                       << startup_deadline.count() << " s");
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+    auto taken = dir / ("taken-" + std::to_string(n));
+    BOOST_REQUIRE_MESSAGE(within(startup_deadline, [&] { return std::filesystem::exists(taken); }),
+                          "forward " << n << " was not taken over there within " << startup_deadline.count()
+                                     << " s");
   }
 
   /// Lets forward `n` go: its node answers.
@@ -73,13 +69,9 @@ inline bool every_thread_stopped(pid_t pid) {
 inline std::chrono::steady_clock::time_point stop_whole(pid_t pid) {
   BOOST_REQUIRE(::kill(pid, SIGSTOP) == 0);
   auto sent = std::chrono::steady_clock::now();
-  auto until = sent + startup_deadline;
-  while (!every_thread_stopped(pid)) {
-    BOOST_REQUIRE_MESSAGE(std::chrono::steady_clock::now() < until,
-                          "process " << pid << " still had a running thread " << startup_deadline.count()
-                                     << " s after SIGSTOP");
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  BOOST_REQUIRE_MESSAGE(within(startup_deadline, [&] { return every_thread_stopped(pid); }),
+                        "process " << pid << " still had a running thread " << startup_deadline.count()
+                                   << " s after SIGSTOP");
   return sent;
 }
 
