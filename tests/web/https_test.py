@@ -115,7 +115,7 @@ def main():
             check("match" in str(e.reason), f"a certificate for w1 is refused for localhost: {e.reason}")
 
         home = trusting_home(work, os.path.join(certs, "ca.pem"))
-        with webdriver.Browser(home=home) as b:
+        with webdriver.Browser(home=home, net_log=True) as b:
             url = f"https://localhost:{good[2]}/"
             b.open(url)
             b.until("return document.querySelectorAll('tr[data-run]').length === 1", 20,

@@ -6,6 +6,7 @@ to let something happen."""
 import base64
 import json
 import os
+import re
 import socket
 import subprocess
 import tempfile
@@ -27,9 +28,11 @@ def free_port():
 class Browser:
     """Headless chromium driven through chromedriver, for `with`."""
 
-    def __init__(self, width=1280, height=1400, start_within=30, home=None):
+    def __init__(self, width=1280, height=1400, start_within=30, home=None, net_log=False):
         """`home`: the HOME chromium runs with; its .pki/nssdb holds the
-        certificate authorities it trusts beyond the system's."""
+        certificate authorities it trusts beyond the system's. `net_log`:
+        chromium logs its network events, and a `with` block that fails
+        prints the ones that failed (what a page that never loaded met)."""
         self.port = free_port()
         self.profile = tempfile.mkdtemp(prefix="soma-chromium-")
         self.log = open(os.path.join(self.profile, "chromedriver.log"), "w")
@@ -48,13 +51,15 @@ class Browser:
                     self.close()
                     raise WebDriverError(f"chromedriver did not answer within {start_within} s")
                 time.sleep(0.05)  # polling a process that is starting; bounded by deadline
+        self.net_log = os.path.join(self.profile, "net.json") if net_log else None
+        extra = [f"--log-net-log={self.net_log}"] if net_log else []
         caps = {"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {
                 "binary": "/usr/bin/chromium",
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                          f"--window-size={width},{height}", f"--user-data-dir={self.profile}/data",
-                         "--hide-scrollbars", "--no-first-run", "--disable-extensions"]}}}}
+                         "--hide-scrollbars", "--no-first-run", "--disable-extensions"] + extra}}}}
         try:
             self.session = self._call("POST", "/session", caps, timeout=60)["sessionId"]
         except Exception:
@@ -92,8 +97,12 @@ class Browser:
             if last:
                 return last
             if time.monotonic() > deadline:
-                raise WebDriverError(f"waited {within} s for {what}; the page showed: "
-                                     + str(self.run("return document.body.innerText.slice(0, 800)")))
+                raise WebDriverError(
+                    f"waited {within} s for {what}; the page showed: "
+                    + str(self.run("return document.body.innerText.slice(0, 800)"))
+                    + "; the requests it finished (ms): "
+                    + str(self.run("return performance.getEntriesByType('resource')"
+                                   ".map(e => e.name + ' ' + Math.round(e.duration))")))
             time.sleep(0.05)  # the page's script draws on its own clock; bounded by deadline
 
     def screenshot(self, path):
@@ -120,5 +129,28 @@ class Browser:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, kind, *exc):
         self.close()
+        if kind is not None and self.net_log:
+            self.print_failed_requests()
+
+    def print_failed_requests(self, most=40):
+        """Prints the network events of the net log that carry an error,
+        counted by error, and the last `most` of them. Name lookups that
+        failed (-105) are chromium's own background requests here, where
+        nothing but loopback resolves: counted, not shown."""
+        try:
+            with open(self.net_log) as f:
+                lines = [line.strip() for line in f if '"net_error"' in line]
+        except OSError as e:
+            print(f"no net log to show: {e}")
+            return
+        counts = {}
+        for line in lines:
+            code = re.search(r'"net_error":(-?\d+)', line)
+            counts[code.group(1) if code else "?"] = counts.get(code.group(1) if code else "?", 0) + 1
+        shown = [line for line in lines if '"net_error":-105' not in line][-most:]
+        print(f"chromium's network events with an error, by error: {counts}; the last "
+              f"{len(shown)} but name lookups:")
+        for line in shown:
+            print("  " + line[:400])
