@@ -149,6 +149,13 @@ std::optional<int> parse_options(int argc, char** argv, options& opt) {
                  "worker serves slices all along (--claim waits to claim)");
   app.add_option("--serve-store", opt.serve_store,
                  "serve the store in DIR to writers and readers elsewhere (soma://HOST:PORT)");
+  app.add_option("--store-sessions", opt.store_sessions,
+                 "most sessions of the served store open at once; a client past it is refused "
+                 "with a message saying so and tries again later. Each is a socket: soma-node "
+                 "raises its open-files limit as far as the system lets it, and says so when "
+                 "that is below this")
+    ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+    ->capture_default_str();
   app.add_option("--reporting", opt.reporting,
                  "seconds between two readings (default 0.5 when --store is given)");
   app.add_option("--stop-within", opt.stop_within,

@@ -6,6 +6,7 @@
 /// statuses (docs/remote.md).
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct options {
   std::string store;                  ///< --store DIR or soma://HOST:PORT: where readings go
   std::optional<double> reporting;    ///< --reporting S
   std::string serve_store;            ///< --serve-store DIR
+  std::size_t store_sessions = 10000; ///< --store-sessions N
   double stop_within = 1.5;           ///< --stop-within S
   double silence = 3.0;               ///< --connection-timeout S
   std::string claim;                  ///< --claim STUDY

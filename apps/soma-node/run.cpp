@@ -121,6 +121,7 @@ ending serve_until_stopped(const options& opt, const listening& at, system_confi
   // for the sessions and the reporter that use it.
   serve::worker_state worker{std::move(m.libraries), opt.accept_code, m.code_dir};
   worker.served_store = m.served_store;
+  worker.store_sessions = opt.store_sessions;
   // --claim. Made before the deadline, which asks it whether a trial
   // function still runs, so that it is there for as long as the deadline is.
   claims claiming{opt};

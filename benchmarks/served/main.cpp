@@ -34,7 +34,7 @@
 #include "soma/remote/served_store.hpp"
 #include "soma/store/answers.hpp"
 #include "soma/store/backend.hpp"
-#include "soma/store/detail/asking.hpp"
+#include "soma/served/questions.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/standing.hpp"
@@ -42,51 +42,13 @@
 #include "soma/store/tails.hpp"
 #include "soma/system_config.hpp"
 #include "soma/wire/reading.hpp"
-
-extern char** environ;
+#include "server.hpp"
 
 namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-// A soma-node serving `dir`; its port is the first line it prints.
-struct server {
-  pid_t pid = -1;
-  std::string address;
-
-  explicit server(const std::string& dir) {
-    int from[2];
-    if (pipe2(from, O_CLOEXEC) != 0)
-      throw std::runtime_error("pipe");
-    posix_spawn_file_actions_t io;
-    posix_spawn_file_actions_init(&io);
-    posix_spawn_file_actions_adddup2(&io, from[1], 1);
-    posix_spawn_file_actions_addopen(&io, 2, "/dev/null", O_WRONLY, 0);
-    std::vector<std::string> args{SOMA_NODE_PROGRAM, "--serve-store", dir};
-    std::vector<char*> argv;
-    for (auto& a : args)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid, argv[0], &io, nullptr, argv.data(), environ) != 0)
-      throw std::runtime_error("cannot start soma-node");
-    posix_spawn_file_actions_destroy(&io);
-    ::close(from[1]);
-    std::string line;
-    char c;
-    while (::read(from[0], &c, 1) == 1 && c != '\n')
-      line += c;
-    ::close(from[0]);
-    if (line.empty())
-      throw std::runtime_error("soma-node --serve-store " + dir + " said no port");
-    address = "soma://127.0.0.1:" + line;
-  }
-  ~server() {
-    if (pid > 0) {
-      ::kill(pid, SIGTERM);
-      ::waitpid(pid, nullptr, 0);
-    }
-  }
-};
+using server = soma_bench::served_node;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -106,7 +68,7 @@ double time_ms(int reps, const std::function<void()>& f) {
 }
 
 std::uint64_t received(const soma::store& s) {
-  return dynamic_cast<soma::detail::remote_answers&>(s.backend().ask()).received();
+  return dynamic_cast<soma::served::remote_answers&>(s.backend().ask()).received();
 }
 
 // A node worth nothing: the follower's run is about the recording.

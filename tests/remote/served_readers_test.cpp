@@ -24,7 +24,7 @@
 #include "soma/store/backend.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/store/check.hpp"
-#include "soma/store/detail/asking.hpp"
+#include "soma/served/questions.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/trials.hpp"
@@ -38,7 +38,7 @@ namespace {
 
 // Bytes of readers' answers a served store handle has received so far.
 std::uint64_t received(const soma::store& s) {
-  auto* remote = dynamic_cast<soma::detail::remote_answers*>(&s.backend().ask());
+  auto* remote = dynamic_cast<soma::served::remote_answers*>(&s.backend().ask());
   BOOST_REQUIRE(remote != nullptr);
   return remote->received();
 }

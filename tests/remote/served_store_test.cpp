@@ -27,7 +27,7 @@
 #include "soma/store/answers.hpp"
 #include "soma/store/backend.hpp"
 #include "soma/store/check.hpp"
-#include "soma/store/detail/asking.hpp"
+#include "soma/served/questions.hpp"
 #include "soma/store/trials.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/remote/protocol.hpp"

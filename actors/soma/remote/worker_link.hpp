@@ -20,6 +20,7 @@
 #include "soma/remote/address.hpp"
 #include "soma/remote/protocol.hpp"
 #include "soma/remote/worker.hpp"
+#include "soma/served/protocol.hpp"
 
 namespace soma::detail {
 
@@ -35,8 +36,11 @@ public:
   /// Connects and opens a session; throws worker_error saying why not.
   void open();
 
-  /// Opens sessions as a served store's client (store_mode) instead.
-  void serve_store() noexcept { wire_mode_ = store_mode; }
+  /// Opens sessions as a served store's client instead (served/protocol.hpp):
+  /// read-only ones, in which the server refuses every write, when `read_only`.
+  void serve_store(bool read_only) noexcept {
+    wire_mode_ = read_only ? served::store_read_mode : served::store_mode;
+  }
 
   /// The session actor, or nothing with `why` set when the link is lost.
   caf::actor session(std::string& why);

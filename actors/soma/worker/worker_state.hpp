@@ -77,22 +77,38 @@ public:
   /// The next session's number.
   std::uint64_t next_session() noexcept { return counts.sessions_opened.fetch_add(1) + 1; }
 
-  /// At most this many sessions are open at once: each holds a thread.
+  /// At most this many sessions of slices are open at once: each holds a
+  /// thread. A served store's sessions do not (store_sessions).
   static constexpr int max_open_sessions = 256;
 
-  /// Counts a session opened; false (and nothing counted) when at the limit.
+  /// At most this many sessions of the served store are open at once
+  /// (soma-node --store-sessions): each is a scheduled actor and a socket.
+  std::size_t store_sessions = 10000;
+
+  /// Counts a session of slices opened; false (and nothing counted) when at
+  /// the limit.
   bool session_opened() noexcept {
-    auto n = counts.sessions_open.load();
+    auto n = slice_sessions_.load();
     while (n < max_open_sessions)
-      if (counts.sessions_open.compare_exchange_weak(n, n + 1))
+      if (slice_sessions_.compare_exchange_weak(n, n + 1)) {
+        ++counts.sessions_open;
         return true;
+      }
     return false;
   }
 
-  /// Counts a session closed.
-  void session_closed() noexcept { counts.sessions_open.fetch_sub(1); }
+  /// Counts a session of slices closed.
+  void session_closed() noexcept {
+    --slice_sessions_;
+    --counts.sessions_open;
+  }
 
-  /// How many sessions are open now.
+  /// Counts a session of the served store opened, and closed (its limit is
+  /// its service's, soma/served/session.hpp).
+  void store_session_opened() noexcept { ++counts.sessions_open; }
+  void store_session_closed() noexcept { --counts.sessions_open; }
+
+  /// How many sessions, of slices and of the store, are open now.
   [[nodiscard]] int open_sessions() const noexcept { return counts.sessions_open.load(); }
 
   /// Counts a slice that began running; slice_ended() when it is answered.
@@ -109,6 +125,7 @@ private:
   mutable std::mutex lock_;
   std::map<std::string, std::shared_ptr<const detail::node_library>> shipped_;
   std::atomic<std::uint64_t> served_{0};
+  std::atomic<int> slice_sessions_{0};
   machine_sampler sampler_;
 };
 

@@ -112,58 +112,116 @@ reading detail::decode_stored_reading(std::string_view key, std::string_view byt
   return decode(key, bytes, where);
 }
 
-void put_reading(store& s, const reading& r) {
+void detail::check_reading_id(const reading& r) {
   if (r.id.empty() || r.id.size() > 200 || r.id.find('/') != std::string::npos)
     throw store_error("a machine id is 1 to 200 bytes without '/', not '" + r.id + "'",
                       store_trouble::invalid);
+}
+
+void put_reading(store& s, const reading& r) {
+  detail::check_reading_id(r);
   s.backend().put_reading(r);
 }
 
-void detail::put_reading_at(environment& env, const reading& r) {
+namespace {
+
+// Writes `r` in `txn` and keeps its machine's newest kept_per_machine;
+// true when the machine had no latest reading before.
+bool put_one(const detail::environment& env, MDB_txn* txn, MDB_dbi d, const reading& r) {
   auto bytes = wire::encode_reading(r);
+  auto mine = history_of(r.id);
+  auto at = mine + detail::be64(static_cast<std::uint64_t>(r.when_us));
+  env.put(txn, d, at, detail::sealed(at, detail::sealed_kind::reading, bytes));
+  auto latest = latest_prefix + r.id;
+  std::string_view before;
+  bool added = !env.get(txn, d, latest, before);
+  env.put(txn, d, latest, detail::sealed(latest, detail::sealed_kind::reading, bytes));
+  // Keep the newest kept_per_machine of this machine: walk back from the
+  // newest over that many, then delete what is older (usually one).
+  trim(txn, d, env, mine);
+  return added;
+}
+
+// Forgets, in `txn`, machines far behind the fleet: against the lower
+// median of every machine's newest reading, so that no single clock,
+// however wrong, can make the others look a day old. Keeps the count of
+// machines; returns how many were forgotten. One scan of every machine's
+// latest reading.
+std::size_t forget_stale(const detail::environment& env, MDB_txn* txn, MDB_dbi d) {
+  std::vector<std::pair<std::string, std::int64_t>> newest;
+  std::size_t machines = 0;
+  scan(txn, d, env, latest_prefix, [&](std::string_view k, std::string_view v) {
+    ++machines;
+    try {
+      newest.emplace_back(std::string{k.substr(latest_prefix.size())}, decode(k, v, env.path()).when_us);
+    } catch (const store_error&) {
+      // A damaged entry is left for its writer to rewrite; it stops nobody.
+    }
+  });
+  std::vector<std::int64_t> whens;
+  for (auto& [id, when] : newest)
+    whens.push_back(when);
+  std::vector<std::string> gone;
+  if (!whens.empty()) {
+    std::sort(whens.begin(), whens.end());
+    auto median = whens[(whens.size() - 1) / 2];
+    for (auto& [id, when] : newest)
+      if (when + forgotten_after_us < median)
+        gone.push_back(id);
+  }
+  for (auto& id : gone) {
+    std::vector<std::string> keys;
+    scan(txn, d, env, history_of(id), [&](std::string_view k, std::string_view) { keys.emplace_back(k); });
+    for (auto& k : keys)
+      env.del(txn, d, k);
+    env.del(txn, d, latest_prefix + id);
+  }
+  put_count(env, txn, d, machines - gone.size());
+  return gone.size();
+}
+
+} // namespace
+
+void detail::put_reading_at(environment& env, const reading& r) {
   env.write([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
     auto d = dbi(db::readings);
-    auto mine = history_of(r.id);
-    auto at = mine + detail::be64(static_cast<std::uint64_t>(r.when_us));
-    env.put(txn, d, at, detail::sealed(at, detail::sealed_kind::reading, bytes));
-    auto latest = latest_prefix + r.id;
-    env.put(txn, d, latest, detail::sealed(latest, detail::sealed_kind::reading, bytes));
-    // Keep the newest kept_per_machine of this machine: walk back from the
-    // newest over that many, then delete what is older (usually one).
-    trim(txn, d, env, mine);
-    // Forget machines far behind the fleet: against the lower median of
-    // every machine's newest reading, so that no single clock, however
-    // wrong, can make the others look a day old.
-    std::vector<std::pair<std::string, std::int64_t>> newest;
-    std::size_t machines = 0;
-    scan(txn, d, env, latest_prefix, [&](std::string_view k, std::string_view v) {
-      ++machines;
-      try {
-        newest.emplace_back(std::string{k.substr(latest_prefix.size())}, decode(k, v, env.path()).when_us);
-      } catch (const store_error&) {
-        // A damaged entry is left for its writer to rewrite; it stops nobody.
-      }
-    });
-    std::vector<std::int64_t> whens;
-    for (auto& [id, when] : newest)
-      whens.push_back(when);
-    std::vector<std::string> gone;
-    if (!whens.empty()) {
-      std::sort(whens.begin(), whens.end());
-      auto median = whens[(whens.size() - 1) / 2];
-      for (auto& [id, when] : newest)
-        if (when + forgotten_after_us < median)
-          gone.push_back(id);
-    }
-    for (auto& id : gone) {
-      std::vector<std::string> keys;
-      scan(txn, d, env, history_of(id), [&](std::string_view k, std::string_view) { keys.emplace_back(k); });
-      for (auto& k : keys)
-        env.del(txn, d, k);
-      env.del(txn, d, latest_prefix + id);
-    }
-    put_count(env, txn, d, machines - gone.size());
+    put_one(env, txn, d, r);
+    forget_stale(env, txn, d);
   });
+}
+
+void detail::put_readings_at(environment& env, const std::vector<reading>& rs) {
+  if (rs.empty())
+    return;
+  env.write(
+    [&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+      auto d = dbi(db::readings);
+      std::size_t added = 0;
+      for (auto& r : rs)
+        added += put_one(env, txn, d, r) ? 1 : 0;
+      if (added == 0)
+        return;
+      // The count of machines moves by those new to the store; a store
+      // that keeps none yet (format 1) or a damaged one is counted afresh.
+      std::optional<std::uint64_t> before;
+      try {
+        before = count_of(env, txn, d);
+      } catch (const store_error&) {
+      }
+      if (before)
+        put_count(env, txn, d, *before + added);
+      else
+        forget_stale(env, txn, d);
+    },
+    environment::commit::expendable);
+}
+
+std::size_t detail::forget_stale_machines(environment& env) {
+  std::size_t gone = 0;
+  env.write([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+    gone = forget_stale(env, txn, dbi(db::readings));
+  });
+  return gone;
 }
 
 std::map<std::string, std::int64_t> detail::latest_whens(const environment& env, MDB_txn* txn,

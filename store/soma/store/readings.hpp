@@ -60,9 +60,27 @@ namespace detail {
 
 class environment;
 
+/// Throws store_error (`invalid`) unless `r`'s machine id is 1 to 200
+/// bytes without '/'.
+void check_reading_id(const reading& r);
+
 /// put_reading into a store on this host (its local backend); the reading's
 /// id is checked by put_reading.
 void put_reading_at(environment& env, const reading& r);
+
+/// Writes readings `rs` (ids checked) in one write transaction, committed
+/// as expendable (environment::commit): what a served store's server does
+/// with the readings that arrived while it wrote the last ones (group
+/// commit). Its cost is that of the readings, not of the machines the
+/// store holds: stale machines are forgotten by forget_stale_machines, not
+/// here.
+void put_readings_at(environment& env, const std::vector<reading>& rs);
+
+/// Forgets machines forgotten_after_us behind the lower median of all
+/// machines' newest readings (put_reading does so with every reading), in a
+/// write transaction of its own; returns how many. One scan of every
+/// machine's latest reading: a served store's server does it once a tick.
+std::size_t forget_stale_machines(environment& env);
 
 /// Decodes the reading stored at `key` (sealed, or of format 1); throws
 /// store_error naming the store `where` when damaged.

@@ -50,6 +50,14 @@ struct store_options {
   /// durable. For writers whose every write is soon replaced, such as a
   /// worker's readings. Applies when this process first opens the directory.
   bool expendable = false;
+  /// Machine readings written through this handle in a group
+  /// (detail::put_readings_at, what a served store's server does) are
+  /// committed with one disk sync, as `expendable` does for every write;
+  /// every other write through it stays durable (two syncs: the commit,
+  /// then the meta page). A machine crash may lose the last readings, which
+  /// the next tick replaces. Applies when this process first opens the
+  /// directory.
+  bool expendable_readings = false;
   /// For a served store (`soma://host:port`, soma::open_store) beyond
   /// loopback: the client's certificate, its key and the CA the server's is
   /// signed by (PEM). When all three are empty, $SOMA_TLS_CERT, $SOMA_TLS_KEY

@@ -246,7 +246,9 @@ environment::environment(std::string path, const store_options& options)
   mdb_env_set_maxdbs(env_, 8);
   mdb_env_set_mapsize(env_, options.map_size);
   unsigned flags = MDB_NOTLS | (read_only_ ? MDB_RDONLY : 0u)
-                   | (options.expendable ? MDB_NOMETASYNC : 0u) | (unlocked_ ? MDB_NOLOCK : 0u);
+                   | (options.expendable || options.expendable_readings ? MDB_NOMETASYNC : 0u)
+                   | (unlocked_ ? MDB_NOLOCK : 0u);
+  sync_after_commit_ = options.expendable_readings && !options.expendable && !read_only_;
   if (int rc = mdb_env_open(env_, path_.c_str(), flags, 0664); rc != 0) {
     mdb_env_close(env_);
     env_ = nullptr;
@@ -515,7 +517,7 @@ void environment::read(
 }
 
 void environment::write(
-  const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f) {
+  const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f, commit how) {
   if (read_only_)
     throw store_error("store '" + path_ + "' was opened read-only; it cannot be written");
   for (int attempt = 0;; ++attempt) {
@@ -538,8 +540,14 @@ void environment::write(
       if (rc == 0)
         publish(local);
     }
-    if (rc == 0)
+    if (rc == 0) {
+      // The commit synced the data, not its meta page (MDB_NOMETASYNC): a
+      // durable write flushes it before it returns, as LMDB's own durable
+      // commit would have, so it is the second of two syncs.
+      if (sync_after_commit_ && how == commit::durable)
+        sync();
       return;
+    }
     if (rc != MDB_MAP_FULL || attempt >= 20)
       fail(rc, "committing a write");
     // Full: double the map while no transaction of ours is open, then replay.

@@ -57,10 +57,16 @@ public:
   /// returns. Throws store_error.
   void read(const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f) const;
 
+  /// How a write is committed: durable unless the handle is `expendable`
+  /// (store_options), or `expendable` is asked for a handle opened with
+  /// `expendable_readings`.
+  enum class commit { durable, expendable };
+
   /// Runs `f` in a write transaction and commits. When the map is full the
   /// transaction is aborted, the map doubled, and `f` run again: `f` must be
   /// safe to replay. Throws store_error (and for a read-only store).
-  void write(const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f);
+  void write(const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f,
+             commit how = commit::durable);
 
   /// Writes a compacted copy of the environment into the empty directory
   /// `dir` (mdb_env_copy2): one consistent moment, as a read transaction
@@ -120,6 +126,9 @@ private:
   std::string path_;
   bool read_only_;
   bool unlocked_ = false;
+  // Opened with MDB_NOMETASYNC for expendable readings only: a durable
+  // write then syncs the meta page itself after its commit.
+  bool sync_after_commit_ = false;
   MDB_env* env_ = nullptr;
   // Transactions share it; growing the map takes it alone, since LMDB allows
   // mdb_env_set_mapsize only while no transaction of this process is open.

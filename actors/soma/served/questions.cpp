@@ -1,4 +1,4 @@
-#include "soma/store/detail/asking.hpp"
+#include "soma/served/questions.hpp"
 
 #include <algorithm>
 
@@ -14,10 +14,11 @@
 #include "soma/wire/served_store.hpp"
 #include "soma/wire/trial.hpp"
 
-namespace soma::detail {
+namespace soma::served {
 
 namespace {
 
+using namespace soma::detail;
 namespace cs = schema;
 
 struct ask_args {
@@ -527,72 +528,60 @@ check_report decode_check(std::string_view bytes) {
 
 } // namespace
 
-bool is_question(std::string_view op) noexcept { return op.starts_with("ask."); }
-
-std::string answer_question(answers& a, std::string_view op, std::string_view bytes) {
+std::string answer_question(answers& a, store_op op, std::string_view bytes) {
   ask_args q;
   try {
     q = decode_ask(bytes);
   } catch (const undecodable& e) {
-    throw store_error(std::string{"a question ('"} + std::string{op} + "') whose bytes are no question ("
+    throw store_error("a question ('" + std::string{info(op).name} + "') whose bytes are no question ("
                       + e.what() + ")", store_trouble::invalid);
   }
   auto count = capped(q.count);
-  if (op == "ask.runs")
-    return encode_runs(a.runs(q.after, count));
-  if (op == "ask.run")
-    return encode_runs({a.run_summary(q.run)});
-  if (op == "ask.forwards")
-    return encode_forward_page(q.run, a.forwards(q.run, q.from, count));
-  if (op == "ask.curve")
-    return encode_curve(a.curve(q.run, q.name, q.from, count));
-  if (op == "ask.facts")
-    return encode_facts_of(q.run, q.from, a.facts(q.run, q.from));
-  if (op == "ask.nodes")
-    return encode_nodes(a.nodes(q.run, q.from, count));
-  if (op == "ask.hosts")
-    return encode_hosts(a.hosts(q.run, q.from, count));
-  if (op == "ask.tails") {
-    tail_options o;
-    o.last = capped(q.last);
-    o.at = q.at;
-    o.facts = capped(q.facts);
-    if (q.has_run)
-      o.run = q.run;
-    return encode_tails(a.tails(o, q.after, count));
+  switch (op) {
+    case store_op::ask_runs: return encode_runs(a.runs(q.after, count));
+    case store_op::ask_run: return encode_runs({a.run_summary(q.run)});
+    case store_op::ask_forwards: return encode_forward_page(q.run, a.forwards(q.run, q.from, count));
+    case store_op::ask_curve: return encode_curve(a.curve(q.run, q.name, q.from, count));
+    case store_op::ask_facts: return encode_facts_of(q.run, q.from, a.facts(q.run, q.from));
+    case store_op::ask_nodes: return encode_nodes(a.nodes(q.run, q.from, count));
+    case store_op::ask_hosts: return encode_hosts(a.hosts(q.run, q.from, count));
+    case store_op::ask_tails: {
+      tail_options o;
+      o.last = capped(q.last);
+      o.at = q.at;
+      o.facts = capped(q.facts);
+      if (q.has_run)
+        o.run = q.run;
+      return encode_tails(a.tails(o, q.after, count));
+    }
+    case store_op::ask_standing: return encode_machines(a.standing(q.after, count));
+    case store_op::ask_readings: return encode_readings(a.readings(q.name, q.at, count));
+    case store_op::ask_readings_back:
+      return encode_readings(a.readings_back(q.name, q.at.value_or(0), count));
+    case store_op::ask_studies: return encode_studies(a.studies());
+    case store_op::ask_trials: return encode_trials(a.trials(q.name, q.from, count));
+    case store_op::ask_study: return wire::encode_study(a.study(q.name));
+    case store_op::ask_cache:
+      return encode_cache_rows(
+        a.cache_entries(q.has_name ? std::optional<std::string>{q.name} : std::nullopt, q.after, count));
+    case store_op::ask_check: return encode_check(a.check());
+    case store_op::ask_version: return wire::encode_store_version(a.version());
+    default:
+      throw store_error("'" + std::string{info(op).name} + "' is no reader's question",
+                        store_trouble::invalid);
   }
-  if (op == "ask.standing")
-    return encode_machines(a.standing(q.after, count));
-  if (op == "ask.readings")
-    return encode_readings(a.readings(q.name, q.at, count));
-  if (op == "ask.readings_back")
-    return encode_readings(a.readings_back(q.name, q.at.value_or(0), count));
-  if (op == "ask.studies")
-    return encode_studies(a.studies());
-  if (op == "ask.trials")
-    return encode_trials(a.trials(q.name, q.from, count));
-  if (op == "ask.study")
-    return wire::encode_study(a.study(q.name));
-  if (op == "ask.cache")
-    return encode_cache_rows(
-      a.cache_entries(q.has_name ? std::optional<std::string>{q.name} : std::nullopt, q.after, count));
-  if (op == "ask.check")
-    return encode_check(a.check());
-  if (op == "ask.version")
-    return wire::encode_store_version(a.version());
-  throw store_error("no question is called '" + std::string{op} + "'", store_trouble::invalid);
 }
 
 // --- the client ---
 
 template <class F>
-auto remote_answers::asked(const char* op, std::string ask, F&& decode) {
+auto remote_answers::asked(store_op op, std::string ask, F&& decode) {
   auto bytes = call_(op, std::move(ask));
   received_ += bytes.size();
   try {
     return decode(bytes);
   } catch (const undecodable& e) {
-    throw store_error("the served store " + where_ + " answered '" + op
+    throw store_error("the served store " + where_ + " answered '" + std::string{info(op).name}
                       + "' with bytes that are not its answer (" + e.what()
                       + "); is it a soma-node of this version?", store_trouble::damaged);
   }
@@ -600,11 +589,11 @@ auto remote_answers::asked(const char* op, std::string ask, F&& decode) {
 
 std::vector<run_row> remote_answers::runs(const std::optional<std::string>& after,
                                           std::size_t count) {
-  return asked("ask.runs", encode_ask({.count = count, .after = after}), decode_runs);
+  return asked(store_op::ask_runs, encode_ask({.count = count, .after = after}), decode_runs);
 }
 
 run_row remote_answers::run_summary(std::string_view run) {
-  auto rows = asked("ask.run", encode_ask({.run = std::string{run}}), decode_runs);
+  auto rows = asked(store_op::ask_run, encode_ask({.run = std::string{run}}), decode_runs);
   if (rows.size() != 1)
     throw store_error("the served store " + where_ + " answered 'ask.run' with "
                       + std::to_string(rows.size()) + " rows", store_trouble::damaged);
@@ -612,30 +601,30 @@ run_row remote_answers::run_summary(std::string_view run) {
 }
 
 forward_page remote_answers::forwards(std::string_view run, std::uint64_t from, std::size_t count) {
-  return asked("ask.forwards", encode_ask({.run = std::string{run}, .from = from, .count = count}),
+  return asked(store_op::ask_forwards, encode_ask({.run = std::string{run}, .from = from, .count = count}),
                [&](std::string_view b) { return decode_forward_page(b, run, where_); });
 }
 
 curve_part remote_answers::curve(std::string_view run, std::string_view name, std::uint64_t from,
                                  std::size_t count) {
-  return asked("ask.curve",
+  return asked(store_op::ask_curve,
                encode_ask({.run = std::string{run}, .name = std::string{name}, .from = from,
                            .count = count}),
                decode_curve);
 }
 
 std::vector<fact> remote_answers::facts(std::string_view run, std::uint64_t n) {
-  return asked("ask.facts", encode_ask({.run = std::string{run}, .from = n}),
+  return asked(store_op::ask_facts, encode_ask({.run = std::string{run}, .from = n}),
                [&](std::string_view b) { return decode_facts_of(b, where_); });
 }
 
 nodes_part remote_answers::nodes(std::string_view run, std::uint64_t from, std::size_t count) {
-  return asked("ask.nodes", encode_ask({.run = std::string{run}, .from = from, .count = count}),
+  return asked(store_op::ask_nodes, encode_ask({.run = std::string{run}, .from = from, .count = count}),
                decode_nodes);
 }
 
 hosts_part remote_answers::hosts(std::string_view run, std::uint64_t from, std::size_t count) {
-  return asked("ask.hosts", encode_ask({.run = std::string{run}, .from = from, .count = count}),
+  return asked(store_op::ask_hosts, encode_ask({.run = std::string{run}, .from = from, .count = count}),
                decode_hosts);
 }
 
@@ -643,54 +632,54 @@ tails_part remote_answers::tails(const tail_options& o, const std::optional<std:
                                  std::size_t count) {
   ask_args q{.run = o.run.value_or(""), .count = count, .after = after, .at = o.at,
              .last = o.last, .facts = o.facts, .has_run = o.run.has_value()};
-  return asked("ask.tails", encode_ask(q), [&](std::string_view b) { return decode_tails(b, where_); });
+  return asked(store_op::ask_tails, encode_ask(q), [&](std::string_view b) { return decode_tails(b, where_); });
 }
 
 std::vector<std::pair<std::string, reading>>
 remote_answers::standing(const std::optional<std::string>& after, std::size_t count) {
-  return asked("ask.standing", encode_ask({.count = count, .after = after}), decode_machines);
+  return asked(store_op::ask_standing, encode_ask({.count = count, .after = after}), decode_machines);
 }
 
 std::vector<reading> remote_answers::readings(const std::string& id,
                                               std::optional<std::int64_t> after_us,
                                               std::size_t count) {
-  return asked("ask.readings", encode_ask({.name = id, .count = count, .at = after_us}),
+  return asked(store_op::ask_readings, encode_ask({.name = id, .count = count, .at = after_us}),
                decode_readings);
 }
 
 std::vector<reading> remote_answers::readings_back(const std::string& id, std::int64_t at_us,
                                                    std::size_t count) {
-  return asked("ask.readings_back", encode_ask({.name = id, .count = count, .at = at_us}),
+  return asked(store_op::ask_readings_back, encode_ask({.name = id, .count = count, .at = at_us}),
                decode_readings);
 }
 
 std::vector<study_summary> remote_answers::studies() {
-  return asked("ask.studies", encode_ask({}), decode_studies);
+  return asked(store_op::ask_studies, encode_ask({}), decode_studies);
 }
 
 std::vector<trial_row> remote_answers::trials(std::string_view study, std::uint64_t from,
                                               std::size_t count) {
-  return asked("ask.trials", encode_ask({.name = std::string{study}, .from = from, .count = count}),
+  return asked(store_op::ask_trials, encode_ask({.name = std::string{study}, .from = from, .count = count}),
                decode_trials);
 }
 
 study_row remote_answers::study(std::string_view name) {
-  return asked("ask.study", encode_ask({.name = std::string{name}}), wire::decode_study);
+  return asked(store_op::ask_study, encode_ask({.name = std::string{name}}), wire::decode_study);
 }
 
 std::vector<cache_entry_row> remote_answers::cache_entries(const std::optional<std::string>& node,
                                                            const std::optional<std::string>& after,
                                                            std::size_t count) {
-  return asked("ask.cache",
+  return asked(store_op::ask_cache,
                encode_ask({.name = node.value_or(""), .count = count, .after = after,
                            .has_name = node.has_value()}),
                decode_cache_rows);
 }
 
-check_report remote_answers::check() { return asked("ask.check", encode_ask({}), decode_check); }
+check_report remote_answers::check() { return asked(store_op::ask_check, encode_ask({}), decode_check); }
 
 std::uint64_t remote_answers::version() {
-  return asked("ask.version", encode_ask({}), wire::decode_store_version);
+  return asked(store_op::ask_version, encode_ask({}), wire::decode_store_version);
 }
 
-} // namespace soma::detail
+} // namespace soma::served

@@ -1,5 +1,6 @@
-// The served backend of soma::store: a store another host's soma-node
-// serves, reached through the caller's actor system.
+// The served store's client: the backend of soma::store for a store
+// another host's soma-node serves, reached through the caller's actor
+// system; every operation is one call of its session (served/protocol.hpp).
 
 #include "soma/remote/served_store.hpp"
 
@@ -18,10 +19,11 @@
 #include "soma/detail/undecodable.hpp"
 #include "soma/remote/address.hpp"
 #include "soma/remote/protocol.hpp"
+#include "soma/served/protocol.hpp"
+#include "soma/served/questions.hpp"
 #include "soma/remote/worker_link.hpp"
 #include "soma/store/backend.hpp"
 #include "soma/store/cache.hpp"
-#include "soma/store/detail/asking.hpp"
 #include "soma/store/run_status.hpp"
 #include "soma/system_config.hpp"
 #include "soma/wire/reading.hpp"
@@ -66,10 +68,10 @@ caf::behavior asking(caf::event_based_actor* self, caf::actor session) {
     self->quit();
   });
   return {
-    [self, session, pending](store_atom, std::string& op, std::string& payload) {
+    [self, session, pending](served::store_atom, std::uint8_t op, std::string& payload) {
       auto rp = self->make_response_promise();
       *pending = rp;
-      self->request(session, caf::infinite, store_atom::value, std::move(op), std::move(payload))
+      self->request(session, caf::infinite, served::store_atom::value, op, std::move(payload))
         .then(
           [self, pending](std::string& x) {
             (*pending)->deliver(std::move(x));
@@ -139,7 +141,7 @@ public:
     }
     link_ = std::make_shared<worker_link>(sys_, where, soma::mode::project, tls,
                                           std::chrono::seconds(5), 0);
-    link_->serve_store();
+    link_->serve_store(options.read_only);
     try {
       link_->open();
     } catch (const std::exception& e) {
@@ -156,11 +158,11 @@ public:
   // What the server answered to `op`, decoded by `f`; bytes that are not its
   // answer are a store_error naming the server.
   template <class F>
-  auto answer_of(const char* op, std::string bytes, F&& f) {
+  auto answer_of(served::store_op op, std::string bytes, F&& f) {
     try {
       return f(bytes);
     } catch (const undecodable& e) {
-      throw store_error("the served store " + address_ + " answered '" + op
+      throw store_error("the served store " + address_ + " answered '" + std::string{served::info(op).name}
                         + "' with bytes that are not its answer (" + e.what()
                         + "); is it a soma-node of this version?");
     }
@@ -181,7 +183,7 @@ public:
       bool restarted = false, written = true;
       try {
         do {
-          auto part = answer_of("copy", call("copy", wire::encode_snapshot_ask(offset), true),
+          auto part = answer_of(served::store_op::copy, call(served::store_op::copy, wire::encode_snapshot_ask(offset)),
                                 wire::decode_snapshot_part);
           if (offset == 0) {
             txn = part.txn;
@@ -231,12 +233,12 @@ public:
 
   void put_reading(const soma::reading& r) override {
     refuse_if_read_only("write a machine reading");
-    (void)call("reading", wire::encode_reading(r));
+    (void)call(served::store_op::reading, wire::encode_reading(r));
   }
 
   std::optional<std::string> cache_get(std::string_view key, const cache_identity& who) override {
-    return answer_of("cache_get",
-                     call("cache_get", wire::encode_cache_ask({std::string{key}, std::string{who.type},
+    return answer_of(served::store_op::cache_get,
+                     call(served::store_op::cache_get, wire::encode_cache_ask({std::string{key}, std::string{who.type},
                                                                std::string{who.node},
                                                                std::string{who.version}})),
                      wire::decode_cache_answer);
@@ -245,8 +247,8 @@ public:
   bool cache_put(std::string_view key, const cache_identity& who, std::string_view output,
                  const std::optional<std::size_t>& limit) override {
     refuse_if_read_only("keep an output");
-    return answer_of("cache_put",
-                     call("cache_put", wire::encode_cache_keep({{std::string{key}, std::string{who.type},
+    return answer_of(served::store_op::cache_put,
+                     call(served::store_op::cache_put, wire::encode_cache_keep({{std::string{key}, std::string{who.type},
                                                                  std::string{who.node},
                                                                  std::string{who.version}},
                                                                 std::string{output},
@@ -257,8 +259,8 @@ public:
   std::vector<std::uint64_t> add_trials(std::string_view study, const std::vector<values>& trials,
                                         std::string_view function) override {
     refuse_if_read_only("add trials");
-    return answer_of("trials_add",
-                     call("trials_add", wire::encode_trials_add({std::string{study},
+    return answer_of(served::store_op::trials_add,
+                     call(served::store_op::trials_add, wire::encode_trials_add({std::string{study},
                                                                  std::string{function}, trials})),
                      wire::decode_trial_numbers);
   }
@@ -273,8 +275,8 @@ public:
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
       auto hold = std::clamp(left, std::chrono::milliseconds{0}, wire_wait_cap);
-      auto got = answer_of("claim",
-                           call("claim", wire::encode_claim_ask({std::string{study},
+      auto got = answer_of(served::store_op::claim,
+                           call(served::store_op::claim, wire::encode_claim_ask({std::string{study},
                                                                  std::string{claimant},
                                                                  static_cast<std::uint32_t>(hold.count())})),
                            wire::decode_claim_answer);
@@ -288,8 +290,8 @@ public:
                                               trial_state state, const values& result,
                                               const std::string& error) override {
     refuse_if_read_only("end a trial");
-    return answer_of("trial_end",
-                     call("trial_end", wire::encode_trial_end({std::string{study}, number, attempt,
+    return answer_of(served::store_op::trial_end,
+                     call(served::store_op::trial_end, wire::encode_trial_end({std::string{study}, number, attempt,
                                                                std::string{claimant}, state, result,
                                                                error})),
                      wire::decode_trial_ended);
@@ -300,8 +302,8 @@ public:
                 std::string_view claimant, trial_state state, const values& result,
                 const std::string& error) override {
     refuse_if_read_only("end a trial");
-    return answer_of("trial_end_claim",
-                     call("trial_end_claim",
+    return answer_of(served::store_op::trial_end_claim,
+                     call(served::store_op::trial_end_claim,
                           wire::encode_trial_end({std::string{study}, number, attempt,
                                                   std::string{claimant}, state, result, error})),
                      wire::decode_trial_ended_claimed);
@@ -309,14 +311,15 @@ public:
 
   std::vector<std::uint64_t> reclaim(std::string_view study, double quiet_over_s) override {
     refuse_if_read_only("hand trials back");
-    return answer_of("reclaim",
-                     call("reclaim", wire::encode_reclaim_ask({std::string{study}, quiet_over_s})),
+    return answer_of(served::store_op::reclaim,
+                     call(served::store_op::reclaim, wire::encode_reclaim_ask({std::string{study}, quiet_over_s})),
                      wire::decode_trial_numbers);
   }
 
   // Asks the server to do `op` with `payload`; blocks, bounded. Throws
   // store_error naming the server.
-  std::string call(const std::string& op, std::string payload, bool long_call = false) {
+  std::string call(served::store_op op, std::string payload) {
+    auto& row = served::info(op);
     std::string why;
     auto session = link_->session(why);
     if (!session) {
@@ -332,8 +335,9 @@ public:
     auto trouble = store_trouble::failed; // what the server said its failure was
     bool timed_out = false;
     auto asker = sys_.spawn(asking, session);
-    auto within = long_call ? long_within : call_within;
-    self->request(asker, caf::duration{within}, store_atom::value, op, std::move(payload))
+    auto within = row.long_call ? long_within : call_within;
+    self->request(asker, caf::duration{within}, served::store_atom::value,
+                  static_cast<std::uint8_t>(op), std::move(payload))
       .receive([&](std::string& x) { answer = std::move(x); },
                [&](caf::error& e) {
                  timed_out = e == caf::sec::request_timeout;
@@ -354,7 +358,7 @@ public:
     if (failure && *failure == lost_marker) {
       auto why = link_->loss();
       link_->lost(session.address(), why);
-      throw store_error("the served store " + address_ + " did not " + op
+      throw store_error("the served store " + address_ + " did not " + std::string{row.name}
                         + ": it was lost (" + why + "); the next call reconnects",
                         store_trouble::unreachable);
     }
@@ -362,11 +366,11 @@ public:
       caf::anon_send_exit(asker, caf::exit_reason::user_shutdown);
       if (timed_out) {
         link_->lost(session.address(), "it did not answer within the call's bound");
-        throw store_error("the served store " + address_ + " did not " + op + ": no answer within "
+        throw store_error("the served store " + address_ + " did not " + std::string{row.name} + ": no answer within "
                           + std::to_string(within.count()) + " s; the next call reconnects",
                           store_trouble::unreachable);
       }
-      throw store_error("the served store " + address_ + " did not " + op + ": " + *failure,
+      throw store_error("the served store " + address_ + " did not " + std::string{row.name} + ": " + *failure,
                         trouble);
     }
     link_->heard();
@@ -386,9 +390,8 @@ private:
   std::shared_ptr<worker_link> link_;
   // Readers' questions, each one call (a check, which reads the whole store
   // there, may take the long bound).
-  remote_answers answers_{address_, [this](const std::string& op, std::string ask) {
-                            return call(op, std::move(ask), op == "ask.check");
-                          }};
+  served::remote_answers answers_{
+    address_, [this](served::store_op op, std::string ask) { return call(op, std::move(ask)); }};
 };
 
 // One recorder's batches, written by the server's own writer for this
@@ -413,7 +416,7 @@ public:
     }
     try {
       auto answer = decode_record_numbers(
-        to_->call("records", encode_record_write({recorder_, options_, unwritten, closing})));
+        to_->call(served::store_op::records, encode_record_write({recorder_, options_, unwritten, closing})));
       unwritten.clear();
       // Cleared once the server wrote something: a later session of this
       // recorder (after a reconnect) must not clear what this one wrote. A

@@ -2,31 +2,37 @@
 
 /// @file
 /// Readers' questions over a wire (schema/remote.capnp, Ask and the answers
-/// after it): the server's side, which answers a question with its local
-/// answers, and the client's, an `answers` whose every question is one call
-/// of a transport it is given. The transport (a CAF session, in
-/// actors/soma/remote/served_store.cpp) is all that is not here.
+/// after it; the ask_* rows of served/protocol.hpp): the server's side,
+/// which answers a question with its local answers, and the client's, an
+/// `answers` whose every question is one call of a transport it is given
+/// (the session, served/client.cpp).
 
 #include <atomic>
 #include <functional>
 #include <string>
 #include <string_view>
 
+#include "soma/served/protocol.hpp"
 #include "soma/store/answers.hpp"
 
-namespace soma::detail {
+namespace soma::served {
 
-/// The ops a served store answers (besides writes): "ask.runs", ...
-[[nodiscard]] bool is_question(std::string_view op) noexcept;
+using detail::answers;
+using detail::cache_entry_row;
+using detail::curve_part;
+using detail::hosts_part;
+using detail::nodes_part;
+using detail::tails_part;
 
 /// The answer of `a` to the question `op` asked with `ask` (Ask bytes), as
 /// bytes for the wire. Throws store_error as the question does, and
-/// store_error (`invalid`) for an op or bytes that are no question.
-[[nodiscard]] std::string answer_question(answers& a, std::string_view op, std::string_view ask);
+/// store_error (`invalid`) for bytes that are no question or an op that is
+/// not a question.
+[[nodiscard]] std::string answer_question(answers& a, store_op op, std::string_view ask);
 
 /// Sends a question's op and Ask bytes, and returns the answer's bytes;
 /// throws store_error when it cannot.
-using question_call = std::function<std::string(const std::string& op, std::string ask)>;
+using question_call = std::function<std::string(store_op op, std::string ask)>;
 
 /// The answers of a store elsewhere, each question one `call`. `where`
 /// names it in errors (soma://host:port). Answers are checked as a local
@@ -67,11 +73,11 @@ public:
 
 private:
   template <class F>
-  auto asked(const char* op, std::string ask, F&& decode);
+  auto asked(store_op op, std::string ask, F&& decode);
 
   std::string where_;
   question_call call_;
   std::atomic<std::uint64_t> received_{0};
 };
 
-} // namespace soma::detail
+} // namespace soma::served

@@ -1,0 +1,562 @@
+#include "soma/served/session.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <caf/actor_system.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/to_string.hpp>
+
+#include "soma/detail/record_writer.hpp"
+#include "soma/detail/undecodable.hpp"
+#include "soma/served/protocol.hpp"
+#include "soma/served/questions.hpp"
+#include "soma/store/backend.hpp"
+#include "soma/store/cache.hpp"
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/keys.hpp"
+#include "soma/store/readings.hpp"
+#include "soma/store/trials.hpp"
+#include "soma/wire/reading.hpp"
+#include "soma/wire/record_write.hpp"
+#include "soma/wire/served_store.hpp"
+#include "soma/wire/trial.hpp"
+
+namespace soma::served {
+
+namespace {
+
+// A compacted copy of the served store, in a directory of its own that goes
+// with it; sent in parts of at most wire::snapshot_part_bytes.
+struct copy {
+  std::string dir;
+  std::uint64_t txn = 0;
+  std::uint64_t size = 0;
+  int fd = -1;
+
+  copy() = default;
+  copy(const copy&) = delete;
+  copy& operator=(const copy&) = delete;
+  ~copy() {
+    if (fd >= 0)
+      ::close(fd);
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+// The copy a session's client is fetching (soma copy): made for its first
+// part, gone with its last.
+struct copying {
+  std::mutex lock;
+  std::unique_ptr<copy> held;
+};
+
+// What a session hands a reader.
+struct reader_job {
+  store_op op;
+  std::string payload;
+  std::shared_ptr<copying> copy; // the session's, for store_op::copy
+};
+
+// What a session hands the group writer.
+struct reading_job {
+  reading r;
+};
+
+} // namespace
+
+} // namespace soma::served
+
+namespace caf {
+
+// Each stays in the server's process.
+template <>
+struct allowed_unsafe_message_type<soma::served::reader_job> : std::true_type {};
+template <>
+struct allowed_unsafe_message_type<soma::served::reading_job> : std::true_type {};
+
+} // namespace caf
+
+namespace soma::served {
+
+namespace {
+
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
+using forget_atom = caf::atom_constant<caf::atom("forget")>;
+using job_atom = caf::atom_constant<caf::atom("job")>;
+using free_atom = caf::atom_constant<caf::atom("free")>;
+using retry_atom = caf::atom_constant<caf::atom("retry")>;
+
+// How often a claim that found no trial is asked again while its hold lasts.
+constexpr auto claim_again_every = std::chrono::milliseconds(50);
+
+// The most a claim is held: the client's call waits five seconds.
+constexpr std::uint32_t claim_hold_cap_ms = 1000;
+
+caf::error refusal(const std::string& what, store_trouble kind) {
+  // Its kind goes too: the client answers kinds (client.cpp).
+  return caf::make_error(caf::sec::runtime_error, what, std::string{to_string(kind)});
+}
+
+caf::error refusal(const store_error& e) { return refusal(e.what(), e.trouble()); }
+
+// --- a copy of the whole store (soma copy), in parts ---
+
+std::unique_ptr<copy> copy_of(const store& served) {
+  auto* env = served.backend().local().get();
+  auto out = std::make_unique<copy>();
+  // Read before the copy begins: a commit during it makes the copy newer
+  // than said, never older, so a reader at worst fetches again.
+  out->txn = env->last_txn();
+  auto tmpl = (std::filesystem::temp_directory_path() / "soma-serve-copy-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data()))
+    throw store_error("cannot make a directory for a copy of the store under "
+                      + std::filesystem::temp_directory_path().string() + " ($TMPDIR)");
+  out->dir = tmpl;
+  env->copy_to(out->dir);
+  auto file = out->dir + "/data.mdb";
+  out->fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st{};
+  if (out->fd < 0 || ::fstat(out->fd, &st) != 0)
+    throw store_error("cannot read the copy of the store in " + out->dir);
+  out->size = static_cast<std::uint64_t>(st.st_size);
+  return out;
+}
+
+wire::snapshot_part part_of(const copy& c, std::uint64_t offset) {
+  if (offset > c.size)
+    throw store_error("a copy of " + std::to_string(c.size) + " bytes has no part at "
+                        + std::to_string(offset),
+                      store_trouble::invalid);
+  wire::snapshot_part p{c.txn, c.size, offset, {}};
+  p.bytes.resize(std::min<std::uint64_t>(wire::snapshot_part_bytes, c.size - offset));
+  std::size_t done = 0;
+  while (done < p.bytes.size()) {
+    auto n = ::pread(c.fd, p.bytes.data() + done, p.bytes.size() - done,
+                     static_cast<off_t>(offset + done));
+    if (n <= 0)
+      throw store_error("cannot read the copy of the store in " + c.dir);
+    done += static_cast<std::size_t>(n);
+  }
+  return p;
+}
+
+std::string copy_part(copying& c, const store& served, std::string_view payload) {
+  auto offset = wire::decode_snapshot_ask(payload);
+  std::lock_guard lock{c.lock};
+  if (offset == 0 || !c.held)
+    c.held = copy_of(served);
+  auto part = part_of(*c.held, offset);
+  if (part.offset + part.bytes.size() >= c.held->size)
+    c.held.reset(); // all of it sent
+  return wire::encode_snapshot_part(part);
+}
+
+// --- what a reader does ---
+
+// The answer to `job` from `served`, which blocks on its disk. Throws
+// store_error; undecodable bytes are `invalid`.
+std::string answer(const store& served, reader_job& job) {
+  auto& b = served.backend();
+  try {
+    switch (job.op) {
+      case store_op::copy: return copy_part(*job.copy, served, job.payload);
+      case store_op::cache_get: {
+        auto a = wire::decode_cache_ask(job.payload);
+        return wire::encode_cache_answer(
+          b.cache_get(a.key, detail::cache_identity{a.type, a.node, a.version}));
+      }
+      case store_op::cache_put: {
+        auto k = wire::decode_cache_keep(job.payload);
+        return wire::encode_cache_kept(b.cache_put(
+          k.ask.key, detail::cache_identity{k.ask.type, k.ask.node, k.ask.version}, k.output,
+          k.limit));
+      }
+      case store_op::trials_add: {
+        auto a = wire::decode_trials_add(job.payload);
+        return wire::encode_trial_numbers(b.add_trials(a.study, a.trials, a.function));
+      }
+      case store_op::claim: { // at once: the session asks again while the hold lasts
+        auto a = wire::decode_claim_ask(job.payload);
+        return wire::encode_claim_answer(b.claim_trial(a.study, a.claimant, {}));
+      }
+      case store_op::trial_end: {
+        auto e = wire::decode_trial_end(job.payload);
+        return wire::encode_trial_ended(
+          b.end_trial(e.study, e.number, e.attempt, e.claimant, e.state, e.result, e.error));
+      }
+      case store_op::trial_end_claim: {
+        auto e = wire::decode_trial_end(job.payload);
+        auto [ended, next] =
+          b.end_and_claim(e.study, e.number, e.attempt, e.claimant, e.state, e.result, e.error);
+        return wire::encode_trial_ended_claimed(ended, next);
+      }
+      case store_op::reclaim: {
+        auto a = wire::decode_reclaim_ask(job.payload);
+        return wire::encode_trial_numbers(b.reclaim(a.study, a.quiet_over_s));
+      }
+      default: return answer_question(b.ask(), job.op, job.payload);
+    }
+  } catch (const detail::undecodable& e) {
+    throw store_error("a request '" + std::string{info(job.op).name} + "' whose bytes are not its "
+                        + std::string{info(job.op).request} + " (" + e.what()
+                        + "); is the client a soma of this version?",
+                      store_trouble::invalid);
+  }
+}
+
+// A reader: answers one job at a time, on a thread of its own (it blocks on
+// the disk).
+caf::behavior reader(caf::event_based_actor* self, store served) {
+  self->set_default_handler(caf::drop);
+  return {
+    [served](job_atom, reader_job& job) -> caf::result<std::string> {
+      try {
+        return answer(served, job);
+      } catch (const store_error& e) {
+        return refusal(e);
+      } catch (const std::exception& e) {
+        return refusal(e.what(), store_trouble::failed);
+      }
+    },
+  };
+}
+
+// The readers, each given the next job when it is free: a long question
+// (a check, a copy) holds one reader, never the jobs queued behind it.
+struct readers_state {
+  std::vector<caf::actor> free;
+  std::deque<std::pair<reader_job, caf::response_promise>> queued;
+  static inline const char* name = "soma.served.readers";
+};
+
+void hand_out(caf::stateful_actor<readers_state>* self) {
+  auto& st = self->state;
+  while (!st.free.empty() && !st.queued.empty()) {
+    auto r = st.free.back();
+    st.free.pop_back();
+    auto [job, rp] = std::move(st.queued.front());
+    st.queued.pop_front();
+    self->request(r, caf::infinite, job_atom::value, std::move(job))
+      .then(
+        [self, r, rp](std::string& answer) mutable {
+          rp.deliver(std::move(answer));
+          self->send(self, free_atom::value, r);
+        },
+        [self, r, rp](caf::error& e) mutable {
+          rp.deliver(std::move(e));
+          self->send(self, free_atom::value, r);
+        });
+  }
+}
+
+caf::behavior hand_to_readers(caf::stateful_actor<readers_state>* self, store served, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    self->state.free.push_back(self->spawn<caf::detached + caf::linked>(reader, served));
+  return {
+    [self](job_atom, reader_job& job) -> caf::result<std::string> {
+      auto rp = self->make_response_promise<std::string>();
+      self->state.queued.emplace_back(std::move(job), rp);
+      hand_out(self);
+      return rp;
+    },
+    [self](free_atom, caf::actor& r) {
+      self->state.free.push_back(std::move(r));
+      hand_out(self);
+    },
+  };
+}
+
+// --- the group writer ---
+
+struct group_state {
+  std::vector<reading> batch;
+  std::vector<caf::response_promise> waiting;
+  bool flush_due = false;
+  static inline const char* name = "soma.served.group_writer";
+};
+
+// Writes what arrived while it wrote the last group in one transaction. A
+// reading is answered once the commit that holds it returned: the flush
+// message goes to the back of the mailbox, behind every reading that came
+// while it was written.
+caf::behavior commit_groups(caf::stateful_actor<group_state>* self, store served,
+                           std::shared_ptr<std::atomic<std::uint64_t>> commits,
+                           std::chrono::milliseconds forget_every) {
+  self->delayed_send(self, forget_every, forget_atom::value);
+  auto env = served.backend().local();
+  return {
+    [self](reading_job& job) -> caf::result<std::string> {
+      auto& st = self->state;
+      st.batch.push_back(std::move(job.r));
+      st.waiting.push_back(self->make_response_promise<std::string>());
+      if (!st.flush_due) {
+        st.flush_due = true;
+        self->send(self, flush_atom::value);
+      }
+      return st.waiting.back();
+    },
+    [self, env, commits](flush_atom) {
+      auto& st = self->state;
+      st.flush_due = false;
+      auto batch = std::move(st.batch);
+      auto waiting = std::move(st.waiting);
+      st.batch.clear();
+      st.waiting.clear();
+      std::optional<caf::error> failed;
+      try {
+        detail::put_readings_at(*env, batch);
+        ++*commits;
+      } catch (const store_error& e) {
+        failed = refusal(e);
+      }
+      for (auto& rp : waiting)
+        if (failed)
+          rp.deliver(*failed);
+        else
+          rp.deliver(std::string{});
+    },
+    [self, env, forget_every](forget_atom) {
+      try {
+        detail::forget_stale_machines(*env);
+      } catch (const store_error&) {
+        // The store could not be written now; the next tick tries again.
+      }
+      self->delayed_send(self, forget_every, forget_atom::value);
+    },
+  };
+}
+
+// --- a session ---
+
+// A claim waiting for a trial to be added.
+struct held_claim_state {
+  std::string payload;
+  caf::response_promise rp;
+  std::chrono::steady_clock::time_point until;
+};
+
+struct session_state {
+  std::shared_ptr<service> svc;
+  std::map<std::uint64_t, held_claim_state> claims;
+  std::uint64_t last_claim = 0;
+  bool read_only = false;
+  /// One writer per client recorder. Shared with the functor that stops
+  /// them: CAF destroys an actor's state before its attached functors run.
+  std::shared_ptr<std::map<std::uint64_t, caf::actor>> writers =
+    std::make_shared<std::map<std::uint64_t, caf::actor>>();
+  std::shared_ptr<copying> copy = std::make_shared<copying>();
+  static inline const char* name = "soma.served.session";
+};
+
+using session_actor = caf::stateful_actor<session_state>;
+
+// Hands the batch in `payload` to the writer of the client recorder that
+// sent it (made for its first batch); answered with the batch's numbers.
+caf::result<std::string> write_records(session_actor* self, const std::string& payload) {
+  auto w = detail::decode_record_write(payload);
+  if (auto ok = check_run_id(w.options.run); !ok)
+    return refusal("cannot record: " + describe(ok.error()), store_trouble::invalid);
+  auto& writer = (*self->state.writers)[w.recorder];
+  if (!writer) {
+    w.options.once_for = w.recorder;
+    writer = detail::spawn_record_writer(self->system(), self->state.svc->served(), w.options);
+  }
+  auto rp = self->make_response_promise<std::string>();
+  self->request(writer, caf::infinite, detail::write_atom::value,
+                detail::record_batch{std::move(w.forwards), w.closing})
+    .then([rp](detail::record_numbers& n) mutable { rp.deliver(detail::encode_record_numbers(n)); },
+          [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+  return rp;
+}
+
+// A claim held up to its wait (at most claim_hold_cap_ms): asked of a
+// reader at once, then again every claim_again_every while it finds no
+// trial and the hold lasts. Between tries it waits in the session's state,
+// holding no reader.
+void claim(session_actor* self, std::uint64_t id) {
+  auto& held = self->state.claims.at(id);
+  self->request(self->state.svc->readers(), caf::infinite, job_atom::value,
+                reader_job{store_op::claim, held.payload, nullptr})
+    .then(
+      [self, id](std::string& answer) {
+        auto it = self->state.claims.find(id);
+        if (it == self->state.claims.end())
+          return;
+        bool none = false;
+        try {
+          none = !wire::decode_claim_answer(answer).has_value();
+        } catch (const detail::undecodable&) {
+        }
+        if (!none || std::chrono::steady_clock::now() + claim_again_every > it->second.until) {
+          it->second.rp.deliver(std::move(answer));
+          self->state.claims.erase(it);
+          return;
+        }
+        self->delayed_send(self, claim_again_every, retry_atom::value, id);
+      },
+      [self, id](caf::error& e) {
+        auto it = self->state.claims.find(id);
+        if (it == self->state.claims.end())
+          return;
+        it->second.rp.deliver(std::move(e));
+        self->state.claims.erase(it);
+      });
+}
+
+caf::result<std::string> held_claim(session_actor* self, std::string& payload) {
+  std::uint32_t wait_ms = 0;
+  try {
+    wait_ms = std::min(wire::decode_claim_ask(payload).wait_ms, claim_hold_cap_ms);
+  } catch (const detail::undecodable& e) {
+    return refusal(std::string{"a claim whose bytes are no ClaimAsk ("} + e.what() + ")",
+                   store_trouble::invalid);
+  }
+  auto& st = self->state;
+  auto id = ++st.last_claim;
+  auto rp = self->make_response_promise<std::string>();
+  st.claims.emplace(id, held_claim_state{std::move(payload), rp,
+                                         std::chrono::steady_clock::now()
+                                           + std::chrono::milliseconds(wait_ms)});
+  claim(self, id);
+  return rp;
+}
+
+caf::result<std::string> reading_to_write(session_actor* self, const std::string& payload) {
+  auto& svc = *self->state.svc;
+  reading r;
+  try {
+    r = detail::decode_reading(payload, "a reading sent to " + svc.served().path());
+    detail::check_reading_id(r);
+  } catch (const store_error& e) {
+    return refusal(e);
+  }
+  auto rp = self->make_response_promise<std::string>();
+  self->request(svc.group_writer(), caf::infinite, reading_job{std::move(r)})
+    .then([rp](std::string& x) mutable { rp.deliver(std::move(x)); },
+          [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+  return rp;
+}
+
+// The answer of the next free reader to `job`.
+caf::result<std::string> to_readers(session_actor* self, reader_job job) {
+  auto rp = self->make_response_promise<std::string>();
+  self->request(self->state.svc->readers(), caf::infinite, job_atom::value, std::move(job))
+    .then([rp](std::string& x) mutable { rp.deliver(std::move(x)); },
+          [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+  return rp;
+}
+
+// The one dispatch of the server: by the table's row of the operation.
+caf::result<std::string> serve(session_actor* self, std::uint8_t wire, std::string& payload) {
+  auto& st = self->state;
+  auto op = op_of(wire);
+  if (!op)
+    return refusal("this soma-node knows no store operation numbered " + std::to_string(wire)
+                     + " (store protocol 3 has " + std::to_string(store_ops.size())
+                     + "); is the client a newer soma?",
+                   store_trouble::invalid);
+  auto& row = info(*op);
+  st.svc->count_op();
+  if (row.writes && st.read_only)
+    return refusal("the served store " + st.svc->served().path() + " refuses '"
+                     + std::string{row.name}
+                     + "', a write, in this session: it was opened read-only; open the store "
+                       "writable to write",
+                   store_trouble::failed);
+  switch (row.by) {
+    case done_by::group_writer: return reading_to_write(self, payload);
+    case done_by::run_writer:
+      try {
+        return write_records(self, payload);
+      } catch (const std::exception& e) {
+        return refusal(std::string{"a batch of records that cannot be read: "} + e.what(),
+                       store_trouble::invalid);
+      }
+    case done_by::reader:
+      if (*op == store_op::claim)
+        return held_claim(self, payload);
+      return to_readers(self, reader_job{*op, std::move(payload),
+                                         *op == store_op::copy ? st.copy : nullptr});
+  }
+  return refusal("no way to do '" + std::string{row.name} + "'", store_trouble::failed);
+}
+
+caf::behavior session(session_actor* self, std::shared_ptr<service> svc, caf::actor client,
+                      bool read_only, std::uint64_t number, session_log log,
+                      std::function<void()> closed) {
+  self->state.svc = svc;
+  self->state.read_only = read_only;
+  self->set_default_handler(caf::drop);
+  self->monitor(client);
+  // The client went: the session ends normally, whatever the client's
+  // reason, so that the front it is linked to lives on.
+  auto why = std::make_shared<std::string>("the worker stops");
+  self->set_down_handler([self, why](caf::down_msg& dm) {
+    *why = "its client went: " + caf::to_string(dm.reason);
+    self->quit();
+  });
+  self->attach_functor([writers = self->state.writers, svc, log, number, why,
+                        closed](const caf::error&) {
+    svc->session_closed();
+    for (auto& [id, w] : *writers)
+      caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+    log("store session " + std::to_string(number) + " closed (" + *why + ")");
+    if (closed)
+      closed();
+  });
+  return {
+    [self](store_atom, std::uint8_t op, std::string& payload) { return serve(self, op, payload); },
+    [self](retry_atom, std::uint64_t id) {
+      if (self->state.claims.count(id) != 0)
+        claim(self, id);
+    },
+  };
+}
+
+} // namespace
+
+service::service(caf::actor_system& sys, store served, service_limits limits,
+                 std::atomic<std::uint64_t>& ops)
+  : served_(std::move(served)), limits_(limits), ops_(ops) {
+  group_writer_ = sys.spawn<caf::detached>(commit_groups, served_, commits_, limits_.forget_every);
+  readers_ = sys.spawn(hand_to_readers, served_, std::max<std::size_t>(1, limits_.readers));
+}
+
+service::~service() {
+  caf::anon_send_exit(group_writer_, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(readers_, caf::exit_reason::user_shutdown);
+}
+
+bool service::session_opened() noexcept {
+  auto n = open_.load();
+  while (n < limits_.sessions)
+    if (open_.compare_exchange_weak(n, n + 1))
+      return true;
+  return false;
+}
+
+void service::session_closed() noexcept { open_.fetch_sub(1); }
+
+caf::actor spawn_session(caf::actor_system& sys, std::shared_ptr<service> svc, caf::actor client,
+                         bool read_only, std::uint64_t number, session_log log,
+                         std::function<void()> closed) {
+  return sys.spawn(session, std::move(svc), std::move(client), read_only, number, std::move(log),
+                   std::move(closed));
+}
+
+} // namespace soma::served
+

@@ -1,0 +1,83 @@
+#pragma once
+
+// A soma-node serving a store, for the served-store benchmarks: started
+// with posix_spawn, its port the first line it prints (within 30 s), and
+// stopped with SIGTERM when it goes.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace soma_bench {
+
+struct served_node {
+  pid_t pid = -1;
+  std::string address; // soma://127.0.0.1:PORT
+
+  // soma-node --serve-store `dir`, and `more` arguments.
+  explicit served_node(const std::string& dir, std::vector<std::string> more = {}) {
+    int from[2];
+    if (pipe2(from, O_CLOEXEC) != 0)
+      throw std::runtime_error("pipe");
+    posix_spawn_file_actions_t io;
+    posix_spawn_file_actions_init(&io);
+    posix_spawn_file_actions_adddup2(&io, from[1], 1);
+    posix_spawn_file_actions_addopen(&io, 2, "/dev/null", O_WRONLY, 0);
+    std::vector<std::string> args{SOMA_NODE_PROGRAM, "--serve-store", dir};
+    args.insert(args.end(), more.begin(), more.end());
+    std::vector<char*> argv;
+    for (auto& a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pid, argv[0], &io, nullptr, argv.data(), environ) != 0)
+      throw std::runtime_error("cannot start soma-node");
+    posix_spawn_file_actions_destroy(&io);
+    ::close(from[1]);
+    std::string line;
+    char c;
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      pollfd p{from[0], POLLIN, 0};
+      if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0)
+        break;
+      if (::read(from[0], &c, 1) != 1 || c == '\n')
+        break;
+      line += c;
+    }
+    ::close(from[0]);
+    if (line.empty()) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      pid = -1;
+      throw std::runtime_error("soma-node --serve-store " + dir + " said no port within 30 s");
+    }
+    address = "soma://127.0.0.1:" + line;
+  }
+
+  served_node(const served_node&) = delete;
+  served_node& operator=(const served_node&) = delete;
+
+  ~served_node() {
+    if (pid > 0) {
+      ::kill(pid, SIGTERM);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+
+  [[nodiscard]] std::uint16_t port() const {
+    return static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1)));
+  }
+};
+
+} // namespace soma_bench
