@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -284,28 +285,37 @@ caf::behavior hand_to_readers(caf::stateful_actor<readers_state>* self, store se
 
 struct group_state {
   std::vector<reading> batch;
+  /// Readings written per machine since it was last trimmed.
+  std::unordered_map<std::string, std::size_t> since_trim;
   std::vector<caf::response_promise> waiting;
   bool flush_due = false;
+  std::chrono::steady_clock::time_point last_commit{};
   static inline const char* name = "soma.served.group_writer";
 };
 
-// Writes what arrived while it wrote the last group in one transaction. A
-// reading is answered once the commit that holds it returned: the flush
-// message goes to the back of the mailbox, behind every reading that came
-// while it was written.
+// Writes what arrived while it wrote the last group in one transaction, at
+// most one commit every `gap`: a reading that finds the writer idle for
+// longer is written at once. A reading is answered once the commit that
+// holds it returned: the flush message goes to the back of the mailbox,
+// behind every reading that came while the last group was written.
 caf::behavior commit_groups(caf::stateful_actor<group_state>* self, store served,
                            std::shared_ptr<std::atomic<std::uint64_t>> commits,
-                           std::chrono::milliseconds forget_every) {
+                           std::chrono::milliseconds gap, std::chrono::milliseconds forget_every) {
   self->delayed_send(self, forget_every, forget_atom::value);
   auto env = served.backend().local();
   return {
-    [self](reading_job& job) -> caf::result<std::string> {
+    [self, gap](reading_job& job) -> caf::result<std::string> {
       auto& st = self->state;
       st.batch.push_back(std::move(job.r));
       st.waiting.push_back(self->make_response_promise<std::string>());
       if (!st.flush_due) {
         st.flush_due = true;
-        self->send(self, flush_atom::value);
+        auto next = st.last_commit + gap;
+        auto now = std::chrono::steady_clock::now();
+        if (next <= now)
+          self->send(self, flush_atom::value);
+        else
+          self->delayed_send(self, next - now, flush_atom::value);
       }
       return st.waiting.back();
     },
@@ -317,8 +327,19 @@ caf::behavior commit_groups(caf::stateful_actor<group_state>* self, store served
       st.batch.clear();
       st.waiting.clear();
       std::optional<caf::error> failed;
+      st.last_commit = std::chrono::steady_clock::now();
+      // A machine is trimmed on its first reading here, then every
+      // trim_every_served: it keeps its newest kept_per_machine, and up to
+      // that many more between two trims.
+      std::vector<bool> trim(batch.size());
+      if (st.since_trim.size() > 1'000'000)
+        st.since_trim.clear(); // machines forgotten meanwhile: trimmed again, once each
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        auto [it, first] = st.since_trim.try_emplace(batch[i].id, 0);
+        trim[i] = first || ++it->second % trim_every_served == 0;
+      }
       try {
-        detail::put_readings_at(*env, batch);
+        detail::put_readings_at(*env, batch, trim);
         ++*commits;
       } catch (const store_error& e) {
         failed = refusal(e);
@@ -444,20 +465,16 @@ caf::result<std::string> reading_to_write(session_actor* self, const std::string
   } catch (const store_error& e) {
     return refusal(e);
   }
-  auto rp = self->make_response_promise<std::string>();
-  self->request(svc.group_writer(), caf::infinite, reading_job{std::move(r)})
-    .then([rp](std::string& x) mutable { rp.deliver(std::move(x)); },
-          [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
-  return rp;
+  // The writer answers the client itself: no hop back through the session.
+  self->delegate(svc.group_writer(), reading_job{std::move(r)});
+  return caf::delegated<std::string>{};
 }
 
-// The answer of the next free reader to `job`.
+// The answer of the next free reader to `job`, which it sends the client
+// itself: no hop back through the session.
 caf::result<std::string> to_readers(session_actor* self, reader_job job) {
-  auto rp = self->make_response_promise<std::string>();
-  self->request(self->state.svc->readers(), caf::infinite, job_atom::value, std::move(job))
-    .then([rp](std::string& x) mutable { rp.deliver(std::move(x)); },
-          [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
-  return rp;
+  self->delegate(self->state.svc->readers(), job_atom::value, std::move(job));
+  return caf::delegated<std::string>{};
 }
 
 // The one dispatch of the server: by the table's row of the operation.
@@ -532,7 +549,8 @@ caf::behavior session(session_actor* self, std::shared_ptr<service> svc, caf::ac
 service::service(caf::actor_system& sys, store served, service_limits limits,
                  std::atomic<std::uint64_t>& ops)
   : served_(std::move(served)), limits_(limits), ops_(ops) {
-  group_writer_ = sys.spawn<caf::detached>(commit_groups, served_, commits_, limits_.forget_every);
+  group_writer_ = sys.spawn<caf::detached>(commit_groups, served_, commits_, limits_.commit_gap,
+                                           limits_.forget_every);
   readers_ = sys.spawn(hand_to_readers, served_, std::max<std::size_t>(1, limits_.readers));
 }
 

@@ -10,8 +10,9 @@
 /// of their own, shared by every session:
 /// - one group writer commits the machine readings that arrived while it
 ///   wrote the last ones in one write transaction (one sync: readings are
-///   expendable), and answers each once that commit returned; once a tick
-///   it forgets machines a day behind the fleet;
+///   expendable), at most one commit every 10 ms, and answers each once
+///   that commit returned; once a tick it forgets machines a day behind
+///   the fleet;
 /// - a recorder's batches go to a writer of that recorder's own, as a
 ///   local recorder's would;
 /// - every other operation (readers' questions, the cache, trials, a copy)
@@ -38,6 +39,9 @@ namespace soma::served {
 struct service_limits {
   std::size_t sessions = 10000; ///< store sessions open at once (soma-node --store-sessions)
   std::size_t readers = 4;      ///< actors answering questions, the cache and trials
+  /// The group writer commits at most once this often: readings arriving
+  /// meanwhile wait at most this long, and share one commit.
+  std::chrono::milliseconds commit_gap{10};
   /// How often stale machines are forgotten (forget_stale_machines).
   std::chrono::milliseconds forget_every = std::chrono::seconds(10);
 };

@@ -125,9 +125,11 @@ void put_reading(store& s, const reading& r) {
 
 namespace {
 
-// Writes `r` in `txn` and keeps its machine's newest kept_per_machine;
-// true when the machine had no latest reading before.
-bool put_one(const detail::environment& env, MDB_txn* txn, MDB_dbi d, const reading& r) {
+// Writes `r` in `txn`, and when `trimming` keeps its machine's newest
+// kept_per_machine (a walk back over them); true when the machine had no
+// latest reading before.
+bool put_one(const detail::environment& env, MDB_txn* txn, MDB_dbi d, const reading& r,
+             bool trimming = true) {
   auto bytes = wire::encode_reading(r);
   auto mine = history_of(r.id);
   auto at = mine + detail::be64(static_cast<std::uint64_t>(r.when_us));
@@ -138,7 +140,8 @@ bool put_one(const detail::environment& env, MDB_txn* txn, MDB_dbi d, const read
   env.put(txn, d, latest, detail::sealed(latest, detail::sealed_kind::reading, bytes));
   // Keep the newest kept_per_machine of this machine: walk back from the
   // newest over that many, then delete what is older (usually one).
-  trim(txn, d, env, mine);
+  if (trimming)
+    trim(txn, d, env, mine);
   return added;
 }
 
@@ -190,15 +193,16 @@ void detail::put_reading_at(environment& env, const reading& r) {
   });
 }
 
-void detail::put_readings_at(environment& env, const std::vector<reading>& rs) {
+void detail::put_readings_at(environment& env, const std::vector<reading>& rs,
+                             const std::vector<bool>& trim) {
   if (rs.empty())
     return;
   env.write(
     [&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
       auto d = dbi(db::readings);
       std::size_t added = 0;
-      for (auto& r : rs)
-        added += put_one(env, txn, d, r) ? 1 : 0;
+      for (std::size_t i = 0; i < rs.size(); ++i)
+        added += put_one(env, txn, d, rs[i], trim.empty() || trim[i]) ? 1 : 0;
       if (added == 0)
         return;
       // The count of machines moves by those new to the store; a store

@@ -11,7 +11,9 @@
 /// otherwise not be there at all.
 ///
 /// Retention: a store keeps the newest `kept_per_machine` readings of each
-/// machine. It drops a machine entirely once its newest reading is
+/// machine (a served store's server trims a machine every
+/// `trim_every_served` readings it writes for it, so between two trims it
+/// may keep up to that many more). It drops a machine entirely once its newest reading is
 /// `forgotten_after_us` behind the lower median of all machines' newest
 /// readings (so one machine with a clock a day fast cannot make the others
 /// look dead). Both rules are applied by the writer as it writes. 100 workers reporting every 0.5 s for
@@ -34,6 +36,12 @@ namespace soma {
 
 /// How many readings of one machine a store keeps (the newest).
 inline constexpr std::size_t kept_per_machine = 600;
+
+/// A served store's server trims a machine's readings on the first it
+/// writes for it, then on every this many: trimming walks back over the
+/// readings a machine keeps, so a served store's cost per reading stays
+/// that of the reading.
+inline constexpr std::size_t trim_every_served = 64;
 
 /// A machine whose newest reading is this far (24 h) behind the lower median
 /// of all machines' newest readings is dropped with all its readings.
@@ -73,8 +81,11 @@ void put_reading_at(environment& env, const reading& r);
 /// with the readings that arrived while it wrote the last ones (group
 /// commit). Its cost is that of the readings, not of the machines the
 /// store holds: stale machines are forgotten by forget_stale_machines, not
-/// here.
-void put_readings_at(environment& env, const std::vector<reading>& rs);
+/// here. `trim[i]` says whether reading i's machine is trimmed to its
+/// newest kept_per_machine now (a walk back over them, the cost that grows
+/// with what a machine keeps); empty: every one is.
+void put_readings_at(environment& env, const std::vector<reading>& rs,
+                     const std::vector<bool>& trim = {});
 
 /// Forgets machines forgotten_after_us behind the lower median of all
 /// machines' newest readings (put_reading does so with every reading), in a
