@@ -179,6 +179,27 @@ BOOST_AUTO_TEST_CASE(a_served_store_says_what_is_wrong) {
                         });
 }
 
+BOOST_AUTO_TEST_CASE(soma_delete_through_soma_refuses_before_it_asks) {
+  scratch dir;
+  node_process server{{node_program, "--serve-store", dir / "served"}};
+  auto address = "soma://127.0.0.1:" + std::to_string(server.port);
+  {
+    auto s = served(sys, address);
+    auto g = seed_graph(sys);
+    soma::recorder r{sys, s, {.run = "kept"}};
+    (void)g.forward("one", {.watching = r});
+  }
+  // Even with a terminal's answer ready, nothing is asked and nothing goes.
+  auto said = soma_says("delete kept --store " + address + " < /dev/null");
+  BOOST_TEST(said.find("cannot delete runs through the served store " + address) != std::string::npos,
+             said);
+  BOOST_TEST(said.find("on the host that serves it") != std::string::npos, said);
+  BOOST_TEST(said.find("[y/N]") == std::string::npos, said);
+  said = soma_says("delete kept --yes --store " + address);
+  BOOST_TEST(said.find("cannot delete runs through the served store") != std::string::npos, said);
+  BOOST_TEST(soma::run_summary(soma::store{dir / "served", {.read_only = true}}, "kept").run == "kept");
+}
+
 BOOST_AUTO_TEST_CASE(soma_live_and_soma_runs_over_soma_see_a_run_grow) {
   scratch dir;
   node_process server{{node_program, "--serve-store", dir / "served"}};

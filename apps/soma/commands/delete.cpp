@@ -33,7 +33,16 @@ finish add_delete(command_line& line) {
 }
 
 void delete_runs(const invocation& inv, std::ostream& err) {
-  { opened_store exists{inv.store, store_options{.read_only = true}}; }
+  {
+    opened_store exists{inv.store, store_options{.read_only = true}};
+    // Refused before anything is asked: a served store deletes nothing
+    // through its clients.
+    if (!exists.get().on_this_host())
+      throw usage_error("cannot delete runs through the served store " + exists.get().path()
+                        + ": its server writes and reads for clients but deletes nothing; run "
+                          "`soma delete` on the host that serves it, with --store DIR (the "
+                          "directory its soma-node --serve-store names)");
+  }
   opened_store opened{inv.store, {}};
   auto& s = opened.get();
   std::vector<run_row> rows;
