@@ -204,8 +204,8 @@ BOOST_AUTO_TEST_CASE(readings_that_arrive_together_are_written_in_fewer_commits_
   BOOST_TEST(commits <= std::uint64_t{clients / 2}, clients << " readings took " << commits << " commits");
   auto standing = soma::standing(local);
   BOOST_TEST(standing.size() == std::size_t{clients});
-  // The count of machines kept beside them agrees (a count that did not would
-  // read as damage).
+  // Every machine's latest is the reading it sent (standing reads a count of
+  // machines kept beside them that disagreed as damage).
   for (auto& [id, r] : standing)
     BOOST_TEST(r.when_us == when);
 }

@@ -299,7 +299,6 @@ struct group_state {
 // holds it returned: the flush message goes to the back of the mailbox,
 // behind every reading that came while the last group was written.
 caf::behavior commit_groups(caf::stateful_actor<group_state>* self, store served,
-                           std::shared_ptr<std::atomic<std::uint64_t>> commits,
                            std::chrono::milliseconds gap, std::chrono::milliseconds forget_every) {
   self->delayed_send(self, forget_every, forget_atom::value);
   auto env = served.backend().local();
@@ -319,7 +318,7 @@ caf::behavior commit_groups(caf::stateful_actor<group_state>* self, store served
       }
       return st.waiting.back();
     },
-    [self, env, commits](flush_atom) {
+    [self, env](flush_atom) {
       auto& st = self->state;
       st.flush_due = false;
       auto batch = std::move(st.batch);
@@ -340,7 +339,6 @@ caf::behavior commit_groups(caf::stateful_actor<group_state>* self, store served
       }
       try {
         detail::put_readings_at(*env, batch, trim);
-        ++*commits;
       } catch (const store_error& e) {
         failed = refusal(e);
       }
@@ -549,7 +547,7 @@ caf::behavior session(session_actor* self, std::shared_ptr<service> svc, caf::ac
 service::service(caf::actor_system& sys, store served, service_limits limits,
                  std::atomic<std::uint64_t>& ops)
   : served_(std::move(served)), limits_(limits), ops_(ops) {
-  group_writer_ = sys.spawn<caf::detached>(commit_groups, served_, commits_, limits_.commit_gap,
+  group_writer_ = sys.spawn<caf::detached>(commit_groups, served_, limits_.commit_gap,
                                            limits_.forget_every);
   readers_ = sys.spawn(hand_to_readers, served_, std::max<std::size_t>(1, limits_.readers));
 }

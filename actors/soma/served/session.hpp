@@ -64,7 +64,6 @@ public:
   /// Counts a session opened; false (nothing counted) at the limit.
   [[nodiscard]] bool session_opened() noexcept;
   void session_closed() noexcept;
-  [[nodiscard]] std::size_t sessions_open() const noexcept { return open_.load(); }
   [[nodiscard]] const service_limits& limits() const noexcept { return limits_; }
 
   [[nodiscard]] const store& served() const noexcept { return served_; }
@@ -74,16 +73,11 @@ public:
   /// Counts one operation asked of it.
   void count_op() noexcept { ++ops_; }
 
-  /// The group commits its writer made.
-  [[nodiscard]] std::uint64_t group_commits() const noexcept { return commits_->load(); }
-
 private:
   store served_;
   service_limits limits_;
   std::atomic<std::uint64_t>& ops_;
   std::atomic<std::size_t> open_{0};
-  std::shared_ptr<std::atomic<std::uint64_t>> commits_ =
-    std::make_shared<std::atomic<std::uint64_t>>(0);
   caf::actor group_writer_;
   caf::actor readers_;
 };
