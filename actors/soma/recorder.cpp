@@ -427,7 +427,8 @@ recorder::recorder(caf::actor_system& sys, store s, recorder_options options)
   if (auto ok = check_run_id(options.run); !ok)
     throw std::invalid_argument("cannot record: " + describe(ok.error()));
   if (s.read_only())
-    throw store_error("cannot record into '" + s.path() + "': it was opened read-only");
+    throw store_error("cannot record into '" + s.path() + "': it was opened read-only",
+                      store_trouble::read_only);
   auto writer = detail::spawn_record_writer(
     sys, std::move(s),
     {.run = options.run, .summarising = options.summarising, .overwrite = options.overwrite,

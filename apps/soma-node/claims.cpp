@@ -60,9 +60,9 @@ void claims::claim(const context& ctx) {
         n += run_trials(*c, *function);
         break;
       } catch (const soma::store_error& e) {
-        // Not reached (whatever the reason: what cannot be mended
-        // was refused before), or lost: try again.
-        if (from && e.trouble() != soma::store_trouble::unreachable)
+        // Not reached, timed out or busy (whatever the reason: what
+        // cannot be mended was refused before), or lost: try again.
+        if (from && !soma::transient(e.trouble()))
           throw;
         if (!wait_to_retry(retry, e))
           break;
@@ -84,7 +84,7 @@ const detail::trial_function_entry* claims::function_for(const serve::worker_sta
   try {
     return &soma::serve::trial_function_for(worker.libraries(), soma::study(from, opt_.claim), opt_.trial);
   } catch (const soma::store_error& e) {
-    if (e.trouble() == soma::store_trouble::unreachable)
+    if (soma::transient(e.trouble()))
       throw;
     std::fprintf(stderr, "soma-node: --claim %s: %s\n", opt_.claim.c_str(), e.what());
   } catch (const std::invalid_argument& e) {

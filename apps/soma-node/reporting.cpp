@@ -33,7 +33,7 @@ bool reach_readings_store(caf::actor_system& sys, const options& opt, std::optio
     reach = [&sys, where = opt.store, readings_options = readings_options_of(opt)] {
       auto opened = soma::open_store(sys, where, readings_options);
       if (!opened)
-        throw soma::store_error(soma::describe(opened.error()), soma::store_trouble::unreachable);
+        throw soma::store_error(soma::describe(opened.error()), soma::trouble_of(opened.error()));
       return std::move(*opened);
     };
   } else if (!opt.store.empty()) {

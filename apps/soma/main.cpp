@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     return exit_usage;
   } catch (const soma::store_error& e) {
     std::cerr << "soma: " << e.what() << '\n';
-    return exit_usage;
+    return soma::transient(e.trouble()) ? exit_unavailable : exit_usage;
   } catch (const std::exception& e) {
     std::cerr << "soma: unexpected error: " << e.what()
               << "; this is a bug in soma, please report it with the command you ran\n";

@@ -31,7 +31,7 @@ opened_store::opened_store(const std::string& where, store_options options) {
   sys_ = std::make_unique<caf::actor_system>(*cfg_);
   auto opened = open_store(*sys_, where, options);
   if (!opened)
-    throw store_error(describe(opened.error()));
+    throw store_error(describe(opened.error()), trouble_of(opened.error()));
   store_ = std::move(*opened);
 }
 

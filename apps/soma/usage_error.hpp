@@ -3,7 +3,8 @@
 /// @file
 /// The `soma` command's errors and exit codes, the contract scripts rely on
 /// (docs/cli.md): 0 when it answered, 2 when the command line or the store
-/// was wrong, 1 for anything else (a bug to report).
+/// was wrong, 4 when a served store was unavailable (try again), 1 for
+/// anything else (a bug to report).
 
 #include <stdexcept>
 
@@ -20,6 +21,9 @@ inline constexpr int exit_damaged = 2;
 /// `soma health --fail-on firing` found an opinion firing (a script's
 /// choice: an opinion is not an error, and without the flag it exits 0).
 inline constexpr int exit_firing = 3;
+/// A served store could not be reached, did not answer within its bound, or
+/// had all the sessions it allows: the same command may succeed later.
+inline constexpr int exit_unavailable = 4;
 
 /// The command line asks for something that cannot be: an unknown command, a
 /// missing argument, a count that is not a number. what() names what was

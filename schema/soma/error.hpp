@@ -25,8 +25,14 @@ enum class error_code : std::uint8_t {
   store_failed = 4,    ///< a store could not be opened, read or written
   invalid = 5,         ///< what was given is malformed: a run id, a study name, a query
   damaged = 6,         ///< bytes fail their checks: a cache entry, a trial, a data file
-  refused = 7          ///< a store would not do what was asked as things stand: end an
-                       ///< attempt that is no longer the trial's
+  refused = 7,         ///< a store would not do what was asked as things stand: end an
+                       ///< attempt that is no longer the trial's, a client of another
+                       ///< protocol, a soma-node that serves no store
+  missing = 8,         ///< what was asked for is not in the store: a run, a forward, a study
+  unreachable = 9,     ///< a served store could not be reached, or its connection went
+  timed_out = 10,      ///< a served store did not answer within the call's bound
+  busy = 11,           ///< a served store has as many sessions open as it allows
+  read_only = 12       ///< a write asked of a store (or a session) opened read-only
 };
 
 /// A caf::error of category "soma" whose context is `node` then `message`.

@@ -3,6 +3,8 @@
 // What the served-store suites share: a served store opened through the
 // test's actor system, and what the soma command says.
 
+#include <sys/wait.h>
+
 #include <cstdio>
 #include <string>
 
@@ -38,6 +40,26 @@ inline std::string soma_says(const std::string& args) {
   if (p)
     pclose(p);
   return text;
+}
+
+// What `soma ARGS` exits with, and what it prints (stdout and stderr).
+struct soma_ran {
+  int status = -1; // the exit code; -1 when it did not exit
+  std::string text;
+};
+
+inline soma_ran soma_run(const std::string& args) {
+  soma_ran out;
+  auto* p = popen((std::string{SOMA_CLI} + " " + args + " 2>&1").c_str(), "r");
+  if (!p)
+    return out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p))
+    out.text += buf;
+  int status = pclose(p);
+  if (status != -1 && WIFEXITED(status))
+    out.status = WEXITSTATUS(status);
+  return out;
 }
 
 } // namespace soma_test

@@ -19,13 +19,18 @@
 #include <caf/io/middleman.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include <signal.h>
+
+#include "../draw/writing.hpp"
 #include "../store/scratch.hpp"
 #include "remote_fixture.hpp"
+#include "server_port.hpp"
 #include "soma/remote/protocol.hpp"
 #include "soma/served/protocol.hpp"
 #include "served.hpp"
 #include "soma/store/answers.hpp"
 #include "soma/store/backend.hpp"
+#include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/standing.hpp"
 #include "soma/wire/reading.hpp"
@@ -37,11 +42,12 @@ using soma::served::store_op;
 
 namespace {
 
-// What an error from the server says: its words, or CAF's rendering.
+// What an error from the server says: soma's words, or CAF's rendering.
 std::string words(caf::actor_system& sys, const caf::error& e) {
-  return e.context().match_elements<std::string>() || e.context().match_elements<std::string, std::string>()
-           ? e.context().get_as<std::string>(0)
-           : sys.render(e);
+  if (e.category() == soma::error_category)
+    return soma::describe(e);
+  return e.context().match_elements<std::string>() ? e.context().get_as<std::string>(0)
+                                                   : sys.render(e);
 }
 
 // A hand-made client of a served store: its own scoped actor, a session
@@ -51,6 +57,7 @@ struct hand_client {
   caf::scoped_actor self;
   caf::actor session;
   std::string refused; // what opening said, when it was refused
+  soma::store_trouble kind = soma::store_trouble::failed; // the kind of the last error
 
   hand_client(caf::actor_system& s, std::uint16_t port, const std::string& mode)
     : sys(s), self(s) {
@@ -58,7 +65,10 @@ struct hand_client {
     BOOST_REQUIRE_MESSAGE(front, "the served store's front at port " << port);
     self->request(*front, 10s, soma::detail::open_atom::value, caf::actor{self}, mode)
       .receive([&](caf::actor& a) { session = a; },
-               [&](caf::error& e) { refused = words(sys, e); });
+               [&](caf::error& e) {
+                 refused = words(sys, e);
+                 kind = soma::trouble_of(e);
+               });
   }
 
   // The answer to `op` with `payload`, or the error's words as `failed`.
@@ -66,7 +76,10 @@ struct hand_client {
     std::optional<std::string> out;
     self->request(session, 10s, soma::served::store_atom::value, op, payload)
       .receive([&](std::string& x) { out = std::move(x); },
-               [&](caf::error& e) { failed = words(sys, e); });
+               [&](caf::error& e) {
+                 failed = words(sys, e);
+                 kind = soma::trouble_of(e);
+               });
     return out;
   }
 
@@ -106,6 +119,7 @@ BOOST_AUTO_TEST_CASE(a_read_only_session_is_refused_every_write_by_the_server) {
   BOOST_TEST(failed.find("refuses 'reading', a write, in this session: it was opened read-only")
                != std::string::npos,
              failed);
+  BOOST_TEST(soma::to_string(reader.kind) == "read_only"); // as data, not only words
   for (auto op : {store_op::records, store_op::cache_put, store_op::trials_add, store_op::claim,
                   store_op::trial_end, store_op::trial_end_claim, store_op::reclaim}) {
     failed.clear();
@@ -133,6 +147,7 @@ BOOST_AUTO_TEST_CASE(an_older_client_and_an_unknown_operation_are_told_what_to_d
   BOOST_TEST(!old.session);
   BOOST_TEST(old.refused.find("the client speaks protocol 2") != std::string::npos, old.refused);
   BOOST_TEST(old.refused.find("upgrade soma on the client's host") != std::string::npos, old.refused);
+  BOOST_TEST(soma::to_string(old.kind) == "refused");
   hand_client c{sys, server.port, soma::served::store_mode};
   BOOST_REQUIRE_MESSAGE(c.session, c.refused);
   std::string failed;
@@ -161,6 +176,7 @@ BOOST_AUTO_TEST_CASE(past_its_session_limit_a_client_is_refused_and_a_freed_sess
     BOOST_TEST(third.refused.find("has 2 sessions open, its limit (soma-node --store-sessions)")
                  != std::string::npos,
                third.refused);
+    BOOST_TEST(soma::to_string(third.kind) == "busy");
   }
   // The first client goes: its session is reaped, and the next one opens.
   a.reset();
@@ -208,6 +224,86 @@ BOOST_AUTO_TEST_CASE(readings_that_arrive_together_are_written_in_fewer_commits_
   // machines kept beside them that disagreed as damage).
   for (auto& [id, r] : standing)
     BOOST_TEST(r.when_us == when);
+}
+
+// Every kind of trouble a served store can meet reaches the soma command as
+// data: its words and its exit code (docs/cli.md), 4 for what may succeed
+// later, 2 for what will not; and the library's caller, as store_trouble.
+BOOST_AUTO_TEST_CASE(each_kind_of_trouble_reaches_the_soma_command_with_its_words_and_exit_code) {
+  auto store_at = [](std::uint16_t port) { return "soma://127.0.0.1:" + std::to_string(port); };
+  auto has = [](const soma_ran& r, const std::string& words) {
+    return r.text.find(words) != std::string::npos;
+  };
+  // Unreachable: nothing listens there.
+  auto nobody = soma_run("runs --store " + store_at(static_cast<std::uint16_t>(server_port())));
+  BOOST_TEST(nobody.status == 4, nobody.text);
+  BOOST_TEST(has(nobody, "cannot reach the served store"), nobody.text);
+  BOOST_TEST(has(nobody, "Connection refused"), nobody.text);
+  // Refused: a soma-node that serves no store.
+  {
+    node_process plain{{node_program, "--nodes", test_nodes}};
+    auto r = soma_run("runs --store " + store_at(plain.port));
+    BOOST_TEST(r.status == 2, r.text);
+    BOOST_TEST(has(r, "serves no store: start one with --serve-store DIR"), r.text);
+  }
+  scratch dir;
+  {
+    // One run with one damaged fact blob (forward 1's).
+    soma::store s{dir / "served"};
+    auto loss = [](double v) { return std::vector<soma::fact>{{"loss", {{"value", v}}}}; };
+    write_run(s, "r", {loss(1.0), loss(0.5), loss(0.2)});
+    s.env().write([&](MDB_txn* txn, auto& dbi) {
+      s.env().put(txn, dbi(soma::detail::db::facts), soma::detail::record_key("r", 1),
+                  std::string(48, '\x5a'));
+    });
+  }
+  node_process server{{node_program, "--serve-store", dir / "served", "--store-sessions", "1"}};
+  auto address = store_at(server.port);
+  // Damaged: named where, exit 2; the caller's store_error says `damaged`.
+  auto damaged = soma_run("facts r 1 --store " + address);
+  BOOST_TEST(damaged.status == 2, damaged.text);
+  BOOST_TEST(has(damaged, "the fact blob of forward 1 of run 'r'"), damaged.text);
+  BOOST_TEST(has(damaged, "is damaged"), damaged.text);
+  {
+    auto reader = served(sys, address, {.read_only = true});
+    try {
+      (void)soma::facts(reader, "r", 1);
+      BOOST_FAIL("a damaged blob was read through soma://");
+    } catch (const soma::store_error& e) {
+      BOOST_TEST(soma::to_string(e.trouble()) == "damaged", e.what());
+    }
+    BOOST_TEST(soma::facts(reader, "r", 2).size() == 1u); // the rest reads
+    // Read-only: a write asked of a read-only session.
+    try {
+      reader.backend().put_reading(reading_of("w", now_us()));
+      BOOST_FAIL("a read-only served store took a reading");
+    } catch (const soma::store_error& e) {
+      BOOST_TEST(soma::to_string(e.trouble()) == "read_only", e.what());
+    }
+  }
+  // Busy: the one session it allows is held.
+  BOOST_TEST(eventually([&] {
+    hand_client holder{sys, server.port, soma::served::store_mode};
+    if (!holder.session)
+      return false;
+    auto busy = soma_run("runs --store " + address);
+    BOOST_TEST(busy.status == 4, busy.text);
+    BOOST_TEST(has(busy, "has 1 sessions open, its limit (soma-node --store-sessions)"), busy.text);
+    return true;
+  }));
+  // Timed out: the server is stopped, so it accepts a connection and says
+  // nothing. The command ends within its bound (5 s to connect, 5 s to open
+  // a session) and says so.
+  BOOST_TEST(eventually([&] { return soma_run("runs --store " + address).status == 0; }));
+  BOOST_REQUIRE(kill(server.pid, SIGSTOP) == 0);
+  auto began = std::chrono::steady_clock::now();
+  auto stopped = soma_run("runs --store " + address);
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
+  kill(server.pid, SIGCONT);
+  BOOST_TEST(stopped.status == 4, stopped.text);
+  BOOST_TEST(has(stopped, "cannot reach the served store"), stopped.text);
+  BOOST_TEST(has(stopped, "did not answer within its bound"), stopped.text);
+  BOOST_TEST(took.count() < 15000, "the command took " << took.count() << " ms against a stopped server");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include <caf/error.hpp>
 #include <caf/fwd.hpp>
 
 namespace soma {
@@ -40,6 +41,18 @@ struct tls {
 class worker_error : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
+
+  /// With what the worker or the network said, as data: a soma error whose
+  /// code says the kind (busy, refused), or CAF's (a timeout, a lost
+  /// connection). soma::trouble_of (soma/store/store.hpp) reads its kind.
+  worker_error(const std::string& what, caf::error cause)
+    : std::runtime_error(what), cause_(std::move(cause)) {}
+
+  /// What the worker or the network said; none when only words were made.
+  [[nodiscard]] const caf::error& cause() const noexcept { return cause_; }
+
+private:
+  caf::error cause_;
 };
 
 namespace detail {

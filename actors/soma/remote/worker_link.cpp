@@ -21,6 +21,7 @@
 #include <caf/send.hpp>
 #include <caf/to_string.hpp>
 
+#include "soma/error.hpp"
 #include "soma/remote/child.hpp"
 #include "soma/remote/protocol.hpp"
 #include "soma/system_config.hpp"
@@ -33,6 +34,8 @@ using namespace std::chrono;
 
 // The text a worker put in an error, else CAF's rendering of it.
 std::string said(caf::actor_system& sys, const caf::error& e) {
+  if (e.category() == soma::error_category)
+    return soma::describe(e);
   auto& ctx = e.context();
   if (ctx.match_elements<std::string>())
     return ctx.get_as<std::string>(0);
@@ -49,7 +52,7 @@ void reachable(const soma::address& where, milliseconds within) {
   if (int rc = getaddrinfo(where.host.c_str(), port.c_str(), &hints, &found); rc != 0)
     throw worker_error("cannot reach a worker at " + where.str() + ": " + gai_strerror(rc));
   std::string why = "no address";
-  bool ok = false;
+  bool ok = false, timed_out = false;
   for (auto* a = found; a && !ok; a = a->ai_next) {
     int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
     if (fd < 0)
@@ -61,7 +64,8 @@ void reachable(const soma::address& where, milliseconds within) {
       int rc = poll(&p, 1, static_cast<int>(within.count()));
       int err = 0;
       socklen_t len = sizeof err;
-      if (rc == 0)
+      timed_out = rc == 0;
+      if (timed_out)
         why = "no answer within " + std::to_string(within.count()) + " ms";
       else if (rc > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0)
         ok = true;
@@ -74,7 +78,8 @@ void reachable(const soma::address& where, milliseconds within) {
   }
   freeaddrinfo(found);
   if (!ok)
-    throw worker_error("cannot reach a worker at " + where.str() + ": " + why);
+    throw worker_error("cannot reach a worker at " + where.str() + ": " + why,
+                       timed_out ? caf::sec::connection_timeout : caf::sec::cannot_connect_to_node);
 }
 
 // The actor a worker monitors for this client: it lives as long as the link
@@ -133,16 +138,27 @@ void worker_link::open() {
   caf::scoped_actor self{sys_};
   caf::actor front;
   std::string failure;
+  caf::error cause;
+  auto answered = [&](caf::error& e) {
+    failure = said(sys_, e);
+    cause = std::move(e);
+  };
   self->request(mm, within_, caf::connect_atom::value, where_.host, where_.port)
     .receive(
       [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
         front = caf::actor_cast<caf::actor>(std::move(ptr));
       },
-      [&](caf::error& e) { failure = said(sys_, e); });
+      answered);
+  if (!front && (cause == caf::sec::connection_timeout || cause == caf::sec::request_timeout))
+    throw worker_error("cannot connect to the worker at " + where_.str()
+                         + ": it took the connection but did not answer within its bound ("
+                         + failure + "): is it stopped or overloaded?",
+                       std::move(cause));
   if (!front)
     throw worker_error("cannot connect to the worker at " + where_.str() + ": "
-                       + (failure.empty() ? "it published no actor" : failure)
-                       + (tls_ ? " (with TLS: do both sides trust the same CA?)" : ""));
+                         + (failure.empty() ? "it published no actor" : failure)
+                         + (tls_ ? " (with TLS: do both sides trust the same CA?)" : ""),
+                       cause ? std::move(cause) : caf::make_error(caf::sec::cannot_connect_to_node));
   // The guard is told its session once there is one.
   auto me = weak_from_this();
   caf::actor session;
@@ -154,12 +170,16 @@ void worker_link::open() {
   auto mode = !wire_mode_.empty() ? wire_mode_
                                   : std::string{how_ == soma::mode::network ? network_mode : project_mode};
   self->request(front, within_, open_atom::value, g, mode)
-    .receive([&](caf::actor& x) { session = std::move(x); },
-             [&](caf::error& e) { failure = said(sys_, e); });
+    .receive([&](caf::actor& x) { session = std::move(x); }, answered);
   if (!session) {
     caf::anon_send_exit(g, caf::exit_reason::user_shutdown);
+    if (cause == caf::sec::request_timeout)
+      throw worker_error("the worker at " + where_.str() + " did not open a session within "
+                           + std::to_string(within_.count()) + " ms: is it stopped or overloaded?",
+                         std::move(cause));
     throw worker_error("the worker at " + where_.str() + " refused the session: "
-                       + (failure.empty() ? "no answer" : failure));
+                         + (failure.empty() ? "no answer" : failure),
+                       std::move(cause));
   }
   caf::anon_send(g, session);
   std::lock_guard guard_lock{lock_};

@@ -93,29 +93,6 @@ std::string from_env(const char* name) {
   return v ? v : "";
 }
 
-// Whether `e` says the way to the server failed (the session went, its
-// connection broke or was never made), not the server: a served store that
-// cannot be reached, not one that refused.
-bool way_failed(const caf::error& e) {
-  if (e.category() != caf::atom("system"))
-    return false;
-  switch (static_cast<caf::sec>(e.code())) {
-    case caf::sec::request_receiver_down:
-    case caf::sec::request_timeout:
-    case caf::sec::disconnect_during_handshake:
-    case caf::sec::cannot_forward_to_invalid_actor:
-    case caf::sec::no_route_to_receiving_node:
-    case caf::sec::cannot_connect_to_node:
-    case caf::sec::network_syscall_failed:
-    case caf::sec::remote_linking_failed:
-    case caf::sec::socket_disconnected:
-    case caf::sec::socket_operation_failed:
-    case caf::sec::remote_lookup_failed:
-    case caf::sec::connection_timeout: return true;
-    default: return false;
-  }
-}
-
 class served_backend final : public backend, public std::enable_shared_from_this<served_backend> {
 public:
   served_backend(caf::actor_system& sys, std::string address, const store_options& options)
@@ -144,9 +121,17 @@ public:
     link_->serve_store(options.read_only);
     try {
       link_->open();
-    } catch (const std::exception& e) {
-      throw store_error("cannot reach the served store " + address_ + ": " + e.what(),
-                        store_trouble::unreachable);
+    } catch (const worker_error& e) {
+      // What the server said it was (busy, refused) or the network (timed
+      // out); a connection that failed otherwise is unreachable.
+      auto trouble = e.cause() ? trouble_of(e.cause()) : store_trouble::unreachable;
+      if (trouble == store_trouble::failed)
+        trouble = store_trouble::unreachable;
+      bool reached = trouble != store_trouble::unreachable && trouble != store_trouble::timed_out;
+      throw store_error((reached ? "the served store " + address_ + " did not open a session: "
+                                 : "cannot reach the served store " + address_ + ": ")
+                          + e.what(),
+                        trouble);
     }
   }
 
@@ -332,7 +317,7 @@ public:
     caf::scoped_actor self{sys_};
     std::string answer;
     std::optional<std::string> failure;
-    auto trouble = store_trouble::failed; // what the server said its failure was
+    auto trouble = store_trouble::failed; // what the server or the network said it was
     bool timed_out = false;
     auto asker = sys_.spawn(asking, session);
     auto within = row.long_call ? long_within : call_within;
@@ -341,19 +326,13 @@ public:
       .receive([&](std::string& x) { answer = std::move(x); },
                [&](caf::error& e) {
                  timed_out = e == caf::sec::request_timeout;
-                 auto& ctx = e.context();
-                 if (e.category() == caf::atom("soma")) { // the server's record writer
+                 trouble = trouble_of(e); // a refusal is data: its code is its kind
+                 if (e.category() == error_category)
                    failure = describe(e);
-                 } else if (ctx.match_elements<std::string, std::string>()) { // what, its kind
-                   failure = ctx.get_as<std::string>(0);
-                   trouble = store_trouble_named(ctx.get_as<std::string>(1));
-                 } else if (ctx.match_elements<std::string>()) { // the server's words
-                   failure = ctx.get_as<std::string>(0);
-                 } else {
+                 else if (e.context().match_elements<std::string>()) // the way's words
+                   failure = e.context().get_as<std::string>(0);
+                 else
                    failure = sys_.render(e);
-                   if (way_failed(e))
-                     trouble = store_trouble::unreachable;
-                 }
                });
     if (failure && *failure == lost_marker) {
       auto why = link_->loss();
@@ -366,9 +345,10 @@ public:
       caf::anon_send_exit(asker, caf::exit_reason::user_shutdown);
       if (timed_out) {
         link_->lost(session.address(), "it did not answer within the call's bound");
-        throw store_error("the served store " + address_ + " did not " + std::string{row.name} + ": no answer within "
-                          + std::to_string(within.count()) + " s; the next call reconnects",
-                          store_trouble::unreachable);
+        throw store_error("the served store " + address_ + " did not " + std::string{row.name}
+                            + ": no answer within " + std::to_string(within.count())
+                            + " s (is it stopped or overloaded?); the next call reconnects",
+                          store_trouble::timed_out);
       }
       throw store_error("the served store " + address_ + " did not " + std::string{row.name} + ": " + *failure,
                         trouble);
@@ -381,7 +361,8 @@ private:
   void refuse_if_read_only(const std::string& what) const {
     if (options_.read_only)
       throw store_error("cannot " + what + " in the served store " + address_
-                        + ": it was opened read-only");
+                          + ": it was opened read-only",
+                        store_trouble::read_only);
   }
 
   caf::actor_system& sys_;
@@ -457,7 +438,7 @@ caf::expected<store> open_store(caf::actor_system& sys, const std::string& where
       return store{where, options};
     return store{std::make_shared<detail::served_backend>(sys, where, options), options};
   } catch (const store_error& e) {
-    return make_error(error_code::store_failed, "", e.what());
+    return as_error(e); // its kind, as its code: trouble_of() reads it
   }
 }
 

@@ -107,12 +107,13 @@ constexpr auto claim_again_every = std::chrono::milliseconds(50);
 // The most a claim is held: the client's call waits five seconds.
 constexpr std::uint32_t claim_hold_cap_ms = 1000;
 
+// A refusal as data: a soma error whose code is its kind, which the client
+// answers (client.cpp, trouble_of).
 caf::error refusal(const std::string& what, store_trouble kind) {
-  // Its kind goes too: the client answers kinds (client.cpp).
-  return caf::make_error(caf::sec::runtime_error, what, std::string{to_string(kind)});
+  return make_error(code_of(kind), what);
 }
 
-caf::error refusal(const store_error& e) { return refusal(e.what(), e.trouble()); }
+caf::error refusal(const store_error& e) { return as_error(e); }
 
 // --- a copy of the whole store (soma copy), in parts ---
 
@@ -491,7 +492,7 @@ caf::result<std::string> serve(session_actor* self, std::uint8_t wire, std::stri
                      + std::string{row.name}
                      + "', a write, in this session: it was opened read-only; open the store "
                        "writable to write",
-                   store_trouble::failed);
+                   store_trouble::read_only);
   switch (row.by) {
     case done_by::group_writer: return reading_to_write(self, payload);
     case done_by::run_writer:

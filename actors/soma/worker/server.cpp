@@ -147,7 +147,10 @@ caf::result<caf::actor> open_store_session(caf::event_based_actor* self, worker_
                                            std::shared_ptr<served::service>& svc,
                                            const caf::actor& client, const std::string& mode,
                                            const log_line& log) {
-  auto refuse = [](std::string why) { return caf::make_error(caf::sec::runtime_error, std::move(why)); };
+  // Refusals as data: the client answers their kinds (served/client.cpp).
+  auto refuse = [](std::string why, store_trouble kind = store_trouble::refused) {
+    return make_error(code_of(kind), std::move(why));
+  };
   if (mode == served::store_mode_1 || mode == served::store_mode_2)
     return refuse("this soma-node serves its store in store protocol 3 (operations by number, "
                   "read-only sessions enforced here); the client speaks protocol "
@@ -162,7 +165,8 @@ caf::result<caf::actor> open_store_session(caf::event_based_actor* self, worker_
   if (!svc->session_opened())
     return refuse("the served store has " + std::to_string(svc->limits().sessions)
                   + " sessions open, its limit (soma-node --store-sessions); the client tries "
-                    "again later, or the server is given a higher limit");
+                    "again later, or the server is given a higher limit",
+                  store_trouble::busy);
   auto number = worker.next_session();
   worker.store_session_opened();
   bool read_only = mode == served::store_read_mode;

@@ -141,7 +141,11 @@ int status_of(const store_error& e) noexcept {
   switch (e.trouble()) {
     case store_trouble::invalid: return 400;
     case store_trouble::missing: return 404;
-    case store_trouble::unreachable: return 503;
+    case store_trouble::unreachable:
+    case store_trouble::busy: return 503;
+    case store_trouble::timed_out: return 504;
+    case store_trouble::read_only: return 403;
+    case store_trouble::refused: return 409;
     case store_trouble::damaged:
     case store_trouble::failed: break;
   }

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <caf/sec.hpp>
+
 #include "soma/error.hpp"
 #include "soma/store/backend.hpp"
 #include "soma/store/detail/cursor.hpp"
@@ -16,8 +18,17 @@ namespace soma {
 
 namespace {
 
-constexpr std::string_view trouble_names[] = {"failed", "invalid", "missing", "damaged",
-                                              "unreachable"};
+constexpr std::string_view trouble_names[] = {"failed",    "invalid", "missing",
+                                              "damaged",   "unreachable", "timed_out",
+                                              "busy",      "read_only", "refused"};
+static_assert(std::size(trouble_names) == static_cast<std::size_t>(store_trouble::refused) + 1);
+
+// Each store_trouble's error_code, in store_trouble's order.
+constexpr error_code trouble_codes[] = {
+  error_code::store_failed, error_code::invalid,   error_code::missing,
+  error_code::damaged,      error_code::unreachable, error_code::timed_out,
+  error_code::busy,         error_code::read_only,   error_code::refused};
+static_assert(std::size(trouble_codes) == std::size(trouble_names));
 
 } // namespace
 
@@ -31,6 +42,38 @@ store_trouble store_trouble_named(std::string_view name) noexcept {
       return static_cast<store_trouble>(i);
   return store_trouble::failed;
 }
+
+error_code code_of(store_trouble t) noexcept { return trouble_codes[static_cast<std::size_t>(t)]; }
+
+store_trouble trouble_of(const caf::error& e) noexcept {
+  if (!e)
+    return store_trouble::failed;
+  if (e.category() == error_category) {
+    for (std::size_t i = 0; i < std::size(trouble_codes); ++i)
+      if (static_cast<std::uint8_t>(trouble_codes[i]) == e.code())
+        return static_cast<store_trouble>(i);
+    return store_trouble::failed;
+  }
+  if (e.category() != caf::atom("system"))
+    return store_trouble::failed;
+  switch (static_cast<caf::sec>(e.code())) {
+    case caf::sec::request_timeout:
+    case caf::sec::connection_timeout: return store_trouble::timed_out;
+    case caf::sec::request_receiver_down:
+    case caf::sec::disconnect_during_handshake:
+    case caf::sec::cannot_forward_to_invalid_actor:
+    case caf::sec::no_route_to_receiving_node:
+    case caf::sec::cannot_connect_to_node:
+    case caf::sec::network_syscall_failed:
+    case caf::sec::remote_linking_failed:
+    case caf::sec::socket_disconnected:
+    case caf::sec::socket_operation_failed:
+    case caf::sec::remote_lookup_failed: return store_trouble::unreachable;
+    default: return store_trouble::failed;
+  }
+}
+
+caf::error as_error(const store_error& e) { return make_error(code_of(e.trouble()), e.what()); }
 
 store::store(const std::string& dir, store_options options) : cache_limit_(options.cache_limit) {
   if (dir.starts_with("soma://"))

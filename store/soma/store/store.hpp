@@ -23,6 +23,8 @@
 
 #include <caf/expected.hpp>
 
+#include "soma/error.hpp"
+
 namespace soma {
 
 namespace detail {
@@ -77,15 +79,39 @@ enum class store_trouble : std::uint8_t {
   missing,     ///< what was asked for is not in the store: a run, a forward, a study,
                ///< a fact no forward told, nothing that ran
   damaged,     ///< bytes in the store fail their checks (`soma check` lists where)
-  unreachable, ///< a served store could not be reached or did not answer in its bound
+  unreachable, ///< a served store could not be reached, or its connection went
+  timed_out,   ///< a served store did not answer within the call's bound
+  busy,        ///< a served store has as many sessions open as it allows (soma-node
+               ///< --store-sessions); try again later
+  read_only,   ///< a write asked of a store, or a served store's session, opened read-only
+  refused,     ///< the store would not do what was asked as things stand: a server of
+               ///< another protocol, one that serves no store, a trial's stale attempt
 };
 
-/// "failed", "invalid", "missing", "damaged" or "unreachable".
+/// "failed", "invalid", "missing", "damaged", "unreachable", "timed_out",
+/// "busy", "read_only" or "refused".
 [[nodiscard]] std::string_view to_string(store_trouble t) noexcept;
 
 /// The store_trouble whose to_string is `name`; `failed` for any other text
 /// (what an older peer said, or nothing).
 [[nodiscard]] store_trouble store_trouble_named(std::string_view name) noexcept;
+
+/// Whether trying again later may succeed where this failed: a served store
+/// unreachable, timed out or busy. A script's exit code (docs/cli.md) and a
+/// worker's retry tell these from the rest.
+[[nodiscard]] constexpr bool transient(store_trouble t) noexcept {
+  return t == store_trouble::unreachable || t == store_trouble::timed_out
+         || t == store_trouble::busy;
+}
+
+/// The soma::error_code that carries `t` as data (in a caf::error, across
+/// the wire or out of a caf::expected).
+[[nodiscard]] error_code code_of(store_trouble t) noexcept;
+
+/// The store_trouble a caf::error carries: its soma::error_code, or for
+/// CAF's own errors `unreachable` (a connection that failed or went) and
+/// `timed_out` (a request past its bound); `failed` for any other.
+[[nodiscard]] store_trouble trouble_of(const caf::error& e) noexcept;
 
 /// A store could not be opened or read. what() names the store's directory,
 /// what was wrong and what to do; trouble() says which kind of wrong.
@@ -100,6 +126,10 @@ public:
 private:
   store_trouble trouble_;
 };
+
+/// A store_error as a caf::error of category "soma" that keeps its kind
+/// (`code_of(e.trouble())`) and its words; trouble_of() reads it back.
+[[nodiscard]] caf::error as_error(const store_error& e);
 
 /// The store holds no run of the name asked for (and none was written that
 /// damage hid: that is a store_error whose trouble is `damaged`). Its

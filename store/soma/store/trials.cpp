@@ -479,7 +479,8 @@ void writable(const store& s, std::string_view study, const char* what) {
   check_study(study);
   if (s.read_only())
     throw store_error(std::string{"cannot "} + what + " in the store '" + s.path()
-                      + "': it was opened read-only");
+                        + "': it was opened read-only",
+                      store_trouble::read_only);
 }
 
 } // namespace

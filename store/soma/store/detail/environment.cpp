@@ -519,7 +519,8 @@ void environment::read(
 void environment::write(
   const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f, commit how) {
   if (read_only_)
-    throw store_error("store '" + path_ + "' was opened read-only; it cannot be written");
+    throw store_error("store '" + path_ + "' was opened read-only; it cannot be written",
+                      store_trouble::read_only);
   for (int attempt = 0;; ++attempt) {
     int rc = 0;
     {
