@@ -305,6 +305,8 @@ struct TailsPart {
 struct Machines {
   ids @0 :List(Text);
   readings @1 :List(Data);        # each a Soma.Reading message
+  hasAfter @2 :Bool;              # ask.readings_back_all: a machine is left,
+  after @3 :Text;                 # to go on after this one
 }
 
 struct StudySummary {

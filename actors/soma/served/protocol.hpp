@@ -66,6 +66,7 @@ enum class store_op : std::uint8_t {
   ask_cache,
   ask_check,
   ask_version,
+  ask_readings_back_all, ///< every machine's last few readings at a moment, in parts by bytes
 };
 
 /// Where the server does an operation.
@@ -87,7 +88,7 @@ struct op_info {
 };
 
 /// The table: one row per operation, in store_op's order.
-inline constexpr std::array<op_info, 27> store_ops{{
+inline constexpr std::array<op_info, 28> store_ops{{
   {store_op::records, "records", "RecordWrite", "RecordNumbers", true, false, done_by::run_writer},
   {store_op::reading, "reading", "Reading", "(nothing)", true, false, done_by::group_writer},
   {store_op::copy, "copy", "SnapshotAsk", "SnapshotPart", false, true, done_by::reader},
@@ -115,6 +116,7 @@ inline constexpr std::array<op_info, 27> store_ops{{
   {store_op::ask_cache, "ask.cache", "Ask", "CacheRows", false, false, done_by::reader},
   {store_op::ask_check, "ask.check", "Ask", "CheckReport", false, true, done_by::reader},
   {store_op::ask_version, "ask.version", "Ask", "StoreVersion", false, false, done_by::reader},
+  {store_op::ask_readings_back_all, "ask.readings_back_all", "Ask", "Machines", false, false, done_by::reader},
 }};
 
 /// The row of `op`.
@@ -134,7 +136,7 @@ consteval bool in_order() {
   for (std::size_t i = 0; i < store_ops.size(); ++i)
     if (static_cast<std::size_t>(store_ops[i].op) != i)
       return false;
-  return static_cast<std::size_t>(store_op::ask_version) + 1 == store_ops.size();
+  return static_cast<std::size_t>(store_op::ask_readings_back_all) + 1 == store_ops.size();
 }
 static_assert(in_order(), "served::store_ops lists every store_op once, in its order");
 

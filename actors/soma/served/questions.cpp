@@ -421,6 +421,47 @@ std::vector<std::pair<std::string, reading>> decode_machines(std::string_view by
   });
 }
 
+// Every machine's readings, flat: a machine's id beside each of its own,
+// and where the next part goes on.
+std::string encode_machines_back(const machines_back_part& p) {
+  capnp::MallocMessageBuilder m;
+  auto x = m.initRoot<cs::Machines>();
+  std::size_t n = 0;
+  for (auto& [id, rs] : p.machines)
+    n += rs.size();
+  auto ids = x.initIds(static_cast<unsigned>(n));
+  auto rs = x.initReadings(static_cast<unsigned>(n));
+  unsigned i = 0;
+  for (auto& [id, mine] : p.machines)
+    for (auto& r : mine) {
+      ids.set(i, as_text(id));
+      rs.set(i++, as_data(wire::encode_reading(r)));
+    }
+  x.setHasAfter(p.after.has_value());
+  if (p.after)
+    x.setAfter(as_text(*p.after));
+  return to_bytes(m);
+}
+
+machines_back_part decode_machines_back(std::string_view bytes) {
+  return read_capnp<cs::Machines>(bytes, [](cs::Machines::Reader x) {
+    machines_back_part out;
+    auto ids = x.getIds();
+    auto rs = x.getReadings();
+    if (ids.size() != rs.size())
+      throw undecodable("machines and readings differ in number");
+    for (unsigned i = 0; i < ids.size(); ++i) {
+      auto id = text_of(ids[i]);
+      if (out.machines.empty() || out.machines.back().first != id)
+        out.machines.emplace_back(std::move(id), std::vector<reading>{});
+      out.machines.back().second.push_back(wire::decode_reading(bytes_of(rs[i])));
+    }
+    if (x.getHasAfter())
+      out.after = text_of(x.getAfter());
+    return out;
+  });
+}
+
 std::string encode_readings(const std::vector<reading>& rs) {
   std::vector<std::pair<std::string, reading>> rows;
   for (auto& r : rs)
@@ -566,6 +607,8 @@ std::string answer_question(answers& a, store_op op, std::string_view bytes) {
         a.cache_entries(q.has_name ? std::optional<std::string>{q.name} : std::nullopt, q.after, count));
     case store_op::ask_check: return encode_check(a.check());
     case store_op::ask_version: return wire::encode_store_version(a.version());
+    case store_op::ask_readings_back_all:
+      return encode_machines_back(a.readings_back_all(q.at.value_or(0), q.count, q.after));
     default:
       throw store_error("'" + std::string{info(op).name} + "' is no reader's question",
                         store_trouble::invalid);
@@ -577,6 +620,7 @@ std::string answer_question(answers& a, store_op op, std::string_view bytes) {
 template <class F>
 auto remote_answers::asked(store_op op, std::string ask, F&& decode) {
   auto bytes = call_(op, std::move(ask));
+  ++asked_;
   received_ += bytes.size();
   try {
     return decode(bytes);
@@ -651,6 +695,19 @@ std::vector<reading> remote_answers::readings_back(const std::string& id, std::i
                                                    std::size_t count) {
   return asked(store_op::ask_readings_back, encode_ask({.name = id, .count = count, .at = at_us}),
                decode_readings);
+}
+
+machines_back_part remote_answers::readings_back_all(std::int64_t at_us, std::size_t per_machine,
+                                                     const std::optional<std::string>& after) {
+  auto part = asked(store_op::ask_readings_back_all,
+                    encode_ask({.count = per_machine, .after = after, .at = at_us}),
+                    decode_machines_back);
+  // A part must go on past where it began, or the walk would never end.
+  if (part.after && after && *part.after <= *after)
+    throw store_error("the served store " + where_ + " answered 'ask.readings_back_all' after '"
+                        + *after + "' with a part that ends at '" + *part.after + "'",
+                      store_trouble::damaged);
+  return part;
 }
 
 std::vector<study_summary> remote_answers::studies() {

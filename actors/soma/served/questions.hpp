@@ -21,6 +21,7 @@ using detail::answers;
 using detail::cache_entry_row;
 using detail::curve_part;
 using detail::hosts_part;
+using detail::machines_back_part;
 using detail::nodes_part;
 using detail::tails_part;
 
@@ -58,6 +59,8 @@ public:
                                 std::size_t count) override;
   std::vector<reading> readings_back(const std::string& id, std::int64_t at_us,
                                      std::size_t count) override;
+  machines_back_part readings_back_all(std::int64_t at_us, std::size_t per_machine,
+                                       const std::optional<std::string>& after) override;
   std::vector<study_summary> studies() override;
   std::vector<trial_row> trials(std::string_view study, std::uint64_t from,
                                 std::size_t count) override;
@@ -71,6 +74,9 @@ public:
   /// Bytes of answers received so far (what crossed the wire for readers).
   [[nodiscard]] std::uint64_t received() const noexcept { return received_; }
 
+  /// Questions asked so far: each one round trip.
+  [[nodiscard]] std::uint64_t asked() const noexcept { return asked_; }
+
 private:
   template <class F>
   auto asked(store_op op, std::string ask, F&& decode);
@@ -78,6 +84,7 @@ private:
   std::string where_;
   question_call call_;
   std::atomic<std::uint64_t> received_{0};
+  std::atomic<std::uint64_t> asked_{0};
 };
 
 } // namespace soma::served

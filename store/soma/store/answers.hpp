@@ -50,6 +50,14 @@ inline constexpr std::size_t blobs_per_part = 16384;
 inline constexpr std::size_t tails_per_part = 64;
 /// The most machines, readings, trials or cache entries one part lists.
 inline constexpr std::size_t rows_per_part = 1024;
+/// The most readings one part of `readings_back_all` holds, and the most
+/// stored bytes they may take (the part ends after the machine that passes
+/// either), so that a fleet's walk back takes parts by its bytes, never a
+/// round trip per machine.
+inline constexpr std::size_t readings_per_back_part = 16384;
+inline constexpr std::size_t bytes_per_back_part = std::size_t{4} << 20;
+/// The most readings of one machine one part of `readings_back_all` holds.
+inline constexpr std::size_t back_per_machine_cap = 64;
 
 /// Part of a curve: the points of forwards `from` .. `next` - 1 that told
 /// the value, and how the curve is read.
@@ -81,6 +89,14 @@ struct hosts_part {
 struct tails_part {
   std::vector<run_tail> tails;
   std::optional<std::string> after; ///< none: no run is left
+};
+
+/// Part of `readings_back_all`: machines in id order, each with its
+/// readings at or before the moment asked, newest first (a machine with none
+/// is left out), and the machine id to go on after.
+struct machines_back_part {
+  std::vector<std::pair<std::string, std::vector<reading>>> machines;
+  std::optional<std::string> after; ///< none: no machine is left
 };
 
 /// A kept output's row and its key in the cache (where the next part goes on).
@@ -148,6 +164,15 @@ public:
                                                            std::int64_t at_us,
                                                            std::size_t count) = 0;
 
+  /// For every machine after `after` (from the first when none), its
+  /// readings written at or before `at_us`, newest first, at most
+  /// `per_machine` each (capped at back_per_machine_cap), in one part
+  /// bounded by readings_per_back_part readings and bytes_per_back_part
+  /// stored bytes: `soma health` reads a fleet so.
+  [[nodiscard]] virtual machines_back_part readings_back_all(std::int64_t at_us,
+                                                             std::size_t per_machine,
+                                                             const std::optional<std::string>& after) = 0;
+
   /// Every study, summed up.
   [[nodiscard]] virtual std::vector<study_summary> studies() = 0;
 
@@ -194,6 +219,8 @@ public:
                                 std::size_t count) override;
   std::vector<reading> readings_back(const std::string& id, std::int64_t at_us,
                                      std::size_t count) override;
+  machines_back_part readings_back_all(std::int64_t at_us, std::size_t per_machine,
+                                       const std::optional<std::string>& after) override;
   std::vector<study_summary> studies() override;
   std::vector<trial_row> trials(std::string_view study, std::uint64_t from,
                                 std::size_t count) override;

@@ -258,24 +258,33 @@ void readings_back(const store& s, std::int64_t at_us,
   if (at_us < 0)
     return; // before 1970: nothing was written by then
   auto& ask = s.backend().ask();
-  std::vector<std::string> ids;
-  for (auto& [id, r] : standing(s))
-    ids.push_back(id);
-  for (auto& id : ids) {
-    // A few first: most walks back stop after one or two.
-    std::size_t ask_for = 4;
-    auto from = at_us;
-    for (bool going = true; going;) {
-      auto part = ask.readings_back(id, from, ask_for);
-      for (auto& r : part)
+  // A few of every machine's first, in parts of many machines: most walks
+  // back stop after one or two, and a fleet costs round trips by its bytes,
+  // not one per machine. A walk that wants more goes on by itself.
+  constexpr std::size_t first_few = 4;
+  std::optional<std::string> after;
+  do {
+    auto part = ask.readings_back_all(at_us, first_few, after);
+    for (auto& [id, rs] : part.machines) {
+      bool going = true;
+      for (auto& r : rs)
         if (!(going = more(id, r)))
           break;
-      if (!going || part.size() < ask_for || part.back().when_us <= 0)
-        break;
-      from = part.back().when_us - 1;
-      ask_for = detail::rows_per_part;
+      auto from = rs.empty() ? 0 : rs.back().when_us - 1;
+      if (!going || rs.size() < first_few || from < 0)
+        continue;
+      for (;;) {
+        auto older = ask.readings_back(id, from, detail::rows_per_part);
+        for (auto& r : older)
+          if (!(going = more(id, r)))
+            break;
+        if (!going || older.size() < detail::rows_per_part || older.back().when_us <= 0)
+          break;
+        from = older.back().when_us - 1;
+      }
     }
-  }
+    after = std::move(part.after);
+  } while (after);
 }
 
 std::vector<std::pair<std::string, reading>>
@@ -333,6 +342,45 @@ std::vector<reading> detail::local_answers::readings_back(const std::string& id,
     bool ok = c.move(MDB_SET_RANGE, after) ? c.move(MDB_PREV) : c.move(MDB_LAST);
     for (; ok && c.key().starts_with(mine) && out.size() < count; ok = c.move(MDB_PREV))
       out.push_back(decode(c.key(), c.value(), env.path()));
+  });
+  return out;
+}
+
+detail::machines_back_part detail::local_answers::readings_back_all(
+  std::int64_t at_us, std::size_t per_machine, const std::optional<std::string>& after) {
+  per_machine = std::clamp<std::size_t>(per_machine, 1, back_per_machine_cap);
+  machines_back_part out;
+  if (at_us < 0)
+    return out;
+  auto& env = env_;
+  env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+    auto d = dbi(db::readings);
+    detail::cursor ids{env, txn, d};
+    detail::cursor back{env, txn, d};
+    std::size_t readings = 0, bytes = 0;
+    std::string last; // the last machine looked at: where the next part goes on
+    for (bool ok = ids.move(MDB_SET_RANGE, after ? latest_prefix + *after + '\0' : latest_prefix);
+         ok && ids.key().starts_with(latest_prefix); ok = ids.move(MDB_NEXT)) {
+      std::string id{ids.key().substr(latest_prefix.size())};
+      if (readings >= readings_per_back_part || bytes >= bytes_per_back_part) {
+        out.after = std::move(last); // a machine is left
+        break;
+      }
+      last = id;
+      auto mine = history_of(id);
+      auto next = at_us == std::numeric_limits<std::int64_t>::max()
+                    ? mine.substr(0, mine.size() - 1) + static_cast<char>('/' + 1)
+                    : mine + detail::be64(static_cast<std::uint64_t>(at_us) + 1);
+      std::vector<reading> rs;
+      bool at = back.move(MDB_SET_RANGE, next) ? back.move(MDB_PREV) : back.move(MDB_LAST);
+      for (; at && back.key().starts_with(mine) && rs.size() < per_machine; at = back.move(MDB_PREV)) {
+        bytes += back.value().size();
+        rs.push_back(decode(back.key(), back.value(), env.path()));
+      }
+      readings += rs.size();
+      if (!rs.empty())
+        out.machines.emplace_back(std::move(id), std::move(rs));
+    }
   });
   return out;
 }
