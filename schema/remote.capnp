@@ -201,6 +201,8 @@ struct Ask {
   facts @9 :UInt64;     # tails: fact blobs per run
   hasRun @10 :Bool;     # tails: only `run`
   hasName @11 :Bool;    # the cache: only `name`'s entries
+  hasBefore @12 :Bool;  # tails: only forwards numbered below `before`
+  before @13 :UInt64;
 }
 
 struct Stored {
@@ -300,6 +302,7 @@ struct TailsPart {
   tails @0 :List(RunTail);
   hasAfter @1 :Bool;
   after @2 :Text;
+  cut @3 :Bool;                   # the last tail goes on before its first record
 }
 
 struct Machines {

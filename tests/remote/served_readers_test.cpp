@@ -45,6 +45,13 @@ std::uint64_t received(const soma::store& s) {
   return remote->received();
 }
 
+// The largest answer a served store handle has received so far, in bytes.
+std::uint64_t largest(const soma::store& s) {
+  auto* remote = dynamic_cast<soma::served::remote_answers*>(&s.backend().ask());
+  BOOST_REQUIRE(remote != nullptr);
+  return remote->largest();
+}
+
 // Questions a served store handle has asked so far: each one round trip.
 std::uint64_t asked(const soma::store& s) {
   auto* remote = dynamic_cast<soma::served::remote_answers*>(&s.backend().ask());
@@ -154,6 +161,44 @@ BOOST_AUTO_TEST_CASE(a_long_answer_comes_in_parts_and_only_answers_cross_the_wir
   auto curve = soma::curve(reader, "long", "loss");
   BOOST_TEST(curve == soma::curve(local, "long", "loss"));
   BOOST_TEST(received(reader) - before < n * 2 * 16u);
+
+  // The whole run's tail with every blob (20 MB): in parts of at most 4 MiB
+  // of stored bytes on the server, stitched into what the store itself
+  // answers.
+  {
+    auto trips = asked(reader);
+    soma::tail_options whole{.last = n, .facts = n, .run = "long"};
+    auto far = soma::tails(reader, whole);
+    trips = asked(reader) - trips;
+    auto near = soma::tails(local, whole);
+    BOOST_REQUIRE(far.size() == 1u);
+    BOOST_REQUIRE(near.size() == 1u);
+    BOOST_TEST(far[0].records.size() == static_cast<std::size_t>(n));
+    BOOST_TEST(far[0].facts.size() == static_cast<std::size_t>(n));
+    BOOST_TEST(far[0].records.front().forward == 0u);
+    // Each blob is its own forward's: forward i told loss i.
+    auto loss_of = [](const std::vector<soma::fact>& told) {
+      for (auto& f : told)
+        if (f.name == "loss")
+          return f["value"];
+      return soma::scalar{};
+    };
+    for (int i : {0, 4095, 4096, n / 2, n - 1})
+      BOOST_TEST((loss_of(far[0].facts[static_cast<std::size_t>(i)]) == soma::scalar{i}), i);
+    BOOST_TEST((far[0].records == near[0].records));
+    BOOST_TEST((far[0].facts == near[0].facts));
+    BOOST_TEST(trips >= 5u, trips << " parts");
+    // 4 MiB of stored bytes, and each blob's key and the framing beside them.
+    BOOST_TEST(largest(reader) <= (std::uint64_t{4} << 20) * 11 / 10,
+               "a part of " << largest(reader) << " bytes");
+    // The last 100 with the blobs of the last 10, as soma trace asks: one part.
+    trips = asked(reader);
+    auto last = soma::tails(reader, {.last = 100, .facts = 10, .run = "long"});
+    BOOST_TEST(asked(reader) - trips == 1u);
+    BOOST_TEST(last.at(0).records.size() == 100u);
+    BOOST_TEST(last.at(0).facts.size() == 10u);
+    BOOST_TEST(last.at(0).records.back().forward == static_cast<std::uint64_t>(n - 1));
+  }
 
   // A tally over every blob, answered there: a few rows cross the wire.
   before = received(reader);

@@ -28,6 +28,7 @@ struct ask_args {
   std::optional<std::int64_t> at;
   std::uint64_t last = 0, facts = 0;
   bool has_run = false, has_name = false;
+  std::optional<std::uint64_t> before;
 };
 
 std::string encode_ask(const ask_args& a) {
@@ -46,6 +47,8 @@ std::string encode_ask(const ask_args& a) {
   x.setFacts(a.facts);
   x.setHasRun(a.has_run);
   x.setHasName(a.has_name);
+  x.setHasBefore(a.before.has_value());
+  x.setBefore(a.before.value_or(0));
   return to_bytes(m);
 }
 
@@ -64,6 +67,8 @@ ask_args decode_ask(std::string_view bytes) {
     a.facts = x.getFacts();
     a.has_run = x.getHasRun();
     a.has_name = x.getHasName();
+    if (x.getHasBefore())
+      a.before = x.getBefore();
     return a;
   });
 }
@@ -371,6 +376,7 @@ std::string encode_tails(const tails_part& p) {
   x.setHasAfter(p.after.has_value());
   if (p.after)
     x.setAfter(as_text(*p.after));
+  x.setCut(p.cut);
   return to_bytes(m);
 }
 
@@ -392,6 +398,9 @@ tails_part decode_tails(std::string_view bytes, const std::string& where) {
     }
     if (x.getHasAfter())
       p.after = text_of(x.getAfter());
+    p.cut = x.getCut();
+    if (p.cut && p.tails.empty())
+      throw undecodable("a part of tails cut short holds no tail");
     return p;
   });
 }
@@ -593,6 +602,7 @@ std::string answer_question(answers& a, store_op op, std::string_view bytes) {
       o.facts = capped(q.facts);
       if (q.has_run)
         o.run = q.run;
+      o.before = q.before;
       return encode_tails(a.tails(o, q.after, count));
     }
     case store_op::ask_standing: return encode_machines(a.standing(q.after, count));
@@ -622,6 +632,8 @@ auto remote_answers::asked(store_op op, std::string ask, F&& decode) {
   auto bytes = call_(op, std::move(ask));
   ++asked_;
   received_ += bytes.size();
+  for (auto seen = largest_.load(); bytes.size() > seen && !largest_.compare_exchange_weak(seen, bytes.size());) {
+  }
   try {
     return decode(bytes);
   } catch (const undecodable& e) {
@@ -675,7 +687,7 @@ hosts_part remote_answers::hosts(std::string_view run, std::uint64_t from, std::
 tails_part remote_answers::tails(const tail_options& o, const std::optional<std::string>& after,
                                  std::size_t count) {
   ask_args q{.run = o.run.value_or(""), .count = count, .after = after, .at = o.at,
-             .last = o.last, .facts = o.facts, .has_run = o.run.has_value()};
+             .last = o.last, .facts = o.facts, .has_run = o.run.has_value(), .before = o.before};
   return asked(store_op::ask_tails, encode_ask(q), [&](std::string_view b) { return decode_tails(b, where_); });
 }
 

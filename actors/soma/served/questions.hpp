@@ -77,6 +77,9 @@ public:
   /// Questions asked so far: each one round trip.
   [[nodiscard]] std::uint64_t asked() const noexcept { return asked_; }
 
+  /// The largest answer received so far, in bytes: a part's bound, seen.
+  [[nodiscard]] std::uint64_t largest() const noexcept { return largest_; }
+
 private:
   template <class F>
   auto asked(store_op op, std::string ask, F&& decode);
@@ -85,6 +88,7 @@ private:
   question_call call_;
   std::atomic<std::uint64_t> received_{0};
   std::atomic<std::uint64_t> asked_{0};
+  std::atomic<std::uint64_t> largest_{0};
 };
 
 } // namespace soma::served

@@ -46,8 +46,12 @@ inline constexpr std::size_t points_per_part = 16384;
 /// The most forwards one part of `nodes` or `hosts` reads (its answer is a
 /// row per node or host, whatever the count).
 inline constexpr std::size_t blobs_per_part = 16384;
-/// The most run tails one part of `tails` holds.
+/// The most run tails one part of `tails` holds, and the most records and
+/// stored bytes (records and fact blobs) it may hold: a tail longer than
+/// what is left of a part is cut, and its older forwards come in the next.
 inline constexpr std::size_t tails_per_part = 64;
+inline constexpr std::size_t records_per_tails_part = 16384;
+inline constexpr std::size_t bytes_per_tails_part = std::size_t{4} << 20;
 /// The most machines, readings, trials or cache entries one part lists.
 inline constexpr std::size_t rows_per_part = 1024;
 /// The most readings one part of `readings_back_all` holds, and the most
@@ -86,9 +90,12 @@ struct hosts_part {
 };
 
 /// Part of `tails`: the tails of some runs, and the run to go on after.
+/// When `cut`, the last tail holds only its newest forwards (and their fact
+/// blobs): the rest is asked for with tail_options::before.
 struct tails_part {
   std::vector<run_tail> tails;
   std::optional<std::string> after; ///< none: no run is left
+  bool cut = false;
 };
 
 /// Part of `readings_back_all`: machines in id order, each with its

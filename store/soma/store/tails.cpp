@@ -65,13 +65,28 @@ bool back_to(const environment& env, cursor& c, const std::string& run, std::int
   return true;
 }
 
+// What is left of a part of `tails`: records and stored bytes.
+struct part_budget {
+  std::size_t records = detail::records_per_tails_part;
+  std::size_t bytes = detail::bytes_per_tails_part;
+  bool spent() const noexcept { return records == 0 || bytes == 0; }
+  void take(std::size_t n) noexcept { bytes -= std::min(bytes, n), records -= records > 0; }
+};
+
 // Walks back over `last` records of `run` from the one the cursor is at,
-// into `records`, oldest first.
-void walk_back(const environment& env, cursor& c, const std::string& run, std::size_t last,
-               std::vector<record>& records) {
+// into `tail`, oldest first, with the fact blobs of the newest `facts`. It
+// stops early, once at least one record is in the part (`first_in_part`
+// says whether none is yet), when `budget` is spent: true then, when older
+// forwards are left to a next part.
+bool walk_back(const environment& env, MDB_txn* txn, MDB_dbi blobs, cursor& c, run_tail& tail,
+               std::size_t last, std::size_t facts, part_budget& budget, bool first_in_part) {
+  auto& run = tail.run;
+  auto& records = tail.records;
   std::string_view view;
   bool at_record = true;
   for (std::size_t i = 0; i < last && at_record; ++i) {
+    if (budget.spent() && !(first_in_part && i == 0))
+      break;
     std::uint64_t n = 0;
     parse_here(env, c, view, n);
     if (view != run && i == 0)
@@ -87,24 +102,62 @@ void walk_back(const environment& env, cursor& c, const std::string& run, std::s
     if (records.back().forward != n)
       env.damaged("the record at forward " + std::to_string(n) + " of run '" + run
                   + "' says it is forward " + std::to_string(records.back().forward));
+    auto bytes = c.value().size();
+    if (i < facts) {
+      auto key = detail::record_key(run, n);
+      std::string_view blob;
+      if (!env.get(txn, blobs, key, blob))
+        env.damaged("forward " + std::to_string(n) + " of run '" + run
+                    + "' has a record but no fact blob");
+      bytes += blob.size();
+      tail.facts.push_back(detail::decode_facts(key, blob, {"the fact blob", run, n, env.path()}));
+    }
+    budget.take(bytes);
     at_record = c.move(MDB_PREV);
   }
   std::reverse(records.begin(), records.end());
+  std::reverse(tail.facts.begin(), tail.facts.end());
+  // Cut when it stopped for the budget with older forwards of the run left.
+  if (records.size() >= last || !at_record)
+    return false;
+  std::uint64_t n = 0;
+  parse_here(env, c, view, n);
+  return view == run;
 }
 
-// The fact blobs of the last `count` records of `tail`, into its facts.
-void add_facts(const environment& env, MDB_txn* txn, MDB_dbi blobs, run_tail& tail,
-               std::size_t count) {
-  auto from = tail.records.size() > count ? tail.records.size() - count : 0;
-  for (auto i = from; i < tail.records.size(); ++i) {
-    auto& r = tail.records[i];
-    auto key = detail::record_key(tail.run, r.forward);
-    std::string_view bytes;
-    if (!env.get(txn, blobs, key, bytes))
-      env.damaged("forward " + std::to_string(r.forward) + " of run '" + tail.run
-                  + "' has a record but no fact blob");
-    tail.facts.push_back(
-      detail::decode_facts(key, bytes, {"the fact blob", tail.run, r.forward, env.path()}));
+} // namespace
+
+namespace {
+
+// The older forwards of `tail`, which a part cut short, asked for in parts
+// of their own and put before the newer ones it holds.
+void add_older(detail::answers& ask, const tail_options& o, run_tail& tail) {
+  for (bool cut = true; cut && tail.records.size() < o.last;) {
+    auto rest = o;
+    rest.run = tail.run;
+    rest.before = tail.records.front().forward;
+    rest.last = o.last - tail.records.size();
+    rest.facts = o.facts > tail.records.size() ? o.facts - tail.records.size() : 0;
+    auto part = ask.tails(rest, std::nullopt, 1);
+    if (part.tails.empty())
+      return; // its older forwards are gone (the run was deleted meanwhile)
+    auto& older = part.tails.front();
+    if (older.run != tail.run || older.records.empty()
+        || older.records.back().forward + 1 != tail.records.front().forward)
+      throw store_error("the rest of run '" + tail.run + "'s tail before forward "
+                          + std::to_string(tail.records.front().forward)
+                          + " came back as another run's or out of order",
+                        store_trouble::damaged);
+    if (!older.facts.empty() && tail.facts.size() != tail.records.size())
+      throw store_error("the rest of run '" + tail.run + "'s tail came with fact blobs its newer "
+                          "forwards lack", store_trouble::damaged);
+    older.records.insert(older.records.end(), std::make_move_iterator(tail.records.begin()),
+                         std::make_move_iterator(tail.records.end()));
+    older.facts.insert(older.facts.end(), std::make_move_iterator(tail.facts.begin()),
+                       std::make_move_iterator(tail.facts.end()));
+    tail.records = std::move(older.records);
+    tail.facts = std::move(older.facts);
+    cut = part.cut;
   }
 }
 
@@ -118,6 +171,8 @@ std::vector<run_tail> tails(const store& s, const tail_options& o) {
     auto part = ask.tails(o, after, detail::tails_per_part);
     out.insert(out.end(), std::make_move_iterator(part.tails.begin()),
                std::make_move_iterator(part.tails.end()));
+    if (part.cut && !out.empty())
+      add_older(ask, o, out.back());
     after = std::move(part.after);
   } while (after && !o.run);
   return out;
@@ -131,6 +186,7 @@ detail::tails_part detail::local_answers::tails(const tail_options& o,
       throw store_error(describe(ok.error()), store_trouble::invalid);
   count = std::clamp<std::size_t>(count, 1, tails_per_part);
   tails_part part;
+  part_budget budget;
   auto& out = part.tails;
   bool found_run = false; // o.run, even when it began after o.at
   auto& env = env_;
@@ -165,17 +221,30 @@ detail::tails_part detail::local_answers::tails(const tail_options& o,
         env.damaged("run '" + run + "' has a first record and no last one");
       std::uint64_t last_n = 0;
       parse_here(env, c, view, last_n);
+      // Only forwards below `before`: the rest of a tail cut short.
+      if (o.before && (*o.before <= first_n || *o.before - 1 < last_n)) {
+        if (*o.before <= first_n) {
+          found_run = true;
+          break; // nothing older is left (`before` is only asked with `run`)
+        }
+        last_n = *o.before - 1;
+        auto key = detail::record_key(run, last_n);
+        if (!c.move(MDB_SET_RANGE, key) || c.key() != key)
+          env.damaged("run '" + run + "' lost forward " + std::to_string(last_n));
+      }
       if (o.at && !back_to(env, c, run, tail.first, first_n, last_n, *o.at)) {
         found_run = true;
         ok = more && c.move(MDB_SET_RANGE, next);
         continue;
       }
-      walk_back(env, c, run, o.last, tail.records);
-      if (o.facts > 0)
-        add_facts(env, txn, blobs, tail, o.facts);
+      part.cut = walk_back(env, txn, blobs, c, tail, o.last, o.facts, budget, out.empty());
       out.push_back(std::move(tail));
       if (o.run)
         break;
+      if (part.cut || budget.spent()) {
+        part.after = run; // the part is full: the next goes on after this run
+        break;
+      }
       ok = more && c.move(MDB_SET_RANGE, next);
     }
   });

@@ -40,6 +40,8 @@ struct tail_options {
   std::optional<std::int64_t> at;  ///< unix seconds: only forwards whose `when` is at or before it
   std::size_t facts = 0;           ///< read the fact blobs of the last this many too (a fetch each)
   std::optional<std::string> run;  ///< only this run (store_error if the store has none)
+  std::optional<std::uint64_t> before; ///< only forwards numbered below it (with `run`: the
+                                       ///< rest of a tail that came in parts)
 };
 
 /// Each run's tail, in key order; runs with no forward by `at` are left out.
