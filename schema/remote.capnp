@@ -323,6 +323,8 @@ struct StudySummary {
 
 struct Studies {
   studies @0 :List(StudySummary);
+  hasAfter @1 :Bool;              # a study is left: go on after this one
+  after @2 :Text;
 }
 
 struct Trials {

@@ -463,6 +463,37 @@ BOOST_AUTO_TEST_CASE(health_through_soma_takes_round_trips_by_bytes_not_by_machi
   BOOST_TEST(many <= few + 1, many << " round trips for 6,000 machines, " << few << " for 30");
 }
 
+// The studies answer comes in parts (256 studies, or about 65,536 trials
+// summed, a part), each from its own read transaction, and reads as the
+// store itself does.
+BOOST_AUTO_TEST_CASE(many_studies_come_in_parts_through_soma) {
+  scratch dir;
+  std::string served_dir = dir / "served";
+  {
+    soma::store local{served_dir};
+    for (int i = 0; i < 600; ++i)
+      soma::add_trials(local, "s" + std::to_string(1000 + i),
+                       {soma::values{{"lr", 0.1}}, soma::values{{"lr", 0.2}}});
+    soma::end_trial(local, "s1599", *soma::claim_trial(local, "s1599", "m"), soma::trial_state::done,
+                    soma::values{{"loss", 0.5}});
+  }
+  node_process server{{node_program, "--serve-store", served_dir}};
+  auto reader = served(sys, "soma://127.0.0.1:" + std::to_string(server.port), {.read_only = true});
+  auto trips = asked(reader);
+  auto far = soma::studies(reader);
+  trips = asked(reader) - trips;
+  auto near = soma::studies(soma::store{served_dir, {.read_only = true}});
+  BOOST_REQUIRE(far.size() == 600u);
+  BOOST_REQUIRE(near.size() == 600u);
+  BOOST_TEST(trips == 3u);
+  for (std::size_t i = 0; i < far.size(); ++i) {
+    BOOST_TEST(far[i].study.name == "s" + std::to_string(1000 + i));
+    BOOST_TEST(far[i].study.name == near[i].study.name);
+    BOOST_TEST(far[i].waiting + far[i].done == 2u);
+  }
+  BOOST_TEST(far.back().done == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(a_client_of_the_copy_protocol_is_told_to_upgrade) {
   scratch dir;
   node_process server{{node_program, "--serve-store", dir / "served"}};

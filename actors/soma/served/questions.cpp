@@ -485,9 +485,14 @@ std::vector<reading> decode_readings(std::string_view bytes) {
   return out;
 }
 
-std::string encode_studies(const std::vector<study_summary>& xs) {
+std::string encode_studies(const studies_part& p) {
+  auto& xs = p.studies;
   capnp::MallocMessageBuilder m;
-  auto out = m.initRoot<cs::Studies>().initStudies(static_cast<unsigned>(xs.size()));
+  auto root = m.initRoot<cs::Studies>();
+  root.setHasAfter(p.after.has_value());
+  if (p.after)
+    root.setAfter(as_text(*p.after));
+  auto out = root.initStudies(static_cast<unsigned>(xs.size()));
   for (unsigned i = 0; i < xs.size(); ++i) {
     auto& s = xs[i];
     out[i].setStudy(as_data(wire::encode_study(s.study)));
@@ -500,12 +505,14 @@ std::string encode_studies(const std::vector<study_summary>& xs) {
   return to_bytes(m);
 }
 
-std::vector<study_summary> decode_studies(std::string_view bytes) {
+studies_part decode_studies(std::string_view bytes) {
   return read_capnp<cs::Studies>(bytes, [](cs::Studies::Reader x) {
-    std::vector<study_summary> out;
+    studies_part out;
     for (auto s : x.getStudies())
-      out.push_back({wire::decode_study(bytes_of(s.getStudy())), s.getWaiting(), s.getClaimed(),
-                     s.getDone(), s.getBroke(), s.getAbandoned()});
+      out.studies.push_back({wire::decode_study(bytes_of(s.getStudy())), s.getWaiting(),
+                             s.getClaimed(), s.getDone(), s.getBroke(), s.getAbandoned()});
+    if (x.getHasAfter())
+      out.after = text_of(x.getAfter());
     return out;
   });
 }
@@ -609,7 +616,7 @@ std::string answer_question(answers& a, store_op op, std::string_view bytes) {
     case store_op::ask_readings: return encode_readings(a.readings(q.name, q.at, count));
     case store_op::ask_readings_back:
       return encode_readings(a.readings_back(q.name, q.at.value_or(0), count));
-    case store_op::ask_studies: return encode_studies(a.studies());
+    case store_op::ask_studies: return encode_studies(a.studies(q.after));
     case store_op::ask_trials: return encode_trials(a.trials(q.name, q.from, count));
     case store_op::ask_study: return wire::encode_study(a.study(q.name));
     case store_op::ask_cache:
@@ -722,8 +729,13 @@ machines_back_part remote_answers::readings_back_all(std::int64_t at_us, std::si
   return part;
 }
 
-std::vector<study_summary> remote_answers::studies() {
-  return asked(store_op::ask_studies, encode_ask({}), decode_studies);
+studies_part remote_answers::studies(const std::optional<std::string>& after) {
+  auto part = asked(store_op::ask_studies, encode_ask({.after = after}), decode_studies);
+  if (part.after && after && *part.after <= *after)
+    throw store_error("the served store " + where_ + " answered 'ask.studies' after '" + *after
+                        + "' with a part that ends at '" + *part.after + "'",
+                      store_trouble::damaged);
+  return part;
 }
 
 std::vector<trial_row> remote_answers::trials(std::string_view study, std::uint64_t from,

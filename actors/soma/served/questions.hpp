@@ -22,6 +22,7 @@ using detail::cache_entry_row;
 using detail::curve_part;
 using detail::hosts_part;
 using detail::machines_back_part;
+using detail::studies_part;
 using detail::nodes_part;
 using detail::tails_part;
 
@@ -61,7 +62,7 @@ public:
                                      std::size_t count) override;
   machines_back_part readings_back_all(std::int64_t at_us, std::size_t per_machine,
                                        const std::optional<std::string>& after) override;
-  std::vector<study_summary> studies() override;
+  studies_part studies(const std::optional<std::string>& after) override;
   std::vector<trial_row> trials(std::string_view study, std::uint64_t from,
                                 std::size_t count) override;
   study_row study(std::string_view name) override;

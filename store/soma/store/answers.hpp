@@ -54,6 +54,10 @@ inline constexpr std::size_t records_per_tails_part = 16384;
 inline constexpr std::size_t bytes_per_tails_part = std::size_t{4} << 20;
 /// The most machines, readings, trials or cache entries one part lists.
 inline constexpr std::size_t rows_per_part = 1024;
+/// The most trials one part of `studies` sums (the part ends after the study
+/// that passes it; a study is summed whole), and the most studies it lists.
+inline constexpr std::size_t trials_per_studies_part = 65536;
+inline constexpr std::size_t studies_per_part = 256;
 /// The most readings one part of `readings_back_all` holds, and the most
 /// stored bytes they may take (the part ends after the machine that passes
 /// either), so that a fleet's walk back takes parts by its bytes, never a
@@ -104,6 +108,13 @@ struct tails_part {
 struct machines_back_part {
   std::vector<std::pair<std::string, std::vector<reading>>> machines;
   std::optional<std::string> after; ///< none: no machine is left
+};
+
+/// Part of `studies`: some studies summed up, in name order, and the study
+/// to go on after.
+struct studies_part {
+  std::vector<study_summary> studies;
+  std::optional<std::string> after; ///< none: no study is left
 };
 
 /// A kept output's row and its key in the cache (where the next part goes on).
@@ -180,8 +191,10 @@ public:
                                                              std::size_t per_machine,
                                                              const std::optional<std::string>& after) = 0;
 
-  /// Every study, summed up.
-  [[nodiscard]] virtual std::vector<study_summary> studies() = 0;
+  /// The studies after `after` (from the first when none), summed up, in
+  /// parts of at most studies_per_part studies and about
+  /// trials_per_studies_part trials summed.
+  [[nodiscard]] virtual studies_part studies(const std::optional<std::string>& after) = 0;
 
   /// The trials of `study` numbered `from` on, at most `count`.
   [[nodiscard]] virtual std::vector<trial_row> trials(std::string_view study, std::uint64_t from,
@@ -228,7 +241,7 @@ public:
                                      std::size_t count) override;
   machines_back_part readings_back_all(std::int64_t at_us, std::size_t per_machine,
                                        const std::optional<std::string>& after) override;
-  std::vector<study_summary> studies() override;
+  studies_part studies(const std::optional<std::string>& after) override;
   std::vector<trial_row> trials(std::string_view study, std::uint64_t from,
                                 std::size_t count) override;
   study_row study(std::string_view name) override;

@@ -522,7 +522,17 @@ std::vector<std::uint64_t> reclaim(store& s, std::string_view study, double quie
   return s.backend().reclaim(study, quiet_over_s);
 }
 
-std::vector<study_summary> studies(const store& s) { return s.backend().ask().studies(); }
+std::vector<study_summary> studies(const store& s) {
+  std::vector<study_summary> out;
+  std::optional<std::string> after;
+  do {
+    auto part = s.backend().ask().studies(after);
+    out.insert(out.end(), std::make_move_iterator(part.studies.begin()),
+               std::make_move_iterator(part.studies.end()));
+    after = std::move(part.after);
+  } while (after);
+  return out;
+}
 
 std::vector<trial_row> trials(const store& s, std::string_view study) {
   check_study(study);
@@ -546,21 +556,29 @@ std::vector<trial_row> trials(const store& s, std::string_view study) {
 
 study_row study(const store& s, std::string_view name) { return s.backend().ask().study(name); }
 
-std::vector<study_summary> detail::local_answers::studies() {
-  std::vector<study_summary> out;
+detail::studies_part detail::local_answers::studies(const std::optional<std::string>& after) {
+  studies_part part;
+  auto& out = part.studies;
   auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_of& dbi) {
     auto d = dbi(db::trials);
     std::vector<study_row> found;
     {
       detail::cursor c{env, txn, d};
-      for (bool ok = c.move(MDB_SET_RANGE, "s/"); ok && c.key().starts_with("s/"); ok = c.move(MDB_NEXT))
+      for (bool ok = c.move(MDB_SET_RANGE, after ? "s/" + *after + '\0' : std::string{"s/"});
+           ok && c.key().starts_with("s/") && found.size() <= studies_per_part; ok = c.move(MDB_NEXT))
         found.push_back(unsealed<study_row>(env, c.key(), c.value(), detail::sealed_kind::study,
                                             "the study", wire::decode_study));
     }
+    std::size_t summed = 0;
     for (auto& st : found) {
+      if (!out.empty() && (summed >= trials_per_studies_part || out.size() >= studies_per_part)) {
+        part.after = out.back().study.name; // a study is left
+        break;
+      }
       study_summary sum{st};
       each_trial(env, txn, d, st.name, [&](std::string_view, trial_row&& t) {
+        ++summed;
         switch (t.state) {
           case trial_state::waiting: ++sum.waiting; break;
           case trial_state::claimed: ++sum.claimed; break;
@@ -572,7 +590,7 @@ std::vector<study_summary> detail::local_answers::studies() {
       out.push_back(std::move(sum));
     }
   });
-  return out;
+  return part;
 }
 
 std::vector<trial_row> detail::local_answers::trials(std::string_view study, std::uint64_t from,
