@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <sstream>
+#include <iterator>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -79,5 +82,34 @@ struct served_node {
     return static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1)));
   }
 };
+
+// The server's process as /proc says it: CPU seconds so far, threads, RSS.
+struct proc_sample {
+  double cpu_s = 0;
+  int threads = 0;
+  double rss_mb = 0;
+};
+
+inline proc_sample sample(pid_t pid) {
+  proc_sample out;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  auto close = text.rfind(')');
+  if (close != std::string::npos) {
+    std::istringstream rest(text.substr(close + 2));
+    std::vector<std::string> f{std::istream_iterator<std::string>(rest), {}};
+    // After the name: state is field 3, utime 14 and stime 15 (1-based).
+    if (f.size() > 13)
+      out.cpu_s = (std::stod(f[11]) + std::stod(f[12])) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  }
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("Threads:"))
+      out.threads = std::stoi(line.substr(8));
+    else if (line.starts_with("VmRSS:"))
+      out.rss_mb = std::stod(line.substr(6)) / 1024.0;
+  }
+  return out;
+}
 
 } // namespace soma_bench
