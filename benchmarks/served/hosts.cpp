@@ -193,12 +193,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  char tmpl[] = "/tmp/bench-hosts-XXXXXX";
-  std::string root = ::mkdtemp(tmpl);
-  struct cleanup {
-    std::string d;
-    ~cleanup() { std::filesystem::remove_all(d); }
-  } gone{root};
+  soma_bench::scratch_dir scratch{"bench-hosts"};
+  const std::string& root = scratch.path;
   auto dir = root + "/served";
   soma_bench::served_node srv{dir, {"--store-sessions", std::to_string(o.hosts + 64)}};
   std::printf("server %s (pid %d)\n", srv.address.c_str(), srv.pid);

@@ -361,12 +361,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  char tmpl[] = "/tmp/bench-served-XXXXXX";
-  std::string root = ::mkdtemp(tmpl);
-  struct cleanup {
-    std::string d;
-    ~cleanup() { std::filesystem::remove_all(d); }
-  } gone{root};
+  soma_bench::scratch_dir scratch{"bench-served"};
+  const std::string& root = scratch.path;
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   soma::system_config cfg;
   caf::actor_system sys{cfg};

@@ -107,12 +107,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  char tmpl[] = "/tmp/bench-real-nodes-XXXXXX";
-  std::string root = ::mkdtemp(tmpl);
-  struct cleanup {
-    std::string d;
-    ~cleanup() { std::filesystem::remove_all(d); }
-  } gone{root};
+  soma_bench::scratch_dir scratch{"bench-real-nodes"};
+  const std::string& root = scratch.path;
   auto dir = root + "/served";
   soma_bench::served_node srv{dir};
   std::printf("server %s (pid %d); starting %zu soma-nodes at once\n", srv.address.c_str(),

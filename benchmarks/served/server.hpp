@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <iterator>
 #include <fstream>
@@ -22,6 +24,24 @@
 extern char** environ;
 
 namespace soma_bench {
+
+/// A directory of its own under /tmp (`/tmp/NAME-XXXXXX`), removed with
+/// everything in it when it goes.
+struct scratch_dir {
+  std::string path;
+  explicit scratch_dir(const std::string& name) {
+    std::string tmpl = "/tmp/" + name + "-XXXXXX";
+    if (!::mkdtemp(tmpl.data()))
+      throw std::runtime_error("cannot make a directory under /tmp");
+    path = tmpl;
+  }
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+  ~scratch_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
 
 struct served_node {
   pid_t pid = -1;
