@@ -11,6 +11,8 @@
 //   bench_hosts --hosts N [--reporting 0.5] [--seconds 30] [--recorders 0]
 //               [--nodes 100] [--warmup 60] [--clients-nice 10]
 
+#include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -42,6 +44,8 @@
 #include "soma/served/protocol.hpp"
 #include "soma/store/answers.hpp"
 #include "soma/store/backend.hpp"
+#include "soma/store/check.hpp"
+#include "soma/store/readers.hpp"
 #include "soma/store/standing.hpp"
 #include "soma/system_config.hpp"
 #include "soma/wire/reading.hpp"
@@ -67,34 +71,69 @@ struct tallies {
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using open_again_atom = caf::atom_constant<caf::atom("openagain")>;
 
+using front_atom = caf::atom_constant<caf::atom("front")>;
+
 struct host_state {
+  caf::actor front;
   caf::actor session;
+  bool opening = false;
+  std::uint64_t front_number = 0; // an open through an older front is forgotten
   static inline const char* name = "bench.host";
 };
 
 // One simulated host: opens its session, then sends a reading of itself
-// every `every`, each answered within 5 s or counted failed.
+// every `every`, each answered within 5 s or counted failed. A failed
+// reading drops the session, and the host opens another a second later,
+// through the server's front it was last told of (front_atom: a server
+// restarted after a fault). `acked` keeps the time of its newest reading
+// the server confirmed.
 caf::behavior host(caf::stateful_actor<host_state>* self, caf::actor front, std::string id,
                    std::chrono::microseconds every, std::chrono::microseconds phase,
-                   tallies* t) {
-  auto open = [self, front, t] {
-    self->request(front, 30s, soma::detail::open_atom::value, caf::actor_cast<caf::actor>(self),
-                  std::string{soma::served::store_mode})
+                   tallies* t, std::atomic<std::int64_t>* acked) {
+  self->state.front = std::move(front);
+  auto open = [self, t] {
+    if (self->state.opening || self->state.session)
+      return; // one session a host
+    self->state.opening = true;
+    self->request(self->state.front, 30s, soma::detail::open_atom::value,
+                  caf::actor_cast<caf::actor>(self), std::string{soma::served::store_mode})
       .then(
-        [self, t](caf::actor& session) {
+        [self, t, through = self->state.front_number](caf::actor& session) {
+          if (through != self->state.front_number)
+            return; // asked of a front since replaced
+          self->state.opening = false;
           self->state.session = session;
+          self->monitor(session); // its server gone: open another at once
           ++t->opened;
         },
-        [self, t](caf::error&) {
+        [self, t, through = self->state.front_number](caf::error&) {
+          if (through != self->state.front_number)
+            return;
+          self->state.opening = false;
           ++t->refused;
           self->delayed_send(self, 1s, open_again_atom::value);
         });
   };
   open();
+  self->set_down_handler([self](caf::down_msg& dm) {
+    if (self->state.session && dm.source == self->state.session.address()) {
+      self->state.session = nullptr;
+      self->delayed_send(self, 200ms, open_again_atom::value);
+    }
+  });
   self->delayed_send(self, phase, tick_atom::value);
   return {
     [open](open_again_atom) { open(); },
-    [self, id, every, t](tick_atom) {
+    [self, open](front_atom, caf::actor& front) {
+      // An open still waiting on the old front may never be answered (a
+      // connection CAF still holds to a server that was stopped): ask anew.
+      self->state.front = std::move(front);
+      ++self->state.front_number;
+      self->state.opening = false;
+      if (!self->state.session)
+        open();
+    },
+    [self, id, every, t, acked](tick_atom) {
       self->delayed_send(self, every, tick_atom::value);
       bool counting = t->counting.load();
       if (counting)
@@ -110,12 +149,20 @@ caf::behavior host(caf::stateful_actor<host_state>* self, caf::actor front, std:
                     static_cast<std::uint8_t>(soma::served::store_op::reading),
                     soma::wire::encode_reading(r))
         .then(
-          [t, counting](std::string&) {
+          [t, counting, acked, when = r.when_us](std::string&) {
             ++t->landed;
             if (counting)
               ++t->landed_in_window;
+            for (auto seen = acked->load(); when > seen && !acked->compare_exchange_weak(seen, when);) {
+            }
           },
-          [t](caf::error&) { ++t->failed; });
+          [self, t, on = self->state.session](caf::error&) {
+            ++t->failed;
+            if (self->state.session == on) { // that session is lost: open another
+              self->state.session = nullptr;
+              self->delayed_send(self, 1s, open_again_atom::value);
+            }
+          });
     },
   };
 }
@@ -136,18 +183,63 @@ double standing_cli_ms(const std::string& address) {
   return rc == 0 ? ms : -1;
 }
 
-pid_t start_recorder(const std::string& address, int i, double seconds) {
+// A bench_served recorder into `address`, its lines into `out`.
+pid_t start_recorder(const std::string& address, int i, double seconds, const std::string& out) {
   std::vector<std::string> args{SOMA_BENCH_SERVED, "--record", address, "hosts-r" + std::to_string(i),
                                 "1000", std::to_string(seconds), "100"};
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
+  posix_spawn_file_actions_t io;
+  posix_spawn_file_actions_init(&io);
+  posix_spawn_file_actions_addopen(&io, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = -1;
-  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0)
-    return -1;
+  if (posix_spawn(&pid, argv[0], &io, nullptr, argv.data(), environ) != 0)
+    pid = -1;
+  posix_spawn_file_actions_destroy(&io);
   return pid;
 }
+
+// What a recorder said it did: forwards made, and those the server
+// confirmed (0 .. confirmed - 1).
+struct recorder_said {
+  std::uint64_t made = 0, confirmed = 0;
+};
+
+recorder_said read_recorder(const std::string& file) {
+  recorder_said out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    unsigned long long made = 0, confirmed = 0;
+    auto at = line.find(": ");
+    auto through = line.find("confirmed through ");
+    if (at != std::string::npos && through != std::string::npos
+        && std::sscanf(line.c_str() + at + 2, "%llu", &made) == 1
+        && std::sscanf(line.c_str() + through + 18, "%llu", &confirmed) == 1)
+      out = {made, confirmed};
+  }
+  return out;
+}
+
+// The client nodes tell their hosts where the server's front is now.
+void tell_fronts(std::vector<std::unique_ptr<caf::actor_system>>& systems,
+                 const std::vector<std::vector<caf::actor>>& hosts_of, std::uint16_t port) {
+  for (std::size_t n = 0; n < systems.size(); ++n) {
+    auto front = systems[n]->middleman().remote_actor("127.0.0.1", port);
+    if (!front) {
+      std::fprintf(stderr, "client node %zu cannot reach the server again: %s\n", n,
+                   systems[n]->render(front.error()).c_str());
+      continue;
+    }
+    for (auto& h : hosts_of[n])
+      caf::anon_send(h, front_atom::value, *front);
+  }
+}
+
+struct options;
+std::string fault_figures(const options& o, const soma::store& local,
+                          const std::vector<std::int64_t>& confirmed_at_fault, const std::string& root);
 
 struct options {
   std::size_t hosts = 1000;
@@ -157,6 +249,9 @@ struct options {
   std::size_t nodes = 100;
   double warmup = 60;
   int clients_nice = 10;
+  std::string fault = "none"; // kill or stop: done to the server --fault-at s into the window
+  double fault_at = -1;       // -1: a third of the way in
+  double stopped = 5;         // how long a stopped server stays stopped
 };
 
 bool parse(int argc, char** argv, options& o) {
@@ -176,10 +271,73 @@ bool parse(int argc, char** argv, options& o) {
       o.warmup = std::stod(argv[i + 1]);
     else if (a == "--clients-nice")
       o.clients_nice = std::stoi(argv[i + 1]);
+    else if (a == "--fault")
+      o.fault = argv[i + 1];
+    else if (a == "--fault-at")
+      o.fault_at = std::stod(argv[i + 1]);
+    else if (a == "--stopped")
+      o.stopped = std::stod(argv[i + 1]);
     else
       return false;
   }
-  return argc % 2 == 1 && o.hosts > 0 && o.reporting > 0 && o.seconds > 0 && o.nodes > 0;
+  if (o.fault_at < 0)
+    o.fault_at = o.seconds / 3;
+  return argc % 2 == 1 && o.hosts > 0 && o.reporting > 0 && o.seconds > 0 && o.nodes > 0
+         && (o.fault == "none" || o.fault == "kill" || o.fault == "stop") && o.stopped > 0;
+}
+
+// After a fault, what was confirmed and is not in the store, or is there
+// twice, as JSON fields to add (none without a fault): every host's newest
+// reading confirmed before the fault must be (or be older than) its latest
+// in the store; every recorder's confirmed forwards must be stored, and no
+// more than it made; `soma check` must find nothing damaged.
+std::string fault_figures(const options& o, const soma::store& local,
+                          const std::vector<std::int64_t>& confirmed_at_fault, const std::string& root) {
+  if (o.fault == "none")
+    return "";
+  auto standing = soma::standing(local);
+  std::size_t hosts_confirmed = 0, readings_lost = 0;
+  for (std::size_t h = 0; h < confirmed_at_fault.size(); ++h) {
+    if (confirmed_at_fault[h] == 0)
+      continue;
+    ++hosts_confirmed;
+    auto it = standing.find("host-" + std::to_string(h));
+    if (it == standing.end() || it->second.when_us < confirmed_at_fault[h])
+      ++readings_lost;
+  }
+  std::uint64_t made = 0, confirmed = 0, stored = 0, lost = 0, extra = 0;
+  for (int i = 0; i < o.recorders; ++i) {
+    auto said = read_recorder(root + "/recorder-" + std::to_string(i));
+    std::uint64_t there = 0;
+    try {
+      there = soma::run_summary(local, "hosts-r" + std::to_string(i)).forwards;
+    } catch (const soma::store_error&) {
+    }
+    made += said.made;
+    confirmed += said.confirmed;
+    stored += there;
+    lost += said.confirmed > there ? said.confirmed - there : 0;
+    extra += there > said.made ? there - said.made : 0;
+  }
+  auto damaged = soma::check(local).damaged.size();
+  std::printf("fault %s: %zu of %zu hosts' confirmed readings lost; recorders made %llu forwards, "
+              "%llu confirmed, %llu stored (%llu confirmed and lost, %llu more than made); soma "
+              "check: %zu damaged\n",
+              o.fault.c_str(), readings_lost, hosts_confirmed, static_cast<unsigned long long>(made),
+              static_cast<unsigned long long>(confirmed), static_cast<unsigned long long>(stored),
+              static_cast<unsigned long long>(lost), static_cast<unsigned long long>(extra), damaged);
+  char out[512];
+  std::snprintf(out, sizeof out,
+                ", \"fault\": \"%s\", \"fault_at_s\": %g, \"hosts_confirmed_at_fault\": %zu, "
+                "\"readings_lost\": %zu, \"recorder_forwards_made\": %llu, "
+                "\"recorder_forwards_confirmed\": %llu, \"recorder_forwards_stored\": %llu, "
+                "\"recorder_forwards_lost\": %llu, \"recorder_forwards_extra\": %llu, "
+                "\"check_damaged\": %zu",
+                o.fault.c_str(), o.fault_at, hosts_confirmed, readings_lost,
+                static_cast<unsigned long long>(made), static_cast<unsigned long long>(confirmed),
+                static_cast<unsigned long long>(stored), static_cast<unsigned long long>(lost),
+                static_cast<unsigned long long>(extra), damaged);
+  return out;
 }
 
 } // namespace
@@ -189,15 +347,17 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, o)) {
     std::fprintf(stderr, "usage: bench_hosts --hosts N [--reporting S (0.5)] [--seconds S (30)] "
                          "[--recorders R (0)] [--nodes CLIENT-SYSTEMS (100)] [--warmup S (60)] "
-                         "[--clients-nice N (10)]\n");
+                         "[--clients-nice N (10)] [--fault none|kill|stop] [--fault-at S (a third "
+                         "of --seconds)] [--stopped S (5)]\n");
     return 2;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   soma_bench::scratch_dir scratch{"bench-hosts"};
   const std::string& root = scratch.path;
   auto dir = root + "/served";
-  soma_bench::served_node srv{dir, {"--store-sessions", std::to_string(o.hosts + 64)}};
-  std::printf("server %s (pid %d)\n", srv.address.c_str(), srv.pid);
+  auto sessions = std::to_string(o.hosts + 64);
+  auto srv = std::make_unique<soma_bench::served_node>(dir, std::vector<std::string>{"--store-sessions", sessions});
+  std::printf("server %s (pid %d)\n", srv->address.c_str(), srv->pid);
   // The simulated hosts run at a lower priority than their server (nice
   // --clients-nice, 10 by default; threads made from here on inherit it):
   // on a fleet the server has a machine of its own, and here a hundred
@@ -212,6 +372,8 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<caf::actor_system>> systems;
   tallies t;
   std::vector<caf::actor> hosts;
+  std::vector<std::vector<caf::actor>> hosts_of(std::min(o.nodes, o.hosts));
+  std::vector<std::atomic<std::int64_t>> acked(o.hosts); // each host's newest reading confirmed
   auto every = std::chrono::microseconds(static_cast<std::int64_t>(o.reporting * 1e6));
   std::mt19937_64 rng{42};
   std::uniform_int_distribution<std::int64_t> phase_of(0, every.count());
@@ -221,15 +383,17 @@ int main(int argc, char** argv) {
     cfg.set("work-stealing.aggressive-poll-attempts", std::size_t{10});
     cfg.set("work-stealing.moderate-poll-attempts", std::size_t{10});
     auto& sys = *systems.emplace_back(std::make_unique<caf::actor_system>(cfg));
-    auto front = sys.middleman().remote_actor("127.0.0.1", srv.port());
+    auto front = sys.middleman().remote_actor("127.0.0.1", srv->port());
     if (!front) {
-      std::fprintf(stderr, "client node %zu cannot reach %s: %s\n", n, srv.address.c_str(),
+      std::fprintf(stderr, "client node %zu cannot reach %s: %s\n", n, srv->address.c_str(),
                    sys.render(front.error()).c_str());
       return 1;
     }
-    for (std::size_t h = n; h < o.hosts; h += nodes)
+    for (std::size_t h = n; h < o.hosts; h += nodes) {
       hosts.push_back(sys.spawn(host, *front, "host-" + std::to_string(h), every,
-                                std::chrono::microseconds(phase_of(rng)), &t));
+                                std::chrono::microseconds(phase_of(rng)), &t, &acked[h]));
+      hosts_of[n].push_back(hosts.back());
+    }
   }
   // Every host has its session and a reading landed, or the warm-up ends.
   auto began = clock_type::now();
@@ -244,16 +408,21 @@ int main(int argc, char** argv) {
 
   std::vector<pid_t> recorders;
   for (int i = 0; i < o.recorders; ++i)
-    recorders.push_back(start_recorder(srv.address, i, o.seconds));
+    recorders.push_back(start_recorder(srv->address, i, o.seconds, root + "/recorder-" + std::to_string(i)));
 
   // The window.
   soma::system_config reader_cfg;
   caf::actor_system reader_sys{reader_cfg};
-  auto reader = soma::open_store(reader_sys, srv.address, {.read_only = true});
+  auto reader = soma::open_store(reader_sys, srv->address, {.read_only = true});
   soma::store local{dir, {.read_only = true}};
   auto txn0 = local.backend().ask().version();
   using soma_bench::sample;
-  auto cpu0 = sample(srv.pid);
+  auto cpu0 = sample(srv->pid);
+  double cpu_spent = 0, cpu_from = cpu0.cpu_s; // across a restart: the old process's, then the new's
+  // The fault, once: what every host had confirmed at that moment.
+  std::vector<std::int64_t> confirmed_at_fault;
+  auto fault_at = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
+                                        std::chrono::duration<double>(o.fault_at));
   auto own0 = sample(::getpid());
   t.counting = true;
   auto window0 = clock_type::now();
@@ -266,6 +435,29 @@ int main(int argc, char** argv) {
   auto next_cli = window0 + std::chrono::seconds(2);
   while (clock_type::now() < window_end) {
     auto poll_began = clock_type::now();
+    if (o.fault != "none" && confirmed_at_fault.empty() && poll_began >= fault_at) {
+      for (auto& a : acked)
+        confirmed_at_fault.push_back(a.load());
+      auto port = srv->port();
+      if (o.fault == "kill") {
+        cpu_spent += sample(srv->pid).cpu_s - cpu_from;
+        ::kill(srv->pid, SIGKILL);
+        ::waitpid(srv->pid, nullptr, 0);
+        srv->pid = -1;
+        srv = std::make_unique<soma_bench::served_node>(
+          dir, std::vector<std::string>{"--store-sessions", sessions, "--listen",
+                                        "127.0.0.1:" + std::to_string(port)});
+        cpu_from = 0;
+      } else {
+        ::kill(srv->pid, SIGSTOP);
+        std::this_thread::sleep_for(std::chrono::duration<double>(o.stopped));
+        ::kill(srv->pid, SIGCONT);
+      }
+      std::printf("fault: server %s at %.1f s into the window, back as pid %d\n",
+                  o.fault == "kill" ? "SIGKILLed and started again" : "stopped, then resumed",
+                  std::chrono::duration<double>(poll_began - window0).count(), srv->pid);
+      tell_fronts(systems, hosts_of, port);
+    }
     if (reader) {
       try {
         auto machines = soma::standing(*reader);
@@ -282,18 +474,19 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "standing: %s\n", e.what());
       }
     }
-    auto s = sample(srv.pid);
+    auto s = sample(srv->pid);
     max_threads = std::max(max_threads, s.threads);
     max_rss = std::max(max_rss, s.rss_mb);
     if (clock_type::now() >= next_cli && standing_ms.size() < 7) {
-      standing_ms.push_back(standing_cli_ms(srv.address));
+      standing_ms.push_back(standing_cli_ms(srv->address));
       next_cli = clock_type::now() + std::chrono::seconds(3);
     }
     std::this_thread::sleep_until(poll_began + 250ms);
   }
   t.counting = false;
   auto elapsed = std::chrono::duration<double>(clock_type::now() - window0).count();
-  auto cpu1 = sample(srv.pid);
+  auto cpu1 = sample(srv->pid);
+  cpu_spent += cpu1.cpu_s - cpu_from;
   auto own1 = sample(::getpid());
   auto txn1 = local.backend().ask().version();
   for (auto pid : recorders)
@@ -304,23 +497,27 @@ int main(int argc, char** argv) {
     if (ms >= 0)
       cli_ok.push_back(ms);
 
-  std::printf("window %.1f s: %llu readings due, %llu landed, %llu failed in all; standing polls saw "
-              "%zu readings; %zu of %zu soma standing runs worked\n",
+  std::printf("window %.1f s: %llu readings due, %llu landed, %llu failed in all; sessions opened "
+              "%llu, refused %llu in all; standing polls saw %zu readings; %zu of %zu soma "
+              "standing runs worked\n",
               elapsed, static_cast<unsigned long long>(t.due_in_window.load()),
               static_cast<unsigned long long>(t.landed_in_window.load()),
-              static_cast<unsigned long long>(t.failed.load()), visible_ms.size(), cli_ok.size(),
+              static_cast<unsigned long long>(t.failed.load()),
+              static_cast<unsigned long long>(t.opened.load()),
+              static_cast<unsigned long long>(t.refused.load()), visible_ms.size(), cli_ok.size(),
               standing_ms.size());
   std::printf("{\"hosts\": %zu, \"nodes\": %zu, \"reporting\": %g, \"recorders\": %d, "
               "\"due_per_s\": %.0f, \"landed_per_s\": %.0f, "
               "\"visible_p50_ms\": %.0f, \"visible_p99_ms\": %.0f, \"server_cpu_cores\": %.3f, "
               "\"server_threads\": %d, \"server_rss_mb\": %.0f, \"commits_per_s\": %.1f, "
-              "\"standing_ms\": %.0f, \"clients_cpu_cores\": %.3f, \"clients_nice\": %d}\n",
+              "\"standing_ms\": %.0f, \"clients_cpu_cores\": %.3f, \"clients_nice\": %d%s}\n",
               o.hosts, nodes, o.reporting, o.recorders,
               static_cast<double>(t.due_in_window.load()) / elapsed,
               static_cast<double>(t.landed_in_window.load()) / elapsed, quantile(visible_ms, 0.5),
-              quantile(visible_ms, 0.99), (cpu1.cpu_s - cpu0.cpu_s) / elapsed, max_threads, max_rss,
+              quantile(visible_ms, 0.99), cpu_spent / elapsed, max_threads, max_rss,
               static_cast<double>(txn1 - txn0) / elapsed, quantile(cli_ok, 0.5),
-              (own1.cpu_s - own0.cpu_s) / elapsed, o.clients_nice);
+              (own1.cpu_s - own0.cpu_s) / elapsed, o.clients_nice,
+              fault_figures(o, local, confirmed_at_fault, root).c_str());
   // The hosts stop, then their systems go, before the server.
   for (auto& h : hosts)
     caf::anon_send_exit(h, caf::exit_reason::user_shutdown);

@@ -296,7 +296,7 @@ int run_recorder(const std::string& address, const std::string& run, double rate
   }
   auto g = soma::graph::somatize(sys, Step{}.named("step"));
   std::vector<double> confirm_ms;
-  std::uint64_t n = 0, failed = 0;
+  std::uint64_t n = 0, failed = 0, confirmed = 0; // forwards 0 .. confirmed - 1 are in the store
   {
     soma::recorder r{sys, *opened, {.run = run, .summarising = {"loss"}}};
     auto began = clock_type::now();
@@ -309,6 +309,7 @@ int run_recorder(const std::string& address, const std::string& run, double rate
         auto asked = clock_type::now();
         try {
           r.flush();
+          confirmed = n;
           confirm_ms.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - asked).count());
         } catch (const std::exception&) {
           ++failed;
@@ -322,10 +323,10 @@ int run_recorder(const std::string& address, const std::string& run, double rate
                                                           static_cast<std::size_t>(q * static_cast<double>(confirm_ms.size())))];
   };
   std::printf("recorder %s: %llu forwards, %zu flushes confirmed, %llu failed; confirm ms p50 %.2f "
-              "p99 %.2f max %.2f\n",
+              "p99 %.2f max %.2f; confirmed through %llu\n",
               run.c_str(), static_cast<unsigned long long>(n), confirm_ms.size(),
               static_cast<unsigned long long>(failed), at(0.5), at(0.99),
-              confirm_ms.empty() ? 0.0 : confirm_ms.back());
+              confirm_ms.empty() ? 0.0 : confirm_ms.back(), static_cast<unsigned long long>(confirmed));
   return failed == 0 ? 0 : 1;
 }
 
