@@ -353,4 +353,7 @@ struct Damage {
 struct CheckReport {
   entries @0 :UInt64;
   damaged @1 :List(Damage);
+  done @2 :Bool;                  # false: the check goes on there; ask again
+  total @3 :UInt64;               # entries the store held when the check began
+  complete @4 :Bool;              # done, having walked every entry
 }

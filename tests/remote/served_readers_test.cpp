@@ -162,6 +162,29 @@ BOOST_AUTO_TEST_CASE(a_long_answer_comes_in_parts_and_only_answers_cross_the_wir
   BOOST_TEST(curve == soma::curve(local, "long", "loss"));
   BOOST_TEST(received(reader) - before < n * 2 * 16u);
 
+  // soma check walks the store there, in steps its client asks for, saying
+  // how far it is; stopped by its progress, a check says it is incomplete.
+  {
+    auto checked = soma_run("check --progress --store soma://127.0.0.1:" + std::to_string(server.port));
+    BOOST_TEST(checked.status == 0, checked.text);
+    BOOST_TEST(checked.text.find("soma: checking the store 'soma://127.0.0.1:") != std::string::npos,
+               checked.text);
+    BOOST_TEST(checked.text.find("no damage found") != std::string::npos, checked.text);
+    std::size_t told = 0, total = 0;
+    auto whole = soma::check(reader, [&](std::size_t n, std::size_t of) {
+      ++told;
+      total = of;
+      return n <= of;
+    });
+    BOOST_TEST(whole.complete);
+    BOOST_TEST(whole.damaged.empty());
+    BOOST_TEST(told >= 1u);
+    BOOST_TEST(total == whole.entries);
+    auto cut = soma::check(local, [](std::size_t, std::size_t) { return false; });
+    BOOST_TEST(!cut.complete);
+    BOOST_TEST(cut.entries < whole.entries);
+  }
+
   // The whole run's tail with every blob (20 MB): in parts of at most 4 MiB
   // of stored bytes on the server, stitched into what the store itself
   // answers.

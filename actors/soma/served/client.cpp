@@ -37,9 +37,9 @@ namespace {
 
 // How long one call may take from a server that keeps answering
 // heartbeats: a write or one part of a reader's answer takes milliseconds
-// (each part is bounded, soma/store/answers.hpp); `soma check`, which reads
-// the whole store there, and a part of an explicit copy, as long as the
-// server's disk needs (long_within). Past it the session is dropped and the next
+// (each part is bounded, soma/store/answers.hpp; `soma check` walks the
+// store there and is asked how far it is, each step answered at once); a
+// part of an explicit copy, as long as the server's disk needs (long_within). Past it the session is dropped and the next
 // call reconnects. CAF 0.17 can send an answer down a connection to the
 // client that the server has not yet noticed is dead (a server stopped and
 // resumed while the client reconnected), and the heartbeat on the new

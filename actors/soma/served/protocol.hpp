@@ -114,7 +114,7 @@ inline constexpr std::array<op_info, 28> store_ops{{
   {store_op::ask_trials, "ask.trials", "Ask", "Trials", false, false, done_by::reader},
   {store_op::ask_study, "ask.study", "Ask", "Study", false, false, done_by::reader},
   {store_op::ask_cache, "ask.cache", "Ask", "CacheRows", false, false, done_by::reader},
-  {store_op::ask_check, "ask.check", "Ask", "CheckReport", false, true, done_by::reader},
+  {store_op::ask_check, "ask.check", "Ask", "CheckReport", false, false, done_by::reader},
   {store_op::ask_version, "ask.version", "Ask", "StoreVersion", false, false, done_by::reader},
   {store_op::ask_readings_back_all, "ask.readings_back_all", "Ask", "Machines", false, false, done_by::reader},
 }};

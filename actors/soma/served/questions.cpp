@@ -1,6 +1,8 @@
 #include "soma/served/questions.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "soma/detail/capnp.hpp"
 #include "soma/detail/fact_lists.hpp"
@@ -560,9 +562,23 @@ std::vector<cache_entry_row> decode_cache_rows(std::string_view bytes) {
   });
 }
 
-std::string encode_check(const check_report& r) {
+// How often a client asks a server how far its check is.
+constexpr std::chrono::milliseconds check_asked_every{250};
+
+struct check_step {
+  check_report report;
+  bool done = false;
+  std::uint64_t total = 0;
+};
+
+} // namespace
+
+std::string encode_check_step(const check_report& r, bool done, std::uint64_t total) {
   capnp::MallocMessageBuilder m;
   auto x = m.initRoot<cs::CheckReport>();
+  x.setDone(done);
+  x.setTotal(total);
+  x.setComplete(r.complete);
   x.setEntries(r.entries);
   auto d = x.initDamaged(static_cast<unsigned>(r.damaged.size()));
   for (unsigned i = 0; i < r.damaged.size(); ++i) {
@@ -573,13 +589,18 @@ std::string encode_check(const check_report& r) {
   return to_bytes(m);
 }
 
-check_report decode_check(std::string_view bytes) {
+namespace {
+
+check_step decode_check(std::string_view bytes) {
   return read_capnp<cs::CheckReport>(bytes, [](cs::CheckReport::Reader x) {
-    check_report r;
-    r.entries = x.getEntries();
+    check_step s;
+    s.done = x.getDone();
+    s.total = x.getTotal();
+    s.report.complete = x.getComplete();
+    s.report.entries = x.getEntries();
     for (auto d : x.getDamaged())
-      r.damaged.push_back({text_of(d.getDatabase()), text_of(d.getKey()), text_of(d.getWhat())});
-    return r;
+      s.report.damaged.push_back({text_of(d.getDatabase()), text_of(d.getKey()), text_of(d.getWhat())});
+    return s;
   });
 }
 
@@ -622,7 +643,10 @@ std::string answer_question(answers& a, store_op op, std::string_view bytes) {
     case store_op::ask_cache:
       return encode_cache_rows(
         a.cache_entries(q.has_name ? std::optional<std::string>{q.name} : std::nullopt, q.after, count));
-    case store_op::ask_check: return encode_check(a.check());
+    case store_op::ask_check: { // in one step (a session steps through it: session.cpp)
+      auto r = a.check({});
+      return encode_check_step(r, true, r.entries);
+    }
     case store_op::ask_version: return wire::encode_store_version(a.version());
     case store_op::ask_readings_back_all:
       return encode_machines_back(a.readings_back_all(q.at.value_or(0), q.count, q.after));
@@ -757,7 +781,23 @@ std::vector<cache_entry_row> remote_answers::cache_entries(const std::optional<s
                decode_cache_rows);
 }
 
-check_report remote_answers::check() { return asked(store_op::ask_check, encode_ask({}), decode_check); }
+// The server walks the store in a check of its own; each call says how far
+// it is, until the last gives its report.
+check_report remote_answers::check(const check_progress& progress) {
+  for (;;) {
+    auto step = asked(store_op::ask_check, encode_ask({}), decode_check);
+    if (step.done) {
+      if (progress)
+        (void)progress(step.report.entries, step.total);
+      return std::move(step.report);
+    }
+    if (progress && !progress(step.report.entries, step.total)) {
+      step.report.complete = false;
+      return std::move(step.report);
+    }
+    std::this_thread::sleep_for(check_asked_every);
+  }
+}
 
 std::uint64_t remote_answers::version() {
   return asked(store_op::ask_version, encode_ask({}), wire::decode_store_version);

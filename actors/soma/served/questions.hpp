@@ -32,6 +32,10 @@ using detail::tails_part;
 /// not a question.
 [[nodiscard]] std::string answer_question(answers& a, store_op op, std::string_view ask);
 
+/// How far a check on the server is, as an ask.check answer: `done` with
+/// the report, or its entries so far of `total`.
+[[nodiscard]] std::string encode_check_step(const check_report& r, bool done, std::uint64_t total);
+
 /// Sends a question's op and Ask bytes, and returns the answer's bytes;
 /// throws store_error when it cannot.
 using question_call = std::function<std::string(store_op op, std::string ask)>;
@@ -69,7 +73,7 @@ public:
   std::vector<cache_entry_row> cache_entries(const std::optional<std::string>& node,
                                              const std::optional<std::string>& after,
                                              std::size_t count) override;
-  check_report check() override;
+  check_report check(const check_progress& progress) override;
   std::uint64_t version() override;
 
   /// Bytes of answers received so far (what crossed the wire for readers).

@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -26,6 +28,7 @@
 #include "soma/served/questions.hpp"
 #include "soma/store/backend.hpp"
 #include "soma/store/cache.hpp"
+#include "soma/store/check.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
@@ -369,8 +372,34 @@ struct held_claim_state {
   std::chrono::steady_clock::time_point until;
 };
 
+// A check of the whole store, walked on a thread of its own (one read
+// transaction, so that what it compares is one moment's), asked how far it
+// is by the session's client, and stopped when the session ends.
+struct check_job {
+  std::atomic<std::uint64_t> entries{0}, total{0};
+  std::atomic<bool> stop{false}, done{false};
+  std::mutex lock; // guards what follows once done
+  check_report report;
+  caf::error failed;
+};
+
+// The session's check, stopped when the session goes (with its state).
+struct check_holder {
+  std::shared_ptr<check_job> job;
+  check_holder() = default;
+  check_holder(const check_holder&) = delete;
+  check_holder& operator=(const check_holder&) = delete;
+  ~check_holder() {
+    if (job)
+      job->stop = true;
+  }
+};
+
 struct session_state {
   std::shared_ptr<service> svc;
+  check_holder check;
+  std::uint64_t number = 0;
+  session_log log;
   std::map<std::uint64_t, held_claim_state> claims;
   std::uint64_t last_claim = 0;
   bool read_only = false;
@@ -476,6 +505,48 @@ caf::result<std::string> to_readers(session_actor* self, reader_job job) {
   return caf::delegated<std::string>{};
 }
 
+// ask.check, one step: begins the session's check, or says how far it is,
+// or gives its report once it is done (and forgets it: the next asks anew).
+// Each step answers at once, so a check of any length is a series of short
+// calls, and a client that goes stops it.
+caf::result<std::string> check_step(session_actor* self) {
+  auto& job = self->state.check.job;
+  if (!job) {
+    job = std::make_shared<check_job>();
+    std::thread([job, served = self->state.svc->served(), log = self->state.log,
+                 number = self->state.number] {
+      try {
+        auto report = soma::check(served, [&job](std::size_t n, std::size_t total) {
+          job->entries = n;
+          job->total = total;
+          return !job->stop.load();
+        });
+        if (!report.complete && log)
+          log("store session " + std::to_string(number) + ": its check stopped after "
+              + std::to_string(report.entries) + " of " + std::to_string(job->total.load())
+              + " entries: the session ended");
+        std::lock_guard hold{job->lock};
+        job->report = std::move(report);
+      } catch (const store_error& e) {
+        std::lock_guard hold{job->lock};
+        job->failed = as_error(e);
+      }
+      job->done = true;
+    }).detach();
+  }
+  if (!job->done) {
+    check_report so_far;
+    so_far.entries = job->entries;
+    return encode_check_step(so_far, false, job->total);
+  }
+  auto finished = std::move(job);
+  job.reset();
+  std::lock_guard hold{finished->lock};
+  if (finished->failed)
+    return std::move(finished->failed);
+  return encode_check_step(finished->report, true, finished->total);
+}
+
 // The one dispatch of the server: by the table's row of the operation.
 caf::result<std::string> serve(session_actor* self, std::uint8_t wire, std::string& payload) {
   auto& st = self->state;
@@ -505,6 +576,8 @@ caf::result<std::string> serve(session_actor* self, std::uint8_t wire, std::stri
     case done_by::reader:
       if (*op == store_op::claim)
         return held_claim(self, payload);
+      if (*op == store_op::ask_check)
+        return check_step(self);
       return to_readers(self, reader_job{*op, std::move(payload),
                                          *op == store_op::copy ? st.copy : nullptr});
   }
@@ -516,6 +589,8 @@ caf::behavior session(session_actor* self, std::shared_ptr<service> svc, caf::ac
                       std::function<void()> closed) {
   self->state.svc = svc;
   self->state.read_only = read_only;
+  self->state.number = number;
+  self->state.log = log;
   self->set_default_handler(caf::drop);
   self->monitor(client);
   // The client went: the session ends normally, whatever the client's

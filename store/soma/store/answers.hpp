@@ -209,8 +209,9 @@ public:
   cache_entries(const std::optional<std::string>& node, const std::optional<std::string>& after,
                 std::size_t count) = 0;
 
-  /// soma::check, done where the store is (one scan of it all).
-  [[nodiscard]] virtual check_report check() = 0;
+  /// soma::check, done where the store is (one scan of it all), telling
+  /// `progress` (none: nothing) how far it is.
+  [[nodiscard]] virtual check_report check(const check_progress& progress) = 0;
 
   /// The store's last committed transaction: whether anything was written
   /// since a follower last looked.
@@ -248,7 +249,7 @@ public:
   std::vector<cache_entry_row> cache_entries(const std::optional<std::string>& node,
                                              const std::optional<std::string>& after,
                                              std::size_t count) override;
-  check_report check() override;
+  check_report check(const check_progress& progress) override;
   std::uint64_t version() override;
 
 private:

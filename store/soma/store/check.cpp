@@ -30,32 +30,55 @@ struct run_seen {
   bool undecodable = false;   ///< some record does not decode (reported as such)
 };
 
+// Thrown through the walk when its progress says stop.
+struct stopped {};
+
+// How often a walk says how far it is.
+constexpr std::size_t progress_every = 4096;
+
 class walker {
 public:
-  walker(const detail::environment& env, check_report& report) : env_(env), report_(report) {}
+  walker(const detail::environment& env, check_report& report, const check_progress& progress)
+    : env_(env), report_(report), progress_(progress) {}
 
   void walk() {
     env_.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
       txn_ = txn;
-      each(dbi(db::records), "records", [&](auto k, auto v) { record(k, v); });
-      each(dbi(db::facts), "facts", [&](auto k, auto v) { blob(k, v); });
-      each(dbi(db::meta), "meta", [&](auto k, auto v) { meta(k, v); });
-      each(dbi(db::readings), "readings", [&](auto k, auto v) { reading(k, v); });
-      each(dbi(db::cache), "cache", [&](auto k, auto v) { cache(k, v); });
-      each(dbi(db::cache_age), "cache_age", [&](auto k, auto v) { age(k, v); });
-      each(dbi(db::trials), "trials", [&](auto k, auto v) {
-        if (auto ok = detail::check_trials_entry(k, v); !ok)
-          bad("trials", k, describe(ok.error()));
-      });
-      runs();
-      ages();
-      if (machines_ && *machines_ != latest_)
-        bad("readings", "count/latest", std::to_string(*machines_) + " machines have a reading "
-                        "(the store's count says), but " + std::to_string(latest_) + " were found");
+      try {
+        walk_all(dbi);
+      } catch (const stopped&) {
+        report_.complete = false;
+      }
     });
   }
 
 private:
+  void walk_all(const std::function<MDB_dbi(db)>& dbi) {
+    for (auto d : {db::records, db::facts, db::meta, db::readings, db::cache, db::cache_age,
+                   db::trials}) {
+      MDB_stat st{};
+      if (auto h = dbi(d); h != 0 && mdb_stat(txn_, h, &st) == 0)
+        total_ += st.ms_entries;
+    }
+    each(dbi(db::records), "records", [&](auto k, auto v) { record(k, v); });
+    each(dbi(db::facts), "facts", [&](auto k, auto v) { blob(k, v); });
+    each(dbi(db::meta), "meta", [&](auto k, auto v) { meta(k, v); });
+    each(dbi(db::readings), "readings", [&](auto k, auto v) { reading(k, v); });
+    each(dbi(db::cache), "cache", [&](auto k, auto v) { cache(k, v); });
+    each(dbi(db::cache_age), "cache_age", [&](auto k, auto v) { age(k, v); });
+    each(dbi(db::trials), "trials", [&](auto k, auto v) {
+      if (auto ok = detail::check_trials_entry(k, v); !ok)
+        bad("trials", k, describe(ok.error()));
+    });
+    runs();
+    ages();
+    if (machines_ && *machines_ != latest_)
+      bad("readings", "count/latest", std::to_string(*machines_) + " machines have a reading "
+                      "(the store's count says), but " + std::to_string(latest_) + " were found");
+    if (progress_)
+      (void)progress_(report_.entries, total_);
+  }
+
   void bad(std::string database, std::string_view key, std::string what) {
     report_.damaged.push_back(damage{std::move(database), detail::printable_key(key), std::move(what)});
   }
@@ -72,7 +95,8 @@ private:
       detail::cursor c{env_, txn_, dbi};
       for (bool ok = c.move(MDB_FIRST); ok; ok = c.move(MDB_NEXT)) {
         ++walked;
-        ++report_.entries;
+        if (++report_.entries % progress_every == 0 && progress_ && !progress_(report_.entries, total_))
+          throw stopped{};
         last.assign(c.key());
         try {
           f(c.key(), c.value());
@@ -239,6 +263,8 @@ private:
 
   const detail::environment& env_;
   check_report& report_;
+  const check_progress& progress_;
+  std::size_t total_ = 0;
   MDB_txn* txn_ = nullptr;
   std::map<std::string, run_seen> seen_;
   std::optional<std::uint64_t> machines_;
@@ -250,11 +276,15 @@ private:
 
 } // namespace
 
-check_report check(const store& s) { return s.backend().ask().check(); }
+check_report check(const store& s) { return s.backend().ask().check({}); }
 
-check_report detail::local_answers::check() {
+check_report check(const store& s, const check_progress& progress) {
+  return s.backend().ask().check(progress);
+}
+
+check_report detail::local_answers::check(const check_progress& progress) {
   check_report report;
-  walker{env_, report}.walk();
+  walker{env_, report, progress}.walk();
   return report;
 }
 
