@@ -256,6 +256,18 @@ BOOST_AUTO_TEST_CASE(each_kind_of_trouble_reaches_the_soma_command_with_its_word
       s.env().put(txn, dbi(soma::detail::db::facts), soma::detail::record_key("r", 1),
                   std::string(48, '\x5a'));
     });
+    // And forward 0's record, one bit of it: its seal no longer matches.
+    auto key = soma::detail::record_key("r", 0);
+    std::string bytes;
+    s.env().read([&](MDB_txn* txn, const auto& dbi) {
+      std::string_view v;
+      BOOST_REQUIRE(s.env().get(txn, dbi(soma::detail::db::records), key, v));
+      bytes = std::string{v};
+    });
+    bytes[bytes.size() / 2] ^= 0x01;
+    s.env().write([&](MDB_txn* txn, auto& dbi) {
+      s.env().put(txn, dbi(soma::detail::db::records), key, bytes);
+    });
   }
   node_process server{{node_program, "--serve-store", dir / "served", "--store-sessions", "1"}};
   auto address = store_at(server.port);
@@ -264,6 +276,11 @@ BOOST_AUTO_TEST_CASE(each_kind_of_trouble_reaches_the_soma_command_with_its_word
   BOOST_TEST(damaged.status == 2, damaged.text);
   BOOST_TEST(has(damaged, "the fact blob of forward 1 of run 'r'"), damaged.text);
   BOOST_TEST(has(damaged, "is damaged"), damaged.text);
+  // A record passes through as the store keeps it, and the client finds its
+  // damage: the message names the store as the client reached it.
+  auto record = soma_run("forwards r --store " + address);
+  BOOST_TEST(record.status == 2, record.text);
+  BOOST_TEST(has(record, "forward 0 of run 'r' in the store '" + address + "'"), record.text);
   {
     auto reader = served(sys, address, {.read_only = true});
     try {
@@ -294,10 +311,10 @@ BOOST_AUTO_TEST_CASE(each_kind_of_trouble_reaches_the_soma_command_with_its_word
   // Timed out: the server is stopped, so it accepts a connection and says
   // nothing. The command ends within its bound (5 s to connect, 5 s to open
   // a session) and says so.
-  BOOST_TEST(eventually([&] { return soma_run("runs --store " + address).status == 0; }));
+  BOOST_TEST(eventually([&] { return soma_run("standing --store " + address).status == 0; }));
   BOOST_REQUIRE(kill(server.pid, SIGSTOP) == 0);
   auto began = std::chrono::steady_clock::now();
-  auto stopped = soma_run("runs --store " + address);
+  auto stopped = soma_run("standing --store " + address);
   auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
   kill(server.pid, SIGCONT);
   BOOST_TEST(stopped.status == 4, stopped.text);

@@ -117,6 +117,14 @@ struct studies_part {
   std::optional<std::string> after; ///< none: no study is left
 };
 
+/// Part of `forwards` as the store keeps it: each record's bytes, sealed,
+/// not decoded, of forwards `from`, `from` + 1, ...
+struct stored_forward_page {
+  std::uint64_t total = 0;
+  std::uint64_t from = 0;
+  std::vector<std::string> values;
+};
+
 /// A kept output's row and its key in the cache (where the next part goes on).
 struct cache_entry_row {
   std::string key;
@@ -252,7 +260,17 @@ public:
   check_report check(const check_progress& progress) override;
   std::uint64_t version() override;
 
+  /// forwards(), as the store keeps them: what a served store's server
+  /// sends, so that its client checks the bytes on the disk, and the server
+  /// neither decodes nor encodes them again.
+  stored_forward_page stored_forwards(std::string_view run, std::uint64_t from, std::size_t count);
+
 private:
+  // The records of `run` from `from`, at most `count`, each given to `f`
+  // (forward, key, bytes) inside one read transaction; the run's forwards.
+  template <class F>
+  std::uint64_t walk_forwards(std::string_view run, std::uint64_t from, std::size_t count, F&& f);
+
   const environment& env_;
 };
 

@@ -181,31 +181,46 @@ run_row detail::local_answers::run_summary(std::string_view run) {
   return *row;
 }
 
-forward_page detail::local_answers::forwards(std::string_view run, std::uint64_t from,
-                                             std::size_t count) {
+template <class F>
+std::uint64_t detail::local_answers::walk_forwards(std::string_view run, std::uint64_t from,
+                                                   std::size_t count, F&& f) {
   check_run(run);
   count = std::min(count, forwards_per_part);
-  forward_page out;
-  bool any = false;
+  std::optional<std::uint64_t> total;
   auto& env = env_;
   env.read([&](MDB_txn* txn, const dbi_fn& dbi) {
     auto records = dbi(db::records);
     if (records == 0)
       return;
     cursor c{env, txn, records};
-    auto end = run_end(env, txn, dbi, c, run);
-    if (!end)
+    total = run_end(env, txn, dbi, c, run);
+    if (!total)
       return;
-    any = true;
-    out.total = *end;
-    auto to = std::min<std::uint64_t>(*end, from + count);
-    each_between(env, txn, records, run, from, to, "records",
-                 [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
-                   out.records.push_back(detail::decode_record(key, bytes, where(env, run, n, "the record")));
-                 });
+    auto to = std::min<std::uint64_t>(*total, from + count);
+    each_between(env, txn, records, run, from, to, "records", f);
   });
-  if (!any)
+  if (!total)
     no_run(env, run);
+  return *total;
+}
+
+forward_page detail::local_answers::forwards(std::string_view run, std::uint64_t from,
+                                             std::size_t count) {
+  forward_page out;
+  out.total = walk_forwards(run, from, count, [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
+    out.records.push_back(detail::decode_record(key, bytes, where(env_, run, n, "the record")));
+  });
+  return out;
+}
+
+detail::stored_forward_page detail::local_answers::stored_forwards(std::string_view run,
+                                                                   std::uint64_t from,
+                                                                   std::size_t count) {
+  stored_forward_page out;
+  out.from = from;
+  out.total = walk_forwards(run, from, count, [&](std::uint64_t, std::string_view, std::string_view bytes) {
+    out.values.emplace_back(bytes);
+  });
   return out;
 }
 
