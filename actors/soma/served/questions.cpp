@@ -675,13 +675,18 @@ std::string answer_question(answers& a, store_op op, std::string_view bytes) {
 
 // --- the client ---
 
-template <class F>
-auto remote_answers::asked(store_op op, std::string ask, F&& decode) {
+std::string remote_answers::fetched(store_op op, std::string ask) {
   auto bytes = call_(op, std::move(ask));
   ++asked_;
   received_ += bytes.size();
   for (auto seen = largest_.load(); bytes.size() > seen && !largest_.compare_exchange_weak(seen, bytes.size());) {
   }
+  return bytes;
+}
+
+template <class F>
+auto remote_answers::asked(store_op op, std::string ask, F&& decode) {
+  auto bytes = fetched(op, std::move(ask));
   try {
     return decode(bytes);
   } catch (const undecodable& e) {
@@ -704,9 +709,42 @@ run_row remote_answers::run_summary(std::string_view run) {
   return rows.front();
 }
 
+// A full part with more after it is followed by a question for the next,
+// sent before this one is decoded, so the server reads the next part while
+// this client decodes (a reader of a whole run asks for them in order).
 forward_page remote_answers::forwards(std::string_view run, std::uint64_t from, std::size_t count) {
-  return asked(store_op::ask_forwards, encode_ask({.run = std::string{run}, .from = from, .count = count}),
-               [&](std::string_view b) { return decode_forward_page(b, run, where_); });
+  auto ask = [&](std::uint64_t at) {
+    return encode_ask({.run = std::string{run}, .from = at, .count = count});
+  };
+  std::optional<std::future<std::string>> ready;
+  {
+    std::lock_guard hold{prefetch_lock_};
+    if (prefetch_ && prefetch_->run == run && prefetch_->from == from && prefetch_->count == count)
+      ready = std::move(prefetch_->bytes);
+    prefetch_.reset();
+  }
+  auto bytes = ready ? ready->get() : fetched(store_op::ask_forwards, ask(from));
+  try {
+    std::uint64_t total = 0;
+    std::size_t got = 0;
+    read_capnp<cs::ForwardPart>(bytes, [&](cs::ForwardPart::Reader x) {
+      total = x.getTotal();
+      got = x.getRecords().size();
+      return 0;
+    });
+    if (count >= detail::forwards_per_part && got == count && from + got < total) {
+      std::lock_guard hold{prefetch_lock_};
+      prefetch_ = prefetch{std::string{run}, from + got, count,
+                           std::async(std::launch::async, [this, next = ask(from + got)]() mutable {
+                             return fetched(store_op::ask_forwards, std::move(next));
+                           })};
+    }
+    return decode_forward_page(bytes, run, where_);
+  } catch (const undecodable& e) {
+    throw store_error("the served store " + where_ + " answered 'ask.forwards' with bytes that "
+                      "are not its answer (" + std::string{e.what()} + "); is it a soma-node of "
+                      "this version?", store_trouble::damaged);
+  }
 }
 
 curve_part remote_answers::curve(std::string_view run, std::string_view name, std::uint64_t from,

@@ -9,6 +9,9 @@
 
 #include <atomic>
 #include <functional>
+#include <future>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -88,6 +91,20 @@ public:
 private:
   template <class F>
   auto asked(store_op op, std::string ask, F&& decode);
+
+  // The answer's bytes to `op`, counted, not decoded.
+  std::string fetched(store_op op, std::string ask);
+
+  // The next part of forwards a reader reading a run whole will ask for,
+  // asked before the current part is decoded.
+  struct prefetch {
+    std::string run;
+    std::uint64_t from = 0;
+    std::size_t count = 0;
+    std::future<std::string> bytes;
+  };
+  std::mutex prefetch_lock_;
+  std::optional<prefetch> prefetch_;
 
   std::string where_;
   question_call call_;
