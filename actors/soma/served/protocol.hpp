@@ -83,7 +83,7 @@ struct op_info {
   std::string_view request; ///< its Cap'n Proto message (schema/remote.capnp)
   std::string_view answer;
   bool writes;              ///< refused in a read-only session
-  bool long_call;           ///< may take 60 s, not 5 (it reads the whole store)
+  bool long_call;           ///< may take 60 s, not 5 (a part of a copy of the whole store)
   done_by by;
 };
 
