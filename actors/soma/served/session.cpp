@@ -398,8 +398,6 @@ struct check_holder {
 struct session_state {
   std::shared_ptr<service> svc;
   check_holder check;
-  std::uint64_t number = 0;
-  session_log log;
   std::map<std::uint64_t, held_claim_state> claims;
   std::uint64_t last_claim = 0;
   bool read_only = false;
@@ -513,18 +511,15 @@ caf::result<std::string> check_step(session_actor* self) {
   auto& job = self->state.check.job;
   if (!job) {
     job = std::make_shared<check_job>();
-    std::thread([job, served = self->state.svc->served(), log = self->state.log,
-                 number = self->state.number] {
+    // It holds the store (so its environment outlives the walk) and says
+    // nothing: the session it would speak for may be gone.
+    std::thread([job, served = self->state.svc->served()] {
       try {
         auto report = soma::check(served, [&job](std::size_t n, std::size_t total) {
           job->entries = n;
           job->total = total;
           return !job->stop.load();
         });
-        if (!report.complete && log)
-          log("store session " + std::to_string(number) + ": its check stopped after "
-              + std::to_string(report.entries) + " of " + std::to_string(job->total.load())
-              + " entries: the session ended");
         std::lock_guard hold{job->lock};
         job->report = std::move(report);
       } catch (const store_error& e) {
@@ -589,8 +584,6 @@ caf::behavior session(session_actor* self, std::shared_ptr<service> svc, caf::ac
                       std::function<void()> closed) {
   self->state.svc = svc;
   self->state.read_only = read_only;
-  self->state.number = number;
-  self->state.log = log;
   self->set_default_handler(caf::drop);
   self->monitor(client);
   // The client went: the session ends normally, whatever the client's
