@@ -133,6 +133,9 @@ namespace {
 // of their own and put before the newer ones it holds.
 void add_older(detail::answers& ask, const tail_options& o, run_tail& tail) {
   for (bool cut = true; cut && tail.records.size() < o.last;) {
+    if (tail.records.empty())
+      throw store_error("run '" + tail.run + "'s tail came cut short before its first record",
+                        store_trouble::damaged);
     auto rest = o;
     rest.run = tail.run;
     rest.before = tail.records.front().forward;
