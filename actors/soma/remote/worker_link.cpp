@@ -143,17 +143,23 @@ void worker_link::open() {
     failure = said(sys_, e);
     cause = std::move(e);
   };
+  auto asked = std::chrono::steady_clock::now();
   self->request(mm, within_, caf::connect_atom::value, where_.host, where_.port)
     .receive(
       [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
         front = caf::actor_cast<caf::actor>(std::move(ptr));
       },
       answered);
-  if (!front && (cause == caf::sec::connection_timeout || cause == caf::sec::request_timeout))
+  // Silence: no answer in time, or a handshake the connection's own timeout
+  // cut short (a stopped server takes the connection and says nothing).
+  bool silent = cause == caf::sec::connection_timeout || cause == caf::sec::request_timeout
+                || (cause == caf::sec::disconnect_during_handshake
+                    && std::chrono::steady_clock::now() - asked >= std::chrono::seconds(1));
+  if (!front && silent)
     throw worker_error("cannot connect to the worker at " + where_.str()
                          + ": it took the connection but did not answer within its bound ("
                          + failure + "): is it stopped or overloaded?",
-                       std::move(cause));
+                       caf::make_error(caf::sec::connection_timeout)); // its kind: timed out
   if (!front)
     throw worker_error("cannot connect to the worker at " + where_.str() + ": "
                          + (failure.empty() ? "it published no actor" : failure)
