@@ -185,20 +185,9 @@ double standing_cli_ms(const std::string& address) {
 
 // A bench_served recorder into `address`, its lines into `out`.
 pid_t start_recorder(const std::string& address, int i, double seconds, const std::string& out) {
-  std::vector<std::string> args{SOMA_BENCH_SERVED, "--record", address, "hosts-r" + std::to_string(i),
-                                "1000", std::to_string(seconds), "100"};
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t io;
-  posix_spawn_file_actions_init(&io);
-  posix_spawn_file_actions_addopen(&io, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  if (posix_spawn(&pid, argv[0], &io, nullptr, argv.data(), environ) != 0)
-    pid = -1;
-  posix_spawn_file_actions_destroy(&io);
-  return pid;
+  return soma_bench::spawn({SOMA_BENCH_SERVED, "--record", address, "hosts-r" + std::to_string(i),
+                            "1000", std::to_string(seconds), "100"},
+                           out);
 }
 
 // What a recorder said it did: forwards made, and those the server

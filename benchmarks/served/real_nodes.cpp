@@ -54,21 +54,9 @@ bool parse(int argc, char** argv, options& o) {
 
 // A soma-node reporting into `address`, its output to /dev/null.
 pid_t start_node(const std::string& address, double reporting) {
-  std::vector<std::string> args{SOMA_NODE_PROGRAM, "--store", address, "--reporting",
-                                std::to_string(reporting), "--listen", "127.0.0.1:0"};
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t io;
-  posix_spawn_file_actions_init(&io);
-  posix_spawn_file_actions_addopen(&io, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&io, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  if (posix_spawn(&pid, argv[0], &io, nullptr, argv.data(), environ) != 0)
-    pid = -1;
-  posix_spawn_file_actions_destroy(&io);
-  return pid;
+  return soma_bench::spawn({SOMA_NODE_PROGRAM, "--store", address, "--reporting",
+                            std::to_string(reporting), "--listen", "127.0.0.1:0"},
+                           "", "/dev/null");
 }
 
 // Stops every node with SIGTERM; one still there after 5 s is killed.

@@ -43,6 +43,28 @@ struct scratch_dir {
   }
 };
 
+/// Starts `args` (args[0] is the program) with its stdout into the file
+/// `out` (/dev/null when empty) and its stderr into `err` (this process's
+/// when empty); its pid, or -1.
+inline pid_t spawn(std::vector<std::string> args, const std::string& out = "",
+                   const std::string& err = "") {
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t io;
+  posix_spawn_file_actions_init(&io);
+  posix_spawn_file_actions_addopen(&io, 1, out.empty() ? "/dev/null" : out.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (!err.empty())
+    posix_spawn_file_actions_addopen(&io, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, argv[0], &io, nullptr, argv.data(), environ) != 0)
+    pid = -1;
+  posix_spawn_file_actions_destroy(&io);
+  return pid;
+}
+
 struct served_node {
   pid_t pid = -1;
   std::string address; // soma://127.0.0.1:PORT
