@@ -7,7 +7,11 @@
 // made it is skipped with the reason, and run alone it exits 77, which CTest
 // reports as Not Run (../skipping.hpp).
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <cstdlib>
 #include <filesystem>
@@ -98,7 +102,7 @@ struct netns_available {
       return no("network namespaces are unavailable here (SOMA_TEST_NO_NETNS is set)");
     if (getuid() != 0)
       return no("network namespaces are unavailable here (needs root and ip netns)");
-    auto probe = "soma-p" + std::to_string(getpid() % 100000);
+    auto probe = "soma-p" + std::to_string(getpid());
     if (sh("ip netns add " + probe) != 0)
       return no("network namespaces are unavailable here (`ip netns add` failed)");
     bool nft_works = !nft || sh("ip netns exec " + probe + " nft list tables") == 0;
@@ -113,28 +117,73 @@ struct netns_available {
 /// SUBNET.1, the namespace SUBNET.2. Torn down when it goes. A case that
 /// makes one carries the precondition netns_available, so failing to make
 /// it here is a failure, not a skip.
+///
+/// Its subnet is one no interface on this host holds yet, chosen and
+/// claimed under a lock that every test process takes (`flock` on a file
+/// in /run/lock): tests that run side by side under `ctest -j2` never share
+/// one. Two veth pairs on one /24 send the answers to one of them down the
+/// other, which showed as claimants that could not reach their server.
 struct network_namespace {
-  std::string tag = std::to_string(getpid() % 100000);
+  std::string tag = std::to_string(getpid());
   std::string ns = "soma-t" + tag;
-  std::string subnet = "10.77." + std::to_string(getpid() % 250) + ".";
+  std::string subnet;
 
   network_namespace() {
-    bool made = sh("ip netns add " + ns) == 0
-                && sh("ip link add vs" + tag + " type veth peer name vn" + tag) == 0
-                && sh("ip link set vn" + tag + " netns " + ns) == 0
-                && sh("ip addr add " + subnet + "1/24 dev vs" + tag) == 0
-                && sh("ip link set vs" + tag + " up") == 0
-                && sh("ip netns exec " + ns + " ip addr add " + subnet + "2/24 dev vn" + tag) == 0
-                && sh("ip netns exec " + ns + " ip link set vn" + tag + " up") == 0
-                && sh("ip netns exec " + ns + " ip link set lo up") == 0;
+    bool made = false;
+    {
+      subnet_lock lock;
+      subnet = free_subnet();
+      made = !subnet.empty() && sh("ip netns add " + ns) == 0
+             && sh("ip link add vs" + tag + " type veth peer name vn" + tag) == 0
+             && sh("ip link set vn" + tag + " netns " + ns) == 0
+             && sh("ip addr add " + subnet + "1/24 dev vs" + tag) == 0;
+    }
+    made = made && sh("ip link set vs" + tag + " up") == 0
+           && sh("ip netns exec " + ns + " ip addr add " + subnet + "2/24 dev vn" + tag) == 0
+           && sh("ip netns exec " + ns + " ip link set vn" + tag + " up") == 0
+           && sh("ip netns exec " + ns + " ip link set lo up") == 0;
     if (!made)
       tear_down(); // the destructor does not run when the constructor throws
-    BOOST_REQUIRE_MESSAGE(made, "could not wire the network namespace " << ns);
+    BOOST_REQUIRE_MESSAGE(made, "could not wire the network namespace " << ns
+                                  << (subnet.empty() ? " (no free 10.77.N.0/24 on this host)" : ""));
   }
 
   ~network_namespace() { tear_down(); }
 
 private:
+  /// Held while a subnet is chosen and its address added.
+  struct subnet_lock {
+    int fd = ::open("/run/lock/soma-test-netns.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+    subnet_lock() {
+      if (fd >= 0)
+        ::flock(fd, LOCK_EX);
+    }
+    ~subnet_lock() {
+      if (fd >= 0)
+        ::close(fd); // releases the lock
+    }
+    subnet_lock(const subnet_lock&) = delete;
+    subnet_lock& operator=(const subnet_lock&) = delete;
+  };
+
+  /// The first 10.77.N. (from this pid's N on) that no address on this host
+  /// is in; empty when all 250 are taken.
+  static std::string free_subnet() {
+    std::string held;
+    if (auto* in = ::popen("ip -o -4 addr show 2>/dev/null", "r")) {
+      char buf[512];
+      while (std::fgets(buf, sizeof buf, in))
+        held += buf;
+      ::pclose(in);
+    }
+    for (int i = 0; i < 250; ++i) {
+      auto candidate = "10.77." + std::to_string((getpid() + i) % 250) + ".";
+      if (held.find(" " + candidate) == std::string::npos)
+        return candidate;
+    }
+    return {};
+  }
+
   void tear_down() const {
     sh("ip link del vs" + tag);
     sh("ip netns del " + ns);

@@ -161,12 +161,9 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
                   return;
                 auto t = std::move(j->second);
                 st.trips.erase(j);
-                auto& ctx = e.context();
-                auto text = ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
-                                                              : self->system().render(e);
                 end_broken(self, *t.forward, st.plan->members.front().name,
                            worker_name(st, t.link) + " did not take the node library " + lib + ": "
-                             + text);
+                             + worker_said(self->system(), e));
               });
       return;
     }

@@ -32,16 +32,6 @@ namespace {
 
 using namespace std::chrono;
 
-// The text a worker put in an error, else CAF's rendering of it.
-std::string said(caf::actor_system& sys, const caf::error& e) {
-  if (e.category() == soma::error_category)
-    return soma::describe(e);
-  auto& ctx = e.context();
-  if (ctx.match_elements<std::string>())
-    return ctx.get_as<std::string>(0);
-  return sys.render(e);
-}
-
 // Checks that something accepts TCP connections at `where` within `within`:
 // CAF's own connect blocks for as long as the kernel tries.
 void reachable(const soma::address& where, milliseconds within) {
@@ -118,6 +108,15 @@ worker_link::~worker_link() {
   }
 }
 
+std::string worker_said(caf::actor_system& sys, const caf::error& e) {
+  if (e.category() == soma::error_category)
+    return soma::describe(e);
+  auto& ctx = e.context();
+  if (ctx.match_elements<std::string>())
+    return ctx.get_as<std::string>(0);
+  return sys.render(e);
+}
+
 void worker_link::open() {
   reachable(where_, within_);
   caf::io::middleman_actor mm;
@@ -140,7 +139,7 @@ void worker_link::open() {
   std::string failure;
   caf::error cause;
   auto answered = [&](caf::error& e) {
-    failure = said(sys_, e);
+    failure = worker_said(sys_, e);
     cause = std::move(e);
   };
   auto asked = std::chrono::steady_clock::now();

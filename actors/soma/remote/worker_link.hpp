@@ -92,4 +92,9 @@ private:
   std::atomic<std::chrono::steady_clock::rep> heard_{0}; ///< the last answer
 };
 
+/// What a worker's error says: soma's words for a soma error (a worker
+/// sends its store refusals so, their kind as the code), else the text it
+/// carried, else CAF's rendering of it.
+std::string worker_said(caf::actor_system& sys, const caf::error& e);
+
 } // namespace soma::detail

@@ -98,9 +98,8 @@ caf::behavior session(caf::stateful_actor<session_state>* self, worker_state* wo
       try {
         self->state.catalog->add(worker->ship(definition, bytes));
         return shipped_atom::value;
-      } catch (const store_error& e) { // its kind goes too: the client answers kinds
-        return caf::make_error(caf::sec::runtime_error, std::string{e.what()},
-                               std::string{to_string(e.trouble())});
+      } catch (const store_error& e) { // a soma error: its words and its kind as the code
+        return as_error(e);
       } catch (const std::exception& e) {
         return caf::make_error(caf::sec::runtime_error, std::string{e.what()});
       }
