@@ -12,6 +12,7 @@
 #include <memory>
 #include <thread>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@
 #include "soma/store/readings.hpp"
 #include "soma/store/standing.hpp"
 #include "soma/wire/reading.hpp"
+#include "soma/wire/record_write.hpp"
 #include "soma/wire/served_store.hpp"
 
 using namespace soma_test;
@@ -87,6 +89,17 @@ struct hand_client {
     return call(static_cast<std::uint8_t>(op), payload, failed);
   }
 };
+
+// `n` hand clients of the store served at `port`, each in a writable session.
+std::vector<std::unique_ptr<hand_client>> writers_at(caf::actor_system& sys, std::uint16_t port,
+                                                     int n) {
+  std::vector<std::unique_ptr<hand_client>> hands;
+  for (int i = 0; i < n; ++i) {
+    hands.push_back(std::make_unique<hand_client>(sys, port, soma::served::store_mode));
+    BOOST_REQUIRE_MESSAGE(hands.back()->session, hands.back()->refused);
+  }
+  return hands;
+}
 
 soma::reading reading_of(const std::string& id, std::int64_t when_us) {
   soma::reading r;
@@ -190,11 +203,7 @@ BOOST_AUTO_TEST_CASE(readings_that_arrive_together_are_written_in_fewer_commits_
   scratch dir;
   node_process server{{node_program, "--serve-store", dir / "served"}};
   constexpr int clients = 48;
-  std::vector<std::unique_ptr<hand_client>> hands;
-  for (int i = 0; i < clients; ++i) {
-    hands.push_back(std::make_unique<hand_client>(sys, server.port, soma::served::store_mode));
-    BOOST_REQUIRE_MESSAGE(hands.back()->session, hands.back()->refused);
-  }
+  auto hands = writers_at(sys, server.port, clients);
   // The store's last transaction, as a reader on this host sees it.
   soma::store local{dir / "served", {.read_only = true}};
   auto before = local.backend().ask().version();
@@ -224,6 +233,81 @@ BOOST_AUTO_TEST_CASE(readings_that_arrive_together_are_written_in_fewer_commits_
   // machines kept beside them that disagreed as damage).
   for (auto& [id, r] : standing)
     BOOST_TEST(r.when_us == when);
+}
+
+// The threads of process `pid` now.
+std::size_t threads_of(pid_t pid) {
+  std::error_code ignored;
+  std::size_t n = 0;
+  for (auto& task [[maybe_unused]] :
+       std::filesystem::directory_iterator{"/proc/" + std::to_string(pid) + "/task", ignored})
+    ++n;
+  return n;
+}
+
+// The batches of many client recorders go to the server's one writer: those
+// that arrive together share a commit, each run is numbered on its own, a
+// batch the server refuses takes no other with it, and the server starts no
+// thread per recorder.
+BOOST_AUTO_TEST_CASE(record_batches_of_many_recorders_share_commits_and_one_writer_thread) {
+  scratch dir;
+  node_process server{{node_program, "--serve-store", dir / "served"}};
+  constexpr int clients = 32;
+  constexpr std::uint64_t forwards = 5;
+  auto hands = writers_at(sys, server.port, clients);
+  soma::store local{dir / "served", {.read_only = true}};
+  auto before = local.backend().ask().version();
+  auto threads_before = threads_of(server.pid);
+  // Each client's recorder sends one batch at once, from a thread of its
+  // own; the last client's names a run no store takes ("bad/run"), so its
+  // batch is refused while the others' land.
+  auto batch_of = [&](int i) {
+    soma::detail::record_write w;
+    w.recorder = 1000 + static_cast<std::uint64_t>(i);
+    w.options.run = i == clients - 1 ? "bad/run" : "r" + std::to_string(i);
+    w.options.summarising = {"loss"};
+    for (std::uint64_t f = 1; f <= forwards; ++f)
+      w.forwards.push_back({f, std::nullopt,
+                            {soma::fact{"loss", {{"value", static_cast<double>(i)}}},
+                             soma::fact{"finished", {{"took_us", 5}}}},
+                            soma::outcome::ok, 5, now_us()});
+    return soma::detail::encode_record_write(w);
+  };
+  std::vector<std::optional<soma::detail::record_numbers>> answers(clients);
+  std::vector<std::string> refused(clients);
+  std::vector<std::thread> senders;
+  for (int i = 0; i < clients; ++i)
+    senders.emplace_back([&, i] {
+      caf::scoped_actor self{sys};
+      self->request(hands[i]->session, 30s, soma::served::store_atom::value,
+                    static_cast<std::uint8_t>(store_op::records), batch_of(i))
+        .receive([&](std::string& x) { answers[i] = soma::detail::decode_record_numbers(x); },
+                 [&](caf::error& e) { refused[i] = words(sys, e); });
+    });
+  for (auto& t : senders)
+    t.join();
+  auto threads_after = threads_of(server.pid);
+  auto commits = local.backend().ask().version() - before;
+  BOOST_TEST_MESSAGE(clients - 1 << " batches in " << commits << " commits; server threads "
+                                 << threads_before << " -> " << threads_after);
+  BOOST_TEST(commits >= 1u);
+  BOOST_TEST(commits <= std::uint64_t{clients / 2}, clients - 1 << " batches took " << commits << " commits");
+  // A thread per recorder would add 31.
+  BOOST_TEST(threads_after <= threads_before + 2, threads_before << " -> " << threads_after);
+  BOOST_TEST(refused[clients - 1].find("bad/run") != std::string::npos, refused[clients - 1]);
+  BOOST_TEST(!answers[clients - 1].has_value());
+  for (int i = 0; i + 1 < clients; ++i) {
+    BOOST_REQUIRE_MESSAGE(answers[i], "client " << i << ": " << refused[i]);
+    BOOST_TEST(!answers[i]->error, soma::describe(answers[i]->error));
+    BOOST_REQUIRE_EQUAL(answers[i]->numbered.size(), forwards);
+    for (std::uint64_t f = 0; f < forwards; ++f) {
+      BOOST_TEST(answers[i]->numbered[f].first == f + 1);
+      BOOST_TEST(answers[i]->numbered[f].second == f); // each run numbered from 0 on its own
+    }
+    auto rows = soma::forwards(local, "r" + std::to_string(i));
+    BOOST_REQUIRE_EQUAL(rows.size(), forwards);
+    BOOST_TEST(rows.back().forward == forwards - 1);
+  }
 }
 
 // Every kind of trouble a served store can meet reaches the soma command as

@@ -7,23 +7,11 @@
 #include <caf/stateful_actor.hpp>
 
 #include "soma/store/backend.hpp"
+#include "soma/store/detail/write_group.hpp"
 
 namespace soma::detail {
 
 namespace {
-
-struct writer_state {
-  /// Shared with the functor that runs when the writer ends: CAF destroys
-  /// an actor's state before its attached functors run.
-  std::shared_ptr<record_sink> sink;
-  std::shared_ptr<bool> closed = std::make_shared<bool>(false); ///< its run was marked ended
-  std::vector<held_forward> unwritten; ///< kept from a failed write
-  bool once = false;                   ///< batches may come again (a served store's server)
-  std::vector<std::uint64_t> asked;    ///< the forward ids of the batch being written (once)
-  static inline const char* name = "soma.record_writer";
-};
-
-using writer_actor = caf::stateful_actor<writer_state>;
 
 // Adds `batch` to what is unwritten; a forward already there is replaced.
 void merge(std::vector<held_forward>& unwritten, std::vector<held_forward>&& batch) {
@@ -41,35 +29,65 @@ void merge(std::vector<held_forward>& unwritten, std::vector<held_forward>&& bat
   }
 }
 
-record_numbers write(writer_actor* self, record_batch& batch) {
-  auto& st = self->state;
-  merge(st.unwritten, std::move(batch.forwards));
-  if (st.once) {
-    st.asked.clear();
-    for (auto& f : st.unwritten)
-      st.asked.push_back(f.id);
+} // namespace
+
+run_writing::run_writing(const store& where, const writer_options& options,
+                         std::uint64_t recorder)
+  : sink_(where.backend().records(options, recorder)), once_(options.once_for != 0) {}
+
+run_writing::~run_writing() = default;
+
+void run_writing::take(record_batch& batch) {
+  merge(unwritten_, std::move(batch.forwards));
+  if (once_) {
+    asked_.clear();
+    for (auto& f : unwritten_)
+      asked_.push_back(f.id);
   }
-  auto out = st.sink->write(st.unwritten, st.asked, batch.closing);
-  if (batch.closing && st.unwritten.empty() && !out.error)
-    *st.closed = true;
+}
+
+void run_writing::closed_if(bool closing, const record_numbers& out) {
+  if (closing && unwritten_.empty() && !out.error)
+    closed_ = true;
+}
+
+record_numbers run_writing::write(record_batch& batch) {
+  take(batch);
+  auto out = sink_->write(unwritten_, asked_, batch.closing);
+  closed_if(batch.closing, out);
   return out;
 }
+
+std::unique_ptr<group_part> run_writing::part(record_batch& batch,
+                                              std::function<void(record_numbers)> done) {
+  take(batch);
+  return sink_->part(unwritten_, asked_, batch.closing,
+                     [this, closing = batch.closing, done = std::move(done)](record_numbers out) {
+                       closed_if(closing, out);
+                       done(std::move(out));
+                     });
+}
+
+void run_writing::dropped() noexcept {
+  if (!closed_)
+    sink_->dropped();
+}
+
+namespace {
+
+struct writer_state {
+  std::unique_ptr<run_writing> run;
+  static inline const char* name = "soma.record_writer";
+};
+
+using writer_actor = caf::stateful_actor<writer_state>;
 
 caf::behavior writing(writer_actor* self, store where, writer_options options) {
   // Who this writer is, to a served store's server: one writer each.
   auto recorder = std::random_device{}() * (std::uint64_t{1} << 32) ^ std::random_device{}();
-  self->state.once = options.once_for != 0;
-  self->state.sink = where.backend().records(options, recorder);
-  if (self->state.once) {
-    // A served store's server: a client that goes without closing its run
-    // leaves the run marked so (run_meta::dropped_us).
-    self->attach_functor([sink = self->state.sink, closed = self->state.closed](const caf::error&) {
-      if (!*closed)
-        sink->dropped();
-    });
-  }
+  self->state.run = std::make_unique<run_writing>(where, options, recorder);
   return {
-    [self](write_atom, record_batch& batch) { return write(self, batch); },
+    [self](write_atom, record_batch& batch) { return self->state.run->write(batch); },
   };
 }
 

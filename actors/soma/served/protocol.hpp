@@ -39,7 +39,7 @@ inline constexpr const char* store_mode_1 = "store";
 
 /// Every operation of a store session, as one byte on the wire.
 enum class store_op : std::uint8_t {
-  records,         ///< a recorder's batch, written by the server's writer for that recorder
+  records,         ///< a recorder's batch, written in the next group commit, in its recorder's run
   reading,         ///< a machine reading, written in the next group commit
   copy,            ///< a part of a compacted copy of the whole store (soma copy)
   cache_get,       ///< a kept output, or none
@@ -72,7 +72,6 @@ enum class store_op : std::uint8_t {
 /// Where the server does an operation.
 enum class done_by : std::uint8_t {
   group_writer, ///< the one writer that commits what arrived together
-  run_writer,   ///< the writer of the recorder that sent it (one per recorder)
   reader,       ///< one of a few blocking actors, the next free one
 };
 
@@ -89,7 +88,7 @@ struct op_info {
 
 /// The table: one row per operation, in store_op's order.
 inline constexpr std::array<op_info, 28> store_ops{{
-  {store_op::records, "records", "RecordWrite", "RecordNumbers", true, false, done_by::run_writer},
+  {store_op::records, "records", "RecordWrite", "RecordNumbers", true, false, done_by::group_writer},
   {store_op::reading, "reading", "Reading", "(nothing)", true, false, done_by::group_writer},
   {store_op::copy, "copy", "SnapshotAsk", "SnapshotPart", false, true, done_by::reader},
   {store_op::cache_get, "cache_get", "CacheAsk", "CacheAnswer", false, false, done_by::reader},

@@ -30,6 +30,7 @@
 #include "soma/store/cache.hpp"
 #include "soma/store/check.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/write_group.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/trials.hpp"
@@ -75,9 +76,16 @@ struct reader_job {
   std::shared_ptr<copying> copy; // the session's, for store_op::copy
 };
 
-// What a session hands the group writer.
+// What a session hands the group writer: a machine's reading, or a batch
+// of a client recorder's forwards.
 struct reading_job {
   reading r;
+};
+struct record_job {
+  std::uint64_t session = 0;
+  std::uint64_t recorder = 0; ///< the client recorder's id (writer_options::once_for)
+  detail::writer_options options;
+  detail::record_batch batch;
 };
 
 } // namespace
@@ -91,6 +99,8 @@ template <>
 struct allowed_unsafe_message_type<soma::served::reader_job> : std::true_type {};
 template <>
 struct allowed_unsafe_message_type<soma::served::reading_job> : std::true_type {};
+template <>
+struct allowed_unsafe_message_type<soma::served::record_job> : std::true_type {};
 
 } // namespace caf
 
@@ -103,6 +113,7 @@ using forget_atom = caf::atom_constant<caf::atom("forget")>;
 using job_atom = caf::atom_constant<caf::atom("job")>;
 using free_atom = caf::atom_constant<caf::atom("free")>;
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
+using gone_atom = caf::atom_constant<caf::atom("gone")>;
 
 // How often a claim that found no trial is asked again while its hold lasts.
 constexpr auto claim_again_every = std::chrono::milliseconds(50);
@@ -287,70 +298,152 @@ caf::behavior hand_to_readers(caf::stateful_actor<readers_state>* self, store se
 
 // --- the group writer ---
 
+// A client recorder's writer: the session it came in, and its id.
+using run_key = std::pair<std::uint64_t, std::uint64_t>;
+
+struct pending_batch {
+  run_key key;
+  detail::record_batch batch;
+  caf::response_promise rp;
+};
+
 struct group_state {
-  std::vector<reading> batch;
+  std::vector<reading> readings;
+  std::vector<caf::response_promise> reading_waiting;
+  std::vector<pending_batch> batches;
+  /// The runs of the client recorders of every open session.
+  std::map<run_key, std::unique_ptr<detail::run_writing>> runs;
   /// Readings written per machine since it was last trimmed.
   std::unordered_map<std::string, std::size_t> since_trim;
-  std::vector<caf::response_promise> waiting;
   bool flush_due = false;
   std::chrono::steady_clock::time_point last_commit{};
   static inline const char* name = "soma.served.group_writer";
 };
 
+using group_actor = caf::stateful_actor<group_state>;
+
+// Makes a flush due, once `gap` has passed since the last commit (at once
+// when it has). The flush message goes to the back of the mailbox, behind
+// every write that came meanwhile: those are what the group holds.
+void flush_due(group_actor* self, std::chrono::milliseconds gap) {
+  auto& st = self->state;
+  if (st.flush_due)
+    return;
+  st.flush_due = true;
+  auto next = st.last_commit + gap;
+  auto now = std::chrono::steady_clock::now();
+  if (next <= now)
+    self->send(self, flush_atom::value);
+  else
+    self->delayed_send(self, next - now, flush_atom::value);
+}
+
+// Which of `readings` have their machine trimmed now: a machine is trimmed
+// on its first reading here, then every trim_every_served. It keeps its
+// newest kept_per_machine, and up to that many more between two trims.
+std::vector<bool> trims(group_state& st, const std::vector<reading>& readings) {
+  std::vector<bool> trim(readings.size());
+  if (st.since_trim.size() > 1'000'000)
+    st.since_trim.clear(); // machines forgotten meanwhile: trimmed again, once each
+  for (std::size_t i = 0; i < readings.size(); ++i) {
+    auto [it, first] = st.since_trim.try_emplace(readings[i].id, 0);
+    trim[i] = first || ++it->second % trim_every_served == 0;
+  }
+  return trim;
+}
+
+// Writes the group: every reading and one batch of each run that came,
+// in one transaction (soma/store/detail/write_group.hpp), and answers each
+// once that transaction committed. A run's second batch waits for the next.
+void flush(group_actor* self, detail::environment& env, std::chrono::milliseconds gap) {
+  auto& st = self->state;
+  st.flush_due = false;
+  auto readings = std::move(st.readings);
+  auto reading_waiting = std::move(st.reading_waiting);
+  st.readings.clear();
+  st.reading_waiting.clear();
+  std::vector<pending_batch> now, later;
+  for (auto& b : st.batches) {
+    bool taken = std::any_of(now.begin(), now.end(), [&](auto& x) { return x.key == b.key; });
+    (taken ? later : now).push_back(std::move(b));
+  }
+  st.batches = std::move(later);
+  st.last_commit = std::chrono::steady_clock::now();
+  auto trim = trims(st, readings);
+  std::optional<caf::error> readings_failed;
+  std::vector<std::unique_ptr<detail::group_part>> parts;
+  if (!readings.empty())
+    parts.push_back(detail::readings_part(env, readings, trim, [&](const store_error* e) {
+      if (e)
+        readings_failed = refusal(*e);
+    }));
+  for (auto& b : now) {
+    auto answer = [rp = b.rp](detail::record_numbers n) mutable {
+      rp.deliver(detail::encode_record_numbers(n));
+    };
+    if (auto p = st.runs.at(b.key)->part(b.batch, answer))
+      parts.push_back(std::move(p));
+    else
+      answer(st.runs.at(b.key)->write(b.batch));
+  }
+  std::vector<detail::group_part*> each;
+  for (auto& p : parts)
+    each.push_back(p.get());
+  detail::write_group(env, each);
+  for (auto& rp : reading_waiting)
+    if (readings_failed)
+      rp.deliver(*readings_failed);
+    else
+      rp.deliver(std::string{});
+  if (!st.batches.empty())
+    flush_due(self, gap);
+}
+
 // Writes what arrived while it wrote the last group in one transaction, at
-// most one commit every `gap`: a reading that finds the writer idle for
-// longer is written at once. A reading is answered once the commit that
-// holds it returned: the flush message goes to the back of the mailbox,
-// behind every reading that came while the last group was written.
-caf::behavior commit_groups(caf::stateful_actor<group_state>* self, store served,
-                           std::chrono::milliseconds gap, std::chrono::milliseconds forget_every) {
+// most one commit every `gap`: a write that finds the writer idle for
+// longer is written at once. Each is answered once the commit that holds it
+// returned.
+caf::behavior commit_groups(group_actor* self, store served, std::chrono::milliseconds gap,
+                            std::chrono::milliseconds forget_every) {
   self->delayed_send(self, forget_every, forget_atom::value);
   auto env = served.backend().local();
   return {
     [self, gap](reading_job& job) -> caf::result<std::string> {
       auto& st = self->state;
-      st.batch.push_back(std::move(job.r));
-      st.waiting.push_back(self->make_response_promise<std::string>());
-      if (!st.flush_due) {
-        st.flush_due = true;
-        auto next = st.last_commit + gap;
-        auto now = std::chrono::steady_clock::now();
-        if (next <= now)
-          self->send(self, flush_atom::value);
-        else
-          self->delayed_send(self, next - now, flush_atom::value);
-      }
-      return st.waiting.back();
+      st.readings.push_back(std::move(job.r));
+      st.reading_waiting.push_back(self->make_response_promise<std::string>());
+      flush_due(self, gap);
+      return st.reading_waiting.back();
     },
-    [self, env](flush_atom) {
+    [self, gap, served](record_job& job) -> caf::result<std::string> {
       auto& st = self->state;
-      st.flush_due = false;
-      auto batch = std::move(st.batch);
-      auto waiting = std::move(st.waiting);
-      st.batch.clear();
-      st.waiting.clear();
-      std::optional<caf::error> failed;
-      st.last_commit = std::chrono::steady_clock::now();
-      // A machine is trimmed on its first reading here, then every
-      // trim_every_served: it keeps its newest kept_per_machine, and up to
-      // that many more between two trims.
-      std::vector<bool> trim(batch.size());
-      if (st.since_trim.size() > 1'000'000)
-        st.since_trim.clear(); // machines forgotten meanwhile: trimmed again, once each
-      for (std::size_t i = 0; i < batch.size(); ++i) {
-        auto [it, first] = st.since_trim.try_emplace(batch[i].id, 0);
-        trim[i] = first || ++it->second % trim_every_served == 0;
+      run_key key{job.session, job.recorder};
+      auto& run = st.runs[key];
+      if (!run) {
+        job.options.once_for = job.recorder;
+        run = std::make_unique<detail::run_writing>(served, job.options, job.recorder);
       }
-      try {
-        detail::put_readings_at(*env, batch, trim);
-      } catch (const store_error& e) {
-        failed = refusal(e);
+      st.batches.push_back({key, std::move(job.batch), self->make_response_promise<std::string>()});
+      flush_due(self, gap);
+      return st.batches.back().rp;
+    },
+    [self, env, gap](flush_atom) { flush(self, *env, gap); },
+    [self, env, gap](gone_atom, std::uint64_t session) {
+      // The session's client went: what it sent is written first, then a
+      // run it left open is marked so.
+      auto& st = self->state;
+      auto of_it = [&] {
+        return std::any_of(st.batches.begin(), st.batches.end(),
+                           [&](auto& b) { return b.key.first == session; });
+      };
+      while (of_it())
+        flush(self, *env, gap);
+      auto& runs = st.runs;
+      auto i = runs.lower_bound(run_key{session, 0});
+      while (i != runs.end() && i->first.first == session) {
+        i->second->dropped();
+        i = runs.erase(i);
       }
-      for (auto& rp : waiting)
-        if (failed)
-          rp.deliver(*failed);
-        else
-          rp.deliver(std::string{});
     },
     [self, env, forget_every](forget_atom) {
       try {
@@ -401,33 +494,24 @@ struct session_state {
   std::map<std::uint64_t, held_claim_state> claims;
   std::uint64_t last_claim = 0;
   bool read_only = false;
-  /// One writer per client recorder. Shared with the functor that stops
-  /// them: CAF destroys an actor's state before its attached functors run.
-  std::shared_ptr<std::map<std::uint64_t, caf::actor>> writers =
-    std::make_shared<std::map<std::uint64_t, caf::actor>>();
+  std::uint64_t number = 0; ///< the session's, as its log lines say it
   std::shared_ptr<copying> copy = std::make_shared<copying>();
   static inline const char* name = "soma.served.session";
 };
 
 using session_actor = caf::stateful_actor<session_state>;
 
-// Hands the batch in `payload` to the writer of the client recorder that
-// sent it (made for its first batch); answered with the batch's numbers.
+// Hands the batch in `payload` to the group writer, which writes it in the
+// run of the client recorder that sent it and answers the client itself
+// with the batch's numbers.
 caf::result<std::string> write_records(session_actor* self, const std::string& payload) {
   auto w = detail::decode_record_write(payload);
   if (auto ok = check_run_id(w.options.run); !ok)
     return refusal("cannot record: " + describe(ok.error()), store_trouble::invalid);
-  auto& writer = (*self->state.writers)[w.recorder];
-  if (!writer) {
-    w.options.once_for = w.recorder;
-    writer = detail::spawn_record_writer(self->system(), self->state.svc->served(), w.options);
-  }
-  auto rp = self->make_response_promise<std::string>();
-  self->request(writer, caf::infinite, detail::write_atom::value,
-                detail::record_batch{std::move(w.forwards), w.closing})
-    .then([rp](detail::record_numbers& n) mutable { rp.deliver(detail::encode_record_numbers(n)); },
-          [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
-  return rp;
+  self->delegate(self->state.svc->group_writer(),
+                 record_job{self->state.number, w.recorder, std::move(w.options),
+                            detail::record_batch{std::move(w.forwards), w.closing}});
+  return caf::delegated<std::string>{};
 }
 
 // A claim held up to its wait (at most claim_hold_cap_ms): asked of a
@@ -560,8 +644,9 @@ caf::result<std::string> serve(session_actor* self, std::uint8_t wire, std::stri
                        "writable to write",
                    store_trouble::read_only);
   switch (row.by) {
-    case done_by::group_writer: return reading_to_write(self, payload);
-    case done_by::run_writer:
+    case done_by::group_writer:
+      if (*op == store_op::reading)
+        return reading_to_write(self, payload);
       try {
         return write_records(self, payload);
       } catch (const std::exception& e) {
@@ -584,6 +669,7 @@ caf::behavior session(session_actor* self, std::shared_ptr<service> svc, caf::ac
                       std::function<void()> closed) {
   self->state.svc = svc;
   self->state.read_only = read_only;
+  self->state.number = number;
   self->set_default_handler(caf::drop);
   self->monitor(client);
   // The client went: the session ends normally, whatever the client's
@@ -593,11 +679,9 @@ caf::behavior session(session_actor* self, std::shared_ptr<service> svc, caf::ac
     *why = "its client went: " + caf::to_string(dm.reason);
     self->quit();
   });
-  self->attach_functor([writers = self->state.writers, svc, log, number, why,
-                        closed](const caf::error&) {
+  self->attach_functor([svc, log, number, why, closed](const caf::error&) {
     svc->session_closed();
-    for (auto& [id, w] : *writers)
-      caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+    caf::anon_send(svc->group_writer(), gone_atom::value, number);
     log("store session " + std::to_string(number) + " closed (" + *why + ")");
     if (closed)
       closed();

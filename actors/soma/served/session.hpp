@@ -8,13 +8,13 @@
 /// A session is a scheduled CAF actor, not a thread: ten thousand of them
 /// cost their mailboxes. What blocks on the disk is done by a few actors
 /// of their own, shared by every session:
-/// - one group writer commits the machine readings that arrived while it
-///   wrote the last ones in one write transaction (one sync: readings are
-///   expendable), at most one commit every 10 ms, and answers each once
-///   that commit returned; once a tick it forgets machines a day behind
-///   the fleet;
-/// - a recorder's batches go to a writer of that recorder's own, as a
-///   local recorder's would;
+/// - one group writer commits what arrived while it wrote the last group
+///   (machine readings and client recorders' batches) in one write
+///   transaction (soma/store/detail/write_group.hpp), and answers each once
+///   that commit returned. A batch is written at once when the writer is
+///   idle; readings alone at most once every 10 ms, with one sync (they
+///   are expendable). A client recorder's run is a state of that writer,
+///   not a thread. Once a tick it forgets machines a day behind the fleet;
 /// - every other operation (readers' questions, the cache, trials, a copy)
 ///   goes to the next free one of a few readers; a claim that finds no
 ///   trial is asked again every 50 ms until its hold is over, so a waiting
@@ -39,8 +39,8 @@ namespace soma::served {
 struct service_limits {
   std::size_t sessions = 10000; ///< store sessions open at once (soma-node --store-sessions)
   std::size_t readers = 4;      ///< actors answering questions, the cache and trials
-  /// The group writer commits at most once this often: readings arriving
-  /// meanwhile wait at most this long, and share one commit.
+  /// The group writer commits readings at most once this often: readings
+  /// arriving meanwhile wait at most this long, and share one commit.
   std::chrono::milliseconds commit_gap{10};
   /// How often stale machines are forgotten (forget_stale_machines).
   std::chrono::milliseconds forget_every = std::chrono::seconds(10);

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,7 @@
 namespace soma::detail {
 
 class environment;
+class group_part;
 struct cache_identity;
 
 /// Where one recorder's forwards are written.
@@ -43,6 +45,17 @@ public:
   /// marked ended (run_meta::ended_us).
   virtual record_numbers write(std::vector<held_forward>& unwritten,
                                const std::vector<std::uint64_t>& asked, bool closing) = 0;
+
+  /// write(), as one part of a group written in one transaction
+  /// (soma/store/detail/write_group.hpp; what a served store's server does
+  /// with the batches of all its clients): all of `unwritten`, and with
+  /// `closing` the run marked ended, in the group's transaction. When the
+  /// group is done, `done` hears what write() would have answered, and
+  /// `unwritten` is as write() would have left it; both must outlive the
+  /// part. None from a sink that cannot (a served one): call write().
+  [[nodiscard]] virtual std::unique_ptr<group_part>
+  part(std::vector<held_forward>& unwritten, const std::vector<std::uint64_t>& asked,
+       bool closing, std::function<void(record_numbers)> done);
 
   /// Marks the run as left without closing by the writer's client
   /// (run_meta::dropped_us): what a served store's server does when a

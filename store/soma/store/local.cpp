@@ -2,6 +2,7 @@
 #include "soma/store/trials.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -10,6 +11,7 @@
 
 #include "soma/store/cache.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/write_group.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/record_log.hpp"
 #include "soma/store/run_status.hpp"
@@ -87,6 +89,10 @@ public:
     return out;
   }
 
+  std::unique_ptr<group_part> part(std::vector<held_forward>& unwritten,
+                                   const std::vector<std::uint64_t>& asked, bool closing,
+                                   std::function<void(record_numbers)> done) override;
+
   void dropped() noexcept override {
     try {
       log_.dropped();
@@ -97,10 +103,10 @@ public:
   }
 
 private:
-  // Writes the first `count` forwards in one transaction. Throws what the
-  // transaction threw; then nothing of it was written.
-  void chunk(std::vector<held_forward>& unwritten, std::size_t count,
-             const std::vector<std::uint64_t>& asked, record_numbers& out) {
+  friend class sink_part;
+
+  // The log entries of the first `count` forwards of `unwritten`.
+  void entries_of(std::vector<held_forward>& unwritten, std::size_t count) {
     entries_.clear();
     for (std::size_t i = 0; i < count; ++i) {
       auto& f = unwritten[i];
@@ -108,6 +114,13 @@ private:
         f.id, f.number,
         make_record(f.facts, 0, f.state, f.took_us, f.when_us, options_.summarising), &f.facts});
     }
+  }
+
+  // Writes the first `count` forwards in one transaction. Throws what the
+  // transaction threw; then nothing of it was written.
+  void chunk(std::vector<held_forward>& unwritten, std::size_t count,
+             const std::vector<std::uint64_t>& asked, record_numbers& out) {
+    entries_of(unwritten, count);
     auto numbered = log_.write(entries_, asked);
     unwritten.erase(unwritten.begin(), unwritten.begin() + static_cast<std::ptrdiff_t>(count));
     out.numbered.insert(out.numbered.end(), numbered.begin(), numbered.end());
@@ -117,6 +130,57 @@ private:
   writer_options options_;
   std::vector<log_entry> entries_; ///< reused
 };
+
+// One sink's batch in a group: all it holds unwritten, and its run's end
+// when it closes, in the group's transaction.
+class sink_part final : public group_part {
+public:
+  sink_part(local_sink& sink, std::vector<held_forward>& unwritten,
+            const std::vector<std::uint64_t>& asked, bool closing,
+            std::function<void(record_numbers)> done)
+    : sink_(sink), unwritten_(unwritten), asked_(asked), closing_(closing),
+      done_(std::move(done)) {
+    sink_.entries_of(unwritten_, unwritten_.size());
+  }
+
+  void stage(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) override {
+    staged_ = sink_.log_.stage(txn, dbi, sink_.entries_, asked_);
+    if (closing_)
+      sink_.log_.stage_end(txn, dbi, now_us_);
+  }
+
+  void committed() override {
+    sink_.log_.adopt(staged_);
+    unwritten_.clear();
+    record_numbers out;
+    out.numbered = std::move(staged_.numbered);
+    done_(std::move(out));
+  }
+
+  void failed(const store_error& why) override {
+    record_numbers out;
+    out.error = make_error(error_code::store_failed, why.what());
+    done_(std::move(out));
+  }
+
+private:
+  local_sink& sink_;
+  std::vector<held_forward>& unwritten_;
+  const std::vector<std::uint64_t>& asked_;
+  bool closing_;
+  std::function<void(record_numbers)> done_;
+  staged_log staged_;
+  std::int64_t now_us_ = std::chrono::duration_cast<std::chrono::microseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+};
+
+std::unique_ptr<group_part> local_sink::part(std::vector<held_forward>& unwritten,
+                                             const std::vector<std::uint64_t>& asked,
+                                             bool closing,
+                                             std::function<void(record_numbers)> done) {
+  return std::make_unique<sink_part>(*this, unwritten, asked, closing, std::move(done));
+}
 
 class local_backend final : public backend {
 public:

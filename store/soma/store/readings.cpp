@@ -12,6 +12,7 @@
 #include "soma/store/answers.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/write_group.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/backend.hpp"
 #include "soma/wire/reading.hpp"
@@ -193,31 +194,68 @@ void detail::put_reading_at(environment& env, const reading& r) {
   });
 }
 
+namespace {
+
+// What put_readings_at writes, in `txn`.
+void put_readings_in(detail::environment& env, MDB_txn* txn,
+                     const std::function<MDB_dbi(detail::db)>& dbi, const std::vector<reading>& rs,
+                     const std::vector<bool>& trim) {
+  auto d = dbi(detail::db::readings);
+  std::size_t added = 0;
+  for (std::size_t i = 0; i < rs.size(); ++i)
+    added += put_one(env, txn, d, rs[i], trim.empty() || trim[i]) ? 1 : 0;
+  if (added == 0)
+    return;
+  // The count of machines moves by those new to the store; a store
+  // that keeps none yet (format 1) or a damaged one is counted afresh.
+  std::optional<std::uint64_t> before;
+  try {
+    before = count_of(env, txn, d);
+  } catch (const store_error&) {
+  }
+  if (before)
+    put_count(env, txn, d, *before + added);
+  else
+    forget_stale(env, txn, d);
+}
+
+class readings_group_part final : public detail::group_part {
+public:
+  readings_group_part(detail::environment& env, const std::vector<reading>& rs,
+                      const std::vector<bool>& trim, std::function<void(const store_error*)> done)
+    : env_(env), rs_(rs), trim_(trim), done_(std::move(done)) {}
+
+  void stage(MDB_txn* txn, const std::function<MDB_dbi(detail::db)>& dbi) override {
+    put_readings_in(env_, txn, dbi, rs_, trim_);
+  }
+  void committed() override { done_(nullptr); }
+  void failed(const store_error& why) override { done_(&why); }
+  bool durable() const noexcept override { return false; }
+
+private:
+  detail::environment& env_;
+  const std::vector<reading>& rs_;
+  const std::vector<bool>& trim_;
+  std::function<void(const store_error*)> done_;
+};
+
+} // namespace
+
 void detail::put_readings_at(environment& env, const std::vector<reading>& rs,
                              const std::vector<bool>& trim) {
   if (rs.empty())
     return;
   env.write(
     [&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
-      auto d = dbi(db::readings);
-      std::size_t added = 0;
-      for (std::size_t i = 0; i < rs.size(); ++i)
-        added += put_one(env, txn, d, rs[i], trim.empty() || trim[i]) ? 1 : 0;
-      if (added == 0)
-        return;
-      // The count of machines moves by those new to the store; a store
-      // that keeps none yet (format 1) or a damaged one is counted afresh.
-      std::optional<std::uint64_t> before;
-      try {
-        before = count_of(env, txn, d);
-      } catch (const store_error&) {
-      }
-      if (before)
-        put_count(env, txn, d, *before + added);
-      else
-        forget_stale(env, txn, d);
+      put_readings_in(env, txn, dbi, rs, trim);
     },
     environment::commit::expendable);
+}
+
+std::unique_ptr<detail::group_part>
+detail::readings_part(environment& env, const std::vector<reading>& rs,
+                      const std::vector<bool>& trim, std::function<void(const store_error*)> done) {
+  return std::make_unique<readings_group_part>(env, rs, trim, std::move(done));
 }
 
 std::size_t detail::forget_stale_machines(environment& env) {

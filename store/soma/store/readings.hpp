@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,6 +68,7 @@ namespace detail {
 [[nodiscard]] reading decode_reading(std::string_view bytes, const std::string& where);
 
 class environment;
+class group_part;
 
 /// Throws store_error (`invalid`) unless `r`'s machine id is 1 to 200
 /// bytes without '/'.
@@ -86,6 +88,14 @@ void put_reading_at(environment& env, const reading& r);
 /// with what a machine keeps); empty: every one is.
 void put_readings_at(environment& env, const std::vector<reading>& rs,
                      const std::vector<bool>& trim = {});
+
+/// put_readings_at's work as one part of a group written in one
+/// transaction (soma/store/detail/write_group.hpp): expendable, unless a
+/// durable part shares the transaction. `done` hears nullptr once it was
+/// committed, else why not. `rs` and `trim` must outlive the part.
+[[nodiscard]] std::unique_ptr<group_part>
+readings_part(environment& env, const std::vector<reading>& rs, const std::vector<bool>& trim,
+              std::function<void(const store_error*)> done);
 
 /// Forgets machines forgotten_after_us behind the lower median of all
 /// machines' newest readings (put_reading does so with every reading), in a

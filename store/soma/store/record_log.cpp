@@ -219,81 +219,93 @@ record_log::record_log(std::shared_ptr<environment> env, log_options options)
 
 std::vector<std::pair<std::uint64_t, std::uint64_t>>
 record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>& batch) {
-  auto& env = *env_;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> numbered;
-  bool cleared = cleared_;
-  std::uint64_t next = next_;
-  const auto& run = options_.run;
-  env.write([&](MDB_txn* txn, auto& dbi) {
-    numbered.clear();
-    cleared = cleared_;
-    auto records = dbi(db::records);
-    auto blobs = dbi(db::facts);
-    auto meta = dbi(db::meta);
-    if (options_.overwrite && !cleared) {
-      clear_run(env, txn, records, run);
-      clear_run(env, txn, blobs, run);
-      cleared = true;
-    }
-    auto had = after_last(env, txn, records, run);
-    // The run's metadata as it was, and its totals as they are before this batch.
-    auto meta_at = meta_key(run);
-    auto before = meta_in(env, txn, meta, meta_at, run);
-    auto totals = totals_before(env, txn, records, run, had, before);
-    bool recount = false;
-    bool fresh_run = had == 0 && next_ == 0;
-    next = std::max(next_, had);
-    numbers given;
-    std::string_view kept;
-    auto given_key = batch_key(options_.once_for);
-    if (options_.once_for && env.get(txn, meta, given_key, kept))
-      given = numbers_given(given_key, kept, env);
-    // New forwards number after those given, even when this transaction
-    // cleared the run again (a first batch, with overwrite, sent again).
-    for (auto& [id, n] : given)
-      next = std::max(next, n + 1);
-    bool at_end = true;
-    for (auto& e : entries) {
-      auto again = e.number ? e.number : given_to(given, e.id);
-      auto n = again ? *again : next++;
-      numbered.emplace_back(e.id, n);
-      auto key = record_key(run, n);
-      e.rec.forward = n;
-      std::string_view was;
-      if (again && totals && !recount && env.get(txn, records, key, was))
-        recount = !taken_back(*totals, key, was, e.rec, run, n, env); // written over
-      buffer_.clear();
-      encode_record_into(buffer_, e.rec, key);
-      put_forward(env, txn, records, key, buffer_, !again, at_end);
-      buffer_.clear();
-      encode_facts_into(buffer_, *e.facts, key);
-      put_forward(env, txn, blobs, key, buffer_, !again, at_end);
-      if (totals && !recount)
-        add_forward(*totals, e.rec);
-    }
-    if (recount)
-      totals = counted(env, txn, records, run);
-    if (options_.once_for)
-      env.put(txn, meta, given_key,
-              sealed(given_key, sealed_kind::batch, batch_numbers(numbered, given, batch)));
-    // The run's metadata: what every record of it summarises (the first
-    // writer of a run says, every later one can only narrow it, so a
-    // fact's curve stays one scan), and the number after its last forward.
-    // And the run's totals, with every record this transaction wrote.
-    run_meta m{options_.summarising, std::nullopt};
-    if (before && !fresh_run)
-      std::erase_if(m.summarising, [&](const std::string& x) {
-        return std::find(before->summarising.begin(), before->summarising.end(), x)
-               == before->summarising.end();
-      });
-    m.next = std::max(next, after_last(env, txn, records, run));
-    m.totals = totals;
-    describe(env, txn, dbi(db::trials), options_, before, m);
-    env.put(txn, meta, meta_at, encode_run_meta(m, meta_at));
+  staged_log done;
+  env_->write([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {
+    done = stage(txn, dbi, entries, batch);
   });
-  cleared_ = cleared;
-  next_ = next;
-  return numbered;
+  adopt(done);
+  return std::move(done.numbered);
+}
+
+void record_log::adopt(const staged_log& done) noexcept {
+  cleared_ = done.cleared;
+  next_ = done.next;
+}
+
+staged_log record_log::stage(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi,
+                             std::span<log_entry> entries,
+                             const std::vector<std::uint64_t>& batch) {
+  auto& env = *env_;
+  staged_log out;
+  auto& numbered = out.numbered;
+  auto& cleared = out.cleared;
+  auto& next = out.next;
+  const auto& run = options_.run;
+  cleared = cleared_;
+  auto records = dbi(db::records);
+  auto blobs = dbi(db::facts);
+  auto meta = dbi(db::meta);
+  if (options_.overwrite && !cleared) {
+    clear_run(env, txn, records, run);
+    clear_run(env, txn, blobs, run);
+    cleared = true;
+  }
+  auto had = after_last(env, txn, records, run);
+  // The run's metadata as it was, and its totals as they are before this batch.
+  auto meta_at = meta_key(run);
+  auto before = meta_in(env, txn, meta, meta_at, run);
+  auto totals = totals_before(env, txn, records, run, had, before);
+  bool recount = false;
+  bool fresh_run = had == 0 && next_ == 0;
+  next = std::max(next_, had);
+  numbers given;
+  std::string_view kept;
+  auto given_key = batch_key(options_.once_for);
+  if (options_.once_for && env.get(txn, meta, given_key, kept))
+    given = numbers_given(given_key, kept, env);
+  // New forwards number after those given, even when this transaction
+  // cleared the run again (a first batch, with overwrite, sent again).
+  for (auto& [id, n] : given)
+    next = std::max(next, n + 1);
+  bool at_end = true;
+  for (auto& e : entries) {
+    auto again = e.number ? e.number : given_to(given, e.id);
+    auto n = again ? *again : next++;
+    numbered.emplace_back(e.id, n);
+    auto key = record_key(run, n);
+    e.rec.forward = n;
+    std::string_view was;
+    if (again && totals && !recount && env.get(txn, records, key, was))
+      recount = !taken_back(*totals, key, was, e.rec, run, n, env); // written over
+    buffer_.clear();
+    encode_record_into(buffer_, e.rec, key);
+    put_forward(env, txn, records, key, buffer_, !again, at_end);
+    buffer_.clear();
+    encode_facts_into(buffer_, *e.facts, key);
+    put_forward(env, txn, blobs, key, buffer_, !again, at_end);
+    if (totals && !recount)
+      add_forward(*totals, e.rec);
+  }
+  if (recount)
+    totals = counted(env, txn, records, run);
+  if (options_.once_for)
+    env.put(txn, meta, given_key,
+            sealed(given_key, sealed_kind::batch, batch_numbers(numbered, given, batch)));
+  // The run's metadata: what every record of it summarises (the first
+  // writer of a run says, every later one can only narrow it, so a
+  // fact's curve stays one scan), and the number after its last forward.
+  // And the run's totals, with every record this transaction wrote.
+  run_meta m{options_.summarising, std::nullopt};
+  if (before && !fresh_run)
+    std::erase_if(m.summarising, [&](const std::string& x) {
+      return std::find(before->summarising.begin(), before->summarising.end(), x)
+             == before->summarising.end();
+    });
+  m.next = std::max(next, after_last(env, txn, records, run));
+  m.totals = totals;
+  describe(env, txn, dbi(db::trials), options_, before, m);
+  env.put(txn, meta, meta_at, encode_run_meta(m, meta_at));
+  return out;
 }
 
 namespace {
@@ -322,13 +334,21 @@ void rewrite_meta(environment& env, const std::string& run, Change change) {
 
 void record_log::end() {
   auto now = now_us();
-  rewrite_meta(*env_, options_.run, [&](run_meta& m, MDB_txn* txn, MDB_dbi records) {
-    m.ended_us = now;
-    m.dropped_us.reset();
-    if (!m.totals) // an older soma wrote the run last: its totals, once
-      m.totals = counted(*env_, txn, records, options_.run);
-    return true;
-  });
+  env_->write([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) { stage_end(txn, dbi, now); });
+}
+
+void record_log::stage_end(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi,
+                           std::int64_t now) {
+  auto meta = dbi(db::meta);
+  auto key = meta_key(options_.run);
+  auto m = meta_in(*env_, txn, meta, key, options_.run);
+  if (!m)
+    return; // nothing was ever written
+  m->ended_us = now;
+  m->dropped_us.reset();
+  if (!m->totals) // an older soma wrote the run last: its totals, once
+    m->totals = counted(*env_, txn, dbi(db::records), options_.run);
+  env_->put(txn, meta, key, encode_run_meta(*m, key));
 }
 
 void record_log::dropped() {

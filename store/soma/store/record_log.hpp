@@ -7,6 +7,7 @@
 /// written once, the run's `next`) live here, with every LMDB call.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -15,12 +16,11 @@
 #include <vector>
 
 #include "soma/fact.hpp"
+#include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/record.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma::detail {
-
-class environment;
 
 /// One forward to write.
 struct log_entry {
@@ -48,10 +48,21 @@ struct log_options {
   run_writer writer;
 };
 
+/// What a write staged in a transaction gave: the log takes it on
+/// (record_log::adopt) once that transaction committed, never before.
+struct staged_log {
+  bool cleared = false;
+  std::uint64_t next = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> numbered; ///< (id, n)
+};
+
 /// One writer's log of one run. Not thread-safe: one writer owns it.
 class record_log {
 public:
   record_log(std::shared_ptr<environment> env, log_options options);
+
+  /// The environment it writes.
+  [[nodiscard]] environment& env() const noexcept { return *env_; }
 
   /// Writes `entries` in one transaction and returns (id, n) for each.
   /// New forwards number after whatever the run holds (another writer of
@@ -64,9 +75,21 @@ public:
   std::vector<std::pair<std::uint64_t, std::uint64_t>>
   write(std::span<log_entry> entries, const std::vector<std::uint64_t>& batch);
 
+  /// write()'s work, in `txn`, which the caller commits (a group of writes in
+  /// one transaction: soma/store/detail/write_group.hpp). It may be staged
+  /// again in a new transaction (the map grew); the log changes only when
+  /// the result is adopted after the commit. Throws store_error.
+  [[nodiscard]] staged_log stage(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi,
+                                 std::span<log_entry> entries,
+                                 const std::vector<std::uint64_t>& batch);
+  void adopt(const staged_log& done) noexcept;
+
   /// Marks the run ended (run_meta::ended_us, this machine's clock now), in
   /// one transaction. Throws store_error.
   void end();
+
+  /// end()'s work in `txn`, `now_us` its time. Throws store_error.
+  void stage_end(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi, std::int64_t now_us);
 
   /// Marks the run left without closing by the writer's client
   /// (run_meta::dropped_us, this machine's clock now), unless it ended.

@@ -1,0 +1,45 @@
+#pragma once
+
+/// @file
+/// Group commit: the writes that came while the writer was busy, written in
+/// one LMDB write transaction and made durable by one commit. What a served
+/// store's server does with the readings and record batches of all its
+/// sessions (actors/soma/served/session.cpp).
+
+#include <cstddef>
+#include <functional>
+#include <span>
+
+#include "soma/store/detail/environment.hpp"
+#include "soma/store/store.hpp"
+
+namespace soma::detail {
+
+/// One write of a group.
+class group_part {
+public:
+  virtual ~group_part() = default;
+
+  /// Writes it in `txn`. It may be staged again, in a new transaction, when
+  /// the map grew or another part failed; nothing of it counts before
+  /// committed(). Throws store_error.
+  virtual void stage(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) = 0;
+
+  /// The transaction that holds it committed (durably, when it asked).
+  virtual void committed() = 0;
+
+  /// It was not written, for this reason.
+  virtual void failed(const store_error& why) = 0;
+
+  /// Whether its commit must be durable; an expendable part (a reading)
+  /// rides along with a durable one, never the other way round.
+  [[nodiscard]] virtual bool durable() const noexcept { return true; }
+};
+
+/// Writes every part in one transaction, durable when one part asks it, and
+/// tells each part how it went. When that transaction fails (a part threw,
+/// or the commit did), each part is written again alone, so only the part at
+/// fault fails. Returns the number of transactions committed.
+std::size_t write_group(environment& env, std::span<group_part* const> parts);
+
+} // namespace soma::detail
