@@ -9,7 +9,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <set>
 #include <thread>
 #include <cstdint>
 #include <filesystem>
@@ -36,6 +38,8 @@
 #include "soma/store/standing.hpp"
 #include "soma/wire/reading.hpp"
 #include "soma/wire/record_write.hpp"
+#include "soma/wire/trial.hpp"
+#include "soma/store/trials.hpp"
 #include "soma/wire/served_store.hpp"
 
 using namespace soma_test;
@@ -99,6 +103,35 @@ std::vector<std::unique_ptr<hand_client>> writers_at(caf::actor_system& sys, std
     BOOST_REQUIRE_MESSAGE(hands.back()->session, hands.back()->refused);
   }
   return hands;
+}
+
+// What every client answered when each sent `op` with `payload_of(i)` at
+// once, each from a thread of its own: its answer, or its error's words.
+struct at_once {
+  std::vector<std::optional<std::string>> answers;
+  std::vector<std::string> refused;
+};
+
+at_once all_at_once(caf::actor_system& sys, const std::vector<std::unique_ptr<hand_client>>& hands,
+                    store_op op, const std::function<std::string(int)>& payload_of) {
+  auto n = static_cast<int>(hands.size());
+  at_once out{std::vector<std::optional<std::string>>(hands.size()),
+              std::vector<std::string>(hands.size())};
+  std::vector<std::string> payloads;
+  for (int i = 0; i < n; ++i)
+    payloads.push_back(payload_of(i));
+  std::vector<std::thread> senders;
+  for (int i = 0; i < n; ++i)
+    senders.emplace_back([&, i] {
+      caf::scoped_actor self{sys};
+      self->request(hands[i]->session, 30s, soma::served::store_atom::value,
+                    static_cast<std::uint8_t>(op), payloads[i])
+        .receive([&](std::string& x) { out.answers[i] = std::move(x); },
+                 [&](caf::error& e) { out.refused[i] = words(sys, e); });
+    });
+  for (auto& t : senders)
+    t.join();
+  return out;
 }
 
 soma::reading reading_of(const std::string& id, std::int64_t when_us) {
@@ -210,19 +243,11 @@ BOOST_AUTO_TEST_CASE(readings_that_arrive_together_are_written_in_fewer_commits_
   // Every client sends its reading at once, each from a thread of its own,
   // and waits for its answer.
   auto when = now_us();
-  std::atomic<int> failed{0};
-  std::vector<std::thread> senders;
+  auto sent = all_at_once(sys, hands, store_op::reading, [&](int i) {
+    return soma::wire::encode_reading(reading_of("m" + std::to_string(i), when));
+  });
   for (int i = 0; i < clients; ++i)
-    senders.emplace_back([&, i] {
-      caf::scoped_actor self{sys};
-      self->request(hands[i]->session, 30s, soma::served::store_atom::value,
-                    static_cast<std::uint8_t>(store_op::reading),
-                    soma::wire::encode_reading(reading_of("m" + std::to_string(i), when)))
-        .receive([](std::string&) {}, [&](caf::error&) { ++failed; });
-    });
-  for (auto& t : senders)
-    t.join();
-  BOOST_TEST(failed.load() == 0);
+    BOOST_TEST(sent.refused[i].empty(), sent.refused[i]);
   auto commits = local.backend().ask().version() - before;
   BOOST_TEST_MESSAGE(clients << " readings in " << commits << " commits");
   BOOST_TEST(commits >= 1u);
@@ -273,19 +298,12 @@ BOOST_AUTO_TEST_CASE(record_batches_of_many_recorders_share_commits_and_one_writ
                             soma::outcome::ok, 5, now_us()});
     return soma::detail::encode_record_write(w);
   };
+  auto sent = all_at_once(sys, hands, store_op::records, batch_of);
   std::vector<std::optional<soma::detail::record_numbers>> answers(clients);
-  std::vector<std::string> refused(clients);
-  std::vector<std::thread> senders;
+  auto& refused = sent.refused;
   for (int i = 0; i < clients; ++i)
-    senders.emplace_back([&, i] {
-      caf::scoped_actor self{sys};
-      self->request(hands[i]->session, 30s, soma::served::store_atom::value,
-                    static_cast<std::uint8_t>(store_op::records), batch_of(i))
-        .receive([&](std::string& x) { answers[i] = soma::detail::decode_record_numbers(x); },
-                 [&](caf::error& e) { refused[i] = words(sys, e); });
-    });
-  for (auto& t : senders)
-    t.join();
+    if (sent.answers[i])
+      answers[i] = soma::detail::decode_record_numbers(*sent.answers[i]);
   auto threads_after = threads_of(server.pid);
   auto commits = local.backend().ask().version() - before;
   BOOST_TEST_MESSAGE(clients - 1 << " batches in " << commits << " commits; server threads "
@@ -308,6 +326,74 @@ BOOST_AUTO_TEST_CASE(record_batches_of_many_recorders_share_commits_and_one_writ
     BOOST_REQUIRE_EQUAL(rows.size(), forwards);
     BOOST_TEST(rows.back().forward == forwards - 1);
   }
+}
+
+// Trials added and ended by many clients at once go to the server's one
+// writer too: they share commits, each is numbered once, each end is kept,
+// and an end the store refuses is said to its client alone.
+BOOST_AUTO_TEST_CASE(trials_added_and_ended_together_share_commits_and_each_is_kept_once) {
+  scratch dir;
+  node_process server{{node_program, "--serve-store", dir / "served"}};
+  constexpr int clients = 32;
+  auto hands = writers_at(sys, server.port, clients);
+  soma::store local{dir / "served", {.read_only = true}};
+  auto before = local.backend().ask().version();
+  auto added = all_at_once(sys, hands, store_op::trials_add, [](int i) {
+    return soma::wire::encode_trials_add({"s", "f", {soma::values{{"i", std::int64_t{i}}}}});
+  });
+  auto commits = local.backend().ask().version() - before;
+  BOOST_TEST_MESSAGE(clients << " adds in " << commits << " commits");
+  BOOST_TEST(commits <= std::uint64_t{clients / 2}, clients << " adds took " << commits << " commits");
+  std::set<std::uint64_t> numbers;
+  for (int i = 0; i < clients; ++i) {
+    BOOST_REQUIRE_MESSAGE(added.answers[i], "client " << i << ": " << added.refused[i]);
+    for (auto n : soma::wire::decode_trial_numbers(*added.answers[i]))
+      numbers.insert(n);
+  }
+  BOOST_TEST(numbers.size() == std::size_t{clients});
+  BOOST_TEST(*numbers.rbegin() == std::uint64_t{clients - 1});
+  // Each client claims one, in turn (a claim is a reader's), then all end
+  // theirs at once; the last ends one it does not hold.
+  std::vector<soma::trial_row> held;
+  for (int i = 0; i < clients; ++i) {
+    std::string failed;
+    auto got = hands[i]->call(store_op::claim,
+                              soma::wire::encode_claim_ask({"s", "c" + std::to_string(i), 0}), failed);
+    BOOST_REQUIRE_MESSAGE(got, failed);
+    auto t = soma::wire::decode_claim_answer(*got);
+    BOOST_REQUIRE(t);
+    held.push_back(*t);
+  }
+  before = local.backend().ask().version();
+  auto ended = all_at_once(sys, hands, store_op::trial_end, [&](int i) {
+    auto& t = held[i];
+    auto claimant = i == clients - 1 ? std::string{"someone-else"} : "c" + std::to_string(i);
+    return soma::wire::encode_trial_end({"s", t.number, t.attempt, claimant, soma::trial_state::done,
+                                         soma::values{{"loss", 1.0 / (i + 1)}}, ""});
+  });
+  commits = local.backend().ask().version() - before;
+  BOOST_TEST_MESSAGE(clients << " ends in " << commits << " commits");
+  BOOST_TEST(commits <= std::uint64_t{clients / 2}, clients << " ends took " << commits << " commits");
+  for (int i = 0; i < clients; ++i) {
+    BOOST_REQUIRE_MESSAGE(ended.answers[i], "client " << i << ": " << ended.refused[i]);
+    auto kept = soma::wire::decode_trial_ended(*ended.answers[i]);
+    if (i == clients - 1) {
+      BOOST_REQUIRE(!kept);
+      BOOST_TEST(soma::describe(kept.error()).find("is not held by someone-else") != std::string::npos,
+                 soma::describe(kept.error()));
+    } else {
+      BOOST_TEST(static_cast<bool>(kept), "client " << i);
+    }
+  }
+  auto rows = soma::trials(local, "s");
+  BOOST_REQUIRE_EQUAL(rows.size(), std::size_t{clients});
+  std::size_t done = 0;
+  for (auto& r : rows)
+    if (r.state == soma::trial_state::done) {
+      ++done;
+      BOOST_TEST(r.attempt == 1u);
+    }
+  BOOST_TEST(done == std::size_t{clients - 1});
 }
 
 // Every kind of trouble a served store can meet reaches the soma command as

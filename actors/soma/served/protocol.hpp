@@ -71,7 +71,7 @@ enum class store_op : std::uint8_t {
 
 /// Where the server does an operation.
 enum class done_by : std::uint8_t {
-  group_writer, ///< the one writer that commits what arrived together
+  group_writer, ///< the one writer that commits what arrived together (readings, batches, trials)
   reader,       ///< one of a few blocking actors, the next free one
 };
 
@@ -93,10 +93,10 @@ inline constexpr std::array<op_info, 28> store_ops{{
   {store_op::copy, "copy", "SnapshotAsk", "SnapshotPart", false, true, done_by::reader},
   {store_op::cache_get, "cache_get", "CacheAsk", "CacheAnswer", false, false, done_by::reader},
   {store_op::cache_put, "cache_put", "CacheKeep", "CacheKept", true, false, done_by::reader},
-  {store_op::trials_add, "trials_add", "TrialsAdd", "TrialNumbers", true, false, done_by::reader},
+  {store_op::trials_add, "trials_add", "TrialsAdd", "TrialNumbers", true, false, done_by::group_writer},
   {store_op::claim, "claim", "ClaimAsk", "ClaimAnswer", true, false, done_by::reader},
-  {store_op::trial_end, "trial_end", "TrialEnd", "TrialEnded", true, false, done_by::reader},
-  {store_op::trial_end_claim, "trial_end_claim", "TrialEnd", "TrialEndedClaimed", true, false, done_by::reader},
+  {store_op::trial_end, "trial_end", "TrialEnd", "TrialEnded", true, false, done_by::group_writer},
+  {store_op::trial_end_claim, "trial_end_claim", "TrialEnd", "TrialEndedClaimed", true, false, done_by::group_writer},
   {store_op::reclaim, "reclaim", "ReclaimAsk", "TrialNumbers", true, false, done_by::reader},
   {store_op::ask_runs, "ask.runs", "Ask", "RunRows", false, false, done_by::reader},
   {store_op::ask_run, "ask.run", "Ask", "RunRows", false, false, done_by::reader},

@@ -81,6 +81,10 @@ struct reader_job {
 struct reading_job {
   reading r;
 };
+struct trial_job {
+  store_op op; ///< trials_add, trial_end or trial_end_claim
+  std::string payload;
+};
 struct record_job {
   std::uint64_t session = 0;
   std::uint64_t recorder = 0; ///< the client recorder's id (writer_options::once_for)
@@ -101,6 +105,8 @@ template <>
 struct allowed_unsafe_message_type<soma::served::reading_job> : std::true_type {};
 template <>
 struct allowed_unsafe_message_type<soma::served::record_job> : std::true_type {};
+template <>
+struct allowed_unsafe_message_type<soma::served::trial_job> : std::true_type {};
 
 } // namespace caf
 
@@ -201,24 +207,9 @@ std::string answer(const store& served, reader_job& job) {
           k.ask.key, detail::cache_identity{k.ask.type, k.ask.node, k.ask.version}, k.output,
           k.limit));
       }
-      case store_op::trials_add: {
-        auto a = wire::decode_trials_add(job.payload);
-        return wire::encode_trial_numbers(b.add_trials(a.study, a.trials, a.function));
-      }
       case store_op::claim: { // at once: the session asks again while the hold lasts
         auto a = wire::decode_claim_ask(job.payload);
         return wire::encode_claim_answer(b.claim_trial(a.study, a.claimant, {}));
-      }
-      case store_op::trial_end: {
-        auto e = wire::decode_trial_end(job.payload);
-        return wire::encode_trial_ended(
-          b.end_trial(e.study, e.number, e.attempt, e.claimant, e.state, e.result, e.error));
-      }
-      case store_op::trial_end_claim: {
-        auto e = wire::decode_trial_end(job.payload);
-        auto [ended, next] =
-          b.end_and_claim(e.study, e.number, e.attempt, e.claimant, e.state, e.result, e.error);
-        return wire::encode_trial_ended_claimed(ended, next);
       }
       case store_op::reclaim: {
         auto a = wire::decode_reclaim_ask(job.payload);
@@ -311,6 +302,8 @@ struct group_state {
   std::vector<reading> readings;
   std::vector<caf::response_promise> reading_waiting;
   std::vector<pending_batch> batches;
+  /// Trials added and ended, each answering its client once committed.
+  std::vector<std::unique_ptr<detail::group_part>> trial_parts;
   /// The runs of the client recorders of every open session.
   std::map<run_key, std::unique_ptr<detail::run_writing>> runs;
   /// Readings written per machine since it was last trimmed.
@@ -352,6 +345,53 @@ std::vector<bool> trims(group_state& st, const std::vector<reading>& readings) {
   return trim;
 }
 
+// The part of a group that `job` writes, answering `rp` once the group is
+// done. Throws store_error for what is refused before any write.
+std::unique_ptr<detail::group_part> trial_part(detail::environment& env, trial_job& job,
+                                               caf::response_promise rp) {
+  auto deliver = [rp](caf::expected<std::string> answer) mutable {
+    if (answer)
+      rp.deliver(std::move(*answer));
+    else
+      rp.deliver(std::move(answer.error()));
+  };
+  try {
+    switch (job.op) {
+      case store_op::trials_add: {
+        auto a = wire::decode_trials_add(job.payload);
+        return detail::add_trials_part(
+          env, std::move(a.study), std::move(a.trials), std::move(a.function),
+          [deliver](caf::expected<std::vector<std::uint64_t>> n) mutable {
+            deliver(n ? caf::expected<std::string>{wire::encode_trial_numbers(*n)}
+                      : caf::expected<std::string>{std::move(n.error())});
+          });
+      }
+      case store_op::trial_end:
+        return detail::end_trial_part(
+          env, wire::decode_trial_end(job.payload),
+          [deliver](caf::expected<caf::expected<void>> ended) mutable {
+            deliver(ended ? caf::expected<std::string>{wire::encode_trial_ended(*ended)}
+                          : caf::expected<std::string>{std::move(ended.error())});
+          });
+      case store_op::trial_end_claim:
+        return detail::end_and_claim_part(
+          env, wire::decode_trial_end(job.payload),
+          [deliver](caf::expected<std::pair<caf::expected<void>, std::optional<trial_row>>> got) mutable {
+            deliver(got ? caf::expected<std::string>{wire::encode_trial_ended_claimed(got->first,
+                                                                                   got->second)}
+                        : caf::expected<std::string>{std::move(got.error())});
+          });
+      default:
+        throw store_error("the group writer does no '" + std::string{info(job.op).name} + "'");
+    }
+  } catch (const detail::undecodable& e) {
+    throw store_error("a request '" + std::string{info(job.op).name} + "' whose bytes are not its "
+                        + std::string{info(job.op).request} + " (" + e.what()
+                        + "); is the client a soma of this version?",
+                      store_trouble::invalid);
+  }
+}
+
 // Writes the group: every reading and one batch of each run that came,
 // in one transaction (soma/store/detail/write_group.hpp), and answers each
 // once that transaction committed. A run's second batch waits for the next.
@@ -368,6 +408,8 @@ void flush(group_actor* self, detail::environment& env, std::chrono::millisecond
     (taken ? later : now).push_back(std::move(b));
   }
   st.batches = std::move(later);
+  auto trial_parts = std::move(st.trial_parts);
+  st.trial_parts.clear();
   st.last_commit = std::chrono::steady_clock::now();
   auto trim = trims(st, readings);
   std::optional<caf::error> readings_failed;
@@ -388,6 +430,8 @@ void flush(group_actor* self, detail::environment& env, std::chrono::millisecond
   }
   std::vector<detail::group_part*> each;
   for (auto& p : parts)
+    each.push_back(p.get());
+  for (auto& p : trial_parts)
     each.push_back(p.get());
   detail::write_group(env, each);
   for (auto& rp : reading_waiting)
@@ -426,6 +470,16 @@ caf::behavior commit_groups(group_actor* self, store served, std::chrono::millis
       st.batches.push_back({key, std::move(job.batch), self->make_response_promise<std::string>()});
       flush_due(self, gap);
       return st.batches.back().rp;
+    },
+    [self, env, gap](trial_job& job) -> caf::result<std::string> {
+      auto rp = self->make_response_promise<std::string>();
+      try {
+        self->state.trial_parts.push_back(trial_part(*env, job, rp));
+      } catch (const store_error& e) {
+        return refusal(e);
+      }
+      flush_due(self, gap);
+      return rp;
     },
     [self, env, gap](flush_atom) { flush(self, *env, gap); },
     [self, env, gap](gone_atom, std::uint64_t session) {
@@ -647,6 +701,10 @@ caf::result<std::string> serve(session_actor* self, std::uint8_t wire, std::stri
     case done_by::group_writer:
       if (*op == store_op::reading)
         return reading_to_write(self, payload);
+      if (*op != store_op::records) { // a trial added or ended
+        self->delegate(st.svc->group_writer(), trial_job{*op, std::move(payload)});
+        return caf::delegated<std::string>{};
+      }
       try {
         return write_records(self, payload);
       } catch (const std::exception& e) {

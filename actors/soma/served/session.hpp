@@ -9,14 +9,14 @@
 /// cost their mailboxes. What blocks on the disk is done by a few actors
 /// of their own, shared by every session:
 /// - one group writer commits what arrived while it wrote the last group
-///   (machine readings and client recorders' batches) in one write
-///   transaction (soma/store/detail/write_group.hpp), and answers each once
-///   that commit returned. A batch is written at once when the writer is
-///   idle; readings alone at most once every 10 ms, with one sync (they
-///   are expendable). A client recorder's run is a state of that writer,
+///   (machine readings, client recorders' batches, trials added and ended)
+///   in one write
+///   transaction (soma/store/detail/write_group.hpp), at most one commit
+///   every 10 ms, and answers each once that commit returned. Readings
+///   alone take one sync (they are expendable); anything else, two. A client recorder's run is a state of that writer,
 ///   not a thread. Once a tick it forgets machines a day behind the fleet;
-/// - every other operation (readers' questions, the cache, trials, a copy)
-///   goes to the next free one of a few readers; a claim that finds no
+/// - every other operation (readers' questions, the cache, claims and
+///   reclaims of trials, a copy) goes to the next free one of a few readers; a claim that finds no
 ///   trial is asked again every 50 ms until its hold is over, so a waiting
 ///   claimant holds no reader.
 

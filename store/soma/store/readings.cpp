@@ -219,26 +219,6 @@ void put_readings_in(detail::environment& env, MDB_txn* txn,
     forget_stale(env, txn, d);
 }
 
-class readings_group_part final : public detail::group_part {
-public:
-  readings_group_part(detail::environment& env, const std::vector<reading>& rs,
-                      const std::vector<bool>& trim, std::function<void(const store_error*)> done)
-    : env_(env), rs_(rs), trim_(trim), done_(std::move(done)) {}
-
-  void stage(MDB_txn* txn, const std::function<MDB_dbi(detail::db)>& dbi) override {
-    put_readings_in(env_, txn, dbi, rs_, trim_);
-  }
-  void committed() override { done_(nullptr); }
-  void failed(const store_error& why) override { done_(&why); }
-  bool durable() const noexcept override { return false; }
-
-private:
-  detail::environment& env_;
-  const std::vector<reading>& rs_;
-  const std::vector<bool>& trim_;
-  std::function<void(const store_error*)> done_;
-};
-
 } // namespace
 
 void detail::put_readings_at(environment& env, const std::vector<reading>& rs,
@@ -255,7 +235,11 @@ void detail::put_readings_at(environment& env, const std::vector<reading>& rs,
 std::unique_ptr<detail::group_part>
 detail::readings_part(environment& env, const std::vector<reading>& rs,
                       const std::vector<bool>& trim, std::function<void(const store_error*)> done) {
-  return std::make_unique<readings_group_part>(env, rs, trim, std::move(done));
+  return detail::part_of(
+    [&env, &rs, &trim](MDB_txn* txn, const std::function<MDB_dbi(detail::db)>& dbi) {
+      put_readings_in(env, txn, dbi, rs, trim);
+    },
+    std::move(done), false);
 }
 
 std::size_t detail::forget_stale_machines(environment& env) {

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <thread>
 
 #include "soma/detail/seal.hpp"
@@ -17,6 +18,7 @@
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/trial_runs.hpp"
 #include "soma/store/detail/utc.hpp"
+#include "soma/store/detail/write_group.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/wire/trial.hpp"
@@ -246,27 +248,39 @@ caf::expected<void> check_study_name(std::string_view name) {
 
 // ---- the local side ----
 
+namespace {
+
+// What add_trials_at writes, in `txn`: the trials' numbers.
+std::vector<std::uint64_t> add_in(detail::environment& env, MDB_txn* txn, const dbi_of& dbi,
+                                  std::string_view study, const std::vector<values>& trials,
+                                  std::string_view function) {
+  std::vector<std::uint64_t> numbers;
+  auto d = dbi(db::trials);
+  auto now = now_us();
+  auto s = get_study(env, txn, d, study).value_or(study_row{std::string{study}, now, 0, std::string{function}});
+  for (auto& params : trials) {
+    trial_row t;
+    t.number = s.trials++;
+    t.params = params;
+    t.added_us = now;
+    put_trial(env, txn, d, study, t);
+    put_waiting(env, txn, d, study, t.number);
+    numbers.push_back(t.number);
+  }
+  auto key = study_key(study);
+  env.put(txn, d, key, detail::sealed(key, detail::sealed_kind::study, wire::encode_study(s)));
+  return numbers;
+}
+
+} // namespace
+
 std::vector<std::uint64_t> detail::add_trials_at(environment& env, std::string_view study,
                                                  const std::vector<values>& trials,
                                                  std::string_view function) {
   check_study(study);
   std::vector<std::uint64_t> numbers;
   env.write([&](MDB_txn* txn, const dbi_of& dbi) {
-    numbers.clear(); // replayed when the map grows
-    auto d = dbi(db::trials);
-    auto now = now_us();
-    auto s = get_study(env, txn, d, study).value_or(study_row{std::string{study}, now, 0, std::string{function}});
-    for (auto& params : trials) {
-      trial_row t;
-      t.number = s.trials++;
-      t.params = params;
-      t.added_us = now;
-      put_trial(env, txn, d, study, t);
-      put_waiting(env, txn, d, study, t.number);
-      numbers.push_back(t.number);
-    }
-    auto key = study_key(study);
-    env.put(txn, d, key, sealed(key, sealed_kind::study, wire::encode_study(s)));
+    numbers = add_in(env, txn, dbi, study, trials, function); // replayed when the map grows
   });
   return numbers;
 }
@@ -379,14 +393,78 @@ detail::end_and_claim_at(environment& env, std::string_view study, std::uint64_t
                          const values& result, const std::string& error) {
   check_study(study);
   check_end(state);
-  caf::expected<void> ended;
-  std::optional<trial_row> next;
+  std::pair<caf::expected<void>, std::optional<trial_row>> out;
   env.write([&](MDB_txn* txn, const dbi_of& dbi) {
     auto d = dbi(db::trials);
-    ended = end_in(env, txn, d, study, number, attempt, claimant, state, result, error);
-    next = claim_in(env, txn, d, study, claimant);
+    out.first = end_in(env, txn, d, study, number, attempt, claimant, state, result, error);
+    out.second = claim_in(env, txn, d, study, claimant);
   });
-  return {std::move(ended), std::move(next)};
+  return out;
+}
+
+namespace {
+
+// A part of a group whose `work` gives what `done` hears once it committed;
+// a failed group's error reaches `done` as data.
+template <class T>
+std::unique_ptr<detail::group_part> answered(std::function<T(MDB_txn*, const dbi_of&)> work,
+                                             std::function<void(caf::expected<T>)> done) {
+  auto got = std::make_shared<T>();
+  return detail::part_of(
+    [work = std::move(work), got](MDB_txn* txn, const dbi_of& dbi) { *got = work(txn, dbi); },
+    [got, done = std::move(done)](const store_error* e) {
+      if (e)
+        done(caf::expected<T>{as_error(*e)});
+      else
+        done(caf::expected<T>{std::move(*got)});
+    });
+}
+
+} // namespace
+
+std::unique_ptr<detail::group_part>
+detail::add_trials_part(environment& env, std::string study, std::vector<values> trials,
+                        std::string function,
+                        std::function<void(caf::expected<std::vector<std::uint64_t>>)> done) {
+  check_study(study);
+  return answered<std::vector<std::uint64_t>>(
+    [&env, study = std::move(study), trials = std::move(trials),
+     function = std::move(function)](MDB_txn* txn, const dbi_of& dbi) {
+      return add_in(env, txn, dbi, study, trials, function);
+    },
+    std::move(done));
+}
+
+std::unique_ptr<detail::group_part>
+detail::end_trial_part(environment& env, wire::trial_end end,
+                       std::function<void(caf::expected<caf::expected<void>>)> done) {
+  check_study(end.study);
+  check_end(end.state);
+  return answered<caf::expected<void>>(
+    [&env, e = std::move(end)](MDB_txn* txn, const dbi_of& dbi) {
+      return end_in(env, txn, dbi(db::trials), e.study, e.number, e.attempt, e.claimant, e.state,
+                    e.result, e.error);
+    },
+    std::move(done));
+}
+
+std::unique_ptr<detail::group_part> detail::end_and_claim_part(
+  environment& env, wire::trial_end end,
+  std::function<void(caf::expected<std::pair<caf::expected<void>, std::optional<trial_row>>>)>
+    done) {
+  check_study(end.study);
+  check_end(end.state);
+  using both = std::pair<caf::expected<void>, std::optional<trial_row>>;
+  return answered<both>(
+    [&env, e = std::move(end)](MDB_txn* txn, const dbi_of& dbi) {
+      auto d = dbi(db::trials);
+      both out;
+      out.first = end_in(env, txn, d, e.study, e.number, e.attempt, e.claimant, e.state,
+                         e.result, e.error);
+      out.second = claim_in(env, txn, d, e.study, e.claimant);
+      return out;
+    },
+    std::move(done));
 }
 
 std::vector<std::uint64_t> detail::reclaim_at(environment& env, std::string_view study,

@@ -32,7 +32,30 @@ std::optional<store_error> together(environment& env, std::span<group_part* cons
   }
 }
 
+class function_part final : public group_part {
+public:
+  function_part(std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)> stage,
+                std::function<void(const store_error*)> end, bool durable)
+    : stage_(std::move(stage)), end_(std::move(end)), durable_(durable) {}
+
+  void stage(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) override { stage_(txn, dbi); }
+  void committed() override { end_(nullptr); }
+  void failed(const store_error& why) override { end_(&why); }
+  bool durable() const noexcept override { return durable_; }
+
+private:
+  std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)> stage_;
+  std::function<void(const store_error*)> end_;
+  bool durable_;
+};
+
 } // namespace
+
+std::unique_ptr<group_part>
+part_of(std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)> stage,
+        std::function<void(const store_error*)> end, bool durable) {
+  return std::make_unique<function_part>(std::move(stage), std::move(end), durable);
+}
 
 std::unique_ptr<group_part> record_sink::part(std::vector<held_forward>&,
                                               const std::vector<std::uint64_t>&, bool,

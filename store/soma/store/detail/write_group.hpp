@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <span>
 
 #include "soma/store/detail/environment.hpp"
@@ -35,6 +36,13 @@ public:
   /// rides along with a durable one, never the other way round.
   [[nodiscard]] virtual bool durable() const noexcept { return true; }
 };
+
+/// A part made of functions: `stage` writes it in the transaction (and may
+/// run again, in a new one), `end` hears once the group is done: nullptr
+/// when it was committed, else why not.
+[[nodiscard]] std::unique_ptr<group_part>
+part_of(std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)> stage,
+        std::function<void(const store_error*)> end, bool durable = true);
 
 /// Writes every part in one transaction, durable when one part asks it, and
 /// tells each part how it went. When that transaction fails (a part threw,
