@@ -120,6 +120,16 @@ using job_atom = caf::atom_constant<caf::atom("job")>;
 using free_atom = caf::atom_constant<caf::atom("free")>;
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
 using gone_atom = caf::atom_constant<caf::atom("gone")>;
+using hold_atom = caf::atom_constant<caf::atom("hold")>;
+using unhold_atom = caf::atom_constant<caf::atom("unhold")>;
+using wake_atom = caf::atom_constant<caf::atom("wake")>;
+using watch_atom = caf::atom_constant<caf::atom("watch")>;
+
+// How often the group writer looks whether another writer moved the store
+// while sessions hold claims (a trial added by a process on the server's
+// host): one read transaction's begin, so a held claim sees such a trial
+// within about this long.
+constexpr auto watch_every = std::chrono::milliseconds(2);
 
 // How often a claim that found no trial is asked again while its hold lasts.
 constexpr auto claim_again_every = std::chrono::milliseconds(50);
@@ -304,28 +314,36 @@ struct group_state {
   std::vector<pending_batch> batches;
   /// Trials added and ended, each answering its client once committed.
   std::vector<std::unique_ptr<detail::group_part>> trial_parts;
+  /// The sessions holding claims, by number: woken when trials were written.
+  std::map<std::uint64_t, caf::actor> holding;
+  bool watching = false;       ///< a watch tick is due (while sessions hold claims)
+  std::uint64_t seen_txn = 0;  ///< the store's last transaction, as the watch or a commit saw it
   /// The runs of the client recorders of every open session.
   std::map<run_key, std::unique_ptr<detail::run_writing>> runs;
   /// Readings written per machine since it was last trimmed.
   std::unordered_map<std::string, std::size_t> since_trim;
   bool flush_due = false;
+  bool flush_now = false; ///< the flush due was sent at once, not after the gap
   std::chrono::steady_clock::time_point last_commit{};
   static inline const char* name = "soma.served.group_writer";
 };
 
 using group_actor = caf::stateful_actor<group_state>;
 
-// Makes a flush due, once `gap` has passed since the last commit (at once
-// when it has). The flush message goes to the back of the mailbox, behind
-// every write that came meanwhile: those are what the group holds.
-void flush_due(group_actor* self, std::chrono::milliseconds gap) {
+// Makes a flush due: at once for work a client waits on before it can go
+// on (a trial added or ended), else once `gap` has passed since the last
+// commit (at once when it has). The flush message goes to the back of the
+// mailbox, behind every write that came meanwhile: those are what the group
+// holds. A flush sent earlier that finds nothing left to write does nothing.
+void flush_due(group_actor* self, std::chrono::milliseconds gap, bool at_once = false) {
   auto& st = self->state;
-  if (st.flush_due)
+  if (st.flush_due && (st.flush_now || !at_once))
     return;
   st.flush_due = true;
   auto next = st.last_commit + gap;
   auto now = std::chrono::steady_clock::now();
-  if (next <= now)
+  st.flush_now = at_once || next <= now;
+  if (st.flush_now)
     self->send(self, flush_atom::value);
   else
     self->delayed_send(self, next - now, flush_atom::value);
@@ -392,6 +410,32 @@ std::unique_ptr<detail::group_part> trial_part(detail::environment& env, trial_j
   }
 }
 
+void wake_holders(group_actor* self) {
+  for (auto& [number, session] : self->state.holding)
+    self->send(session, wake_atom::value);
+}
+
+// One watch tick: the store moved by another writer's commit since the last
+// look (another process, or one of the server's readers): the sessions
+// holding claims look again. Ticks go on while any holds one.
+void watch(group_actor* self, detail::environment& env) {
+  auto& st = self->state;
+  if (st.holding.empty()) {
+    st.watching = false;
+    return;
+  }
+  try {
+    auto now = env.last_txn();
+    if (now != st.seen_txn) {
+      st.seen_txn = now;
+      wake_holders(self);
+    }
+  } catch (const store_error&) {
+    // The store could not be read now; the next tick looks again.
+  }
+  self->delayed_send(self, watch_every, watch_atom::value);
+}
+
 // Writes the group: every reading and one batch of each run that came,
 // in one transaction (soma/store/detail/write_group.hpp), and answers each
 // once that transaction committed. A run's second batch waits for the next.
@@ -410,6 +454,8 @@ void flush(group_actor* self, detail::environment& env, std::chrono::millisecond
   st.batches = std::move(later);
   auto trial_parts = std::move(st.trial_parts);
   st.trial_parts.clear();
+  if (readings.empty() && now.empty() && trial_parts.empty())
+    return; // written already, by a flush sent at once
   st.last_commit = std::chrono::steady_clock::now();
   auto trim = trims(st, readings);
   std::optional<caf::error> readings_failed;
@@ -434,6 +480,14 @@ void flush(group_actor* self, detail::environment& env, std::chrono::millisecond
   for (auto& p : trial_parts)
     each.push_back(p.get());
   detail::write_group(env, each);
+  if (!st.holding.empty()) {
+    if (!trial_parts.empty())
+      wake_holders(self);
+    try {
+      st.seen_txn = env.last_txn(); // its own commit wakes no one by the watch
+    } catch (const store_error&) {
+    }
+  }
   for (auto& rp : reading_waiting)
     if (readings_failed)
       rp.deliver(*readings_failed);
@@ -443,10 +497,11 @@ void flush(group_actor* self, detail::environment& env, std::chrono::millisecond
     flush_due(self, gap);
 }
 
-// Writes what arrived while it wrote the last group in one transaction, at
-// most one commit every `gap`: a write that finds the writer idle for
-// longer is written at once. Each is answered once the commit that holds it
-// returned.
+// Writes what arrived while it wrote the last group in one transaction:
+// readings and batches at most one commit every `gap` (a write that finds
+// the writer idle for longer is written at once; a recorder goes on while
+// its batch waits), a trial at once (its claimant waits for the answer).
+// Each is answered once the commit that holds it returned.
 caf::behavior commit_groups(group_actor* self, store served, std::chrono::milliseconds gap,
                             std::chrono::milliseconds forget_every) {
   self->delayed_send(self, forget_every, forget_atom::value);
@@ -478,10 +533,24 @@ caf::behavior commit_groups(group_actor* self, store served, std::chrono::millis
       } catch (const store_error& e) {
         return refusal(e);
       }
-      flush_due(self, gap);
+      flush_due(self, gap, true);
       return rp;
     },
     [self, env, gap](flush_atom) { flush(self, *env, gap); },
+    [self, env](hold_atom, std::uint64_t session, caf::actor& who) {
+      auto& st = self->state;
+      st.holding[session] = std::move(who);
+      if (!st.watching) {
+        st.watching = true;
+        try {
+          st.seen_txn = env->last_txn();
+        } catch (const store_error&) {
+        }
+        self->delayed_send(self, watch_every, watch_atom::value);
+      }
+    },
+    [self, env](watch_atom) { watch(self, *env); },
+    [self](unhold_atom, std::uint64_t session) { self->state.holding.erase(session); },
     [self, env, gap](gone_atom, std::uint64_t session) {
       // The session's client went: what it sent is written first, then a
       // run it left open is marked so.
@@ -492,6 +561,7 @@ caf::behavior commit_groups(group_actor* self, store served, std::chrono::millis
       };
       while (of_it())
         flush(self, *env, gap);
+      st.holding.erase(session);
       auto& runs = st.runs;
       auto i = runs.lower_bound(run_key{session, 0});
       while (i != runs.end() && i->first.first == session) {
@@ -517,6 +587,9 @@ struct held_claim_state {
   std::string payload;
   caf::response_promise rp;
   std::chrono::steady_clock::time_point until;
+  bool asking = false;     ///< a reader has it now
+  bool again = false;      ///< woken while a reader had it: ask again at once
+  std::uint64_t round = 0; ///< the try a retry timer is for; older timers are stale
 };
 
 // A check of the whole store, walked on a thread of its own (one read
@@ -568,12 +641,40 @@ caf::result<std::string> write_records(session_actor* self, const std::string& p
   return caf::delegated<std::string>{};
 }
 
+// The group writer is told when this session holds claims, and when it
+// holds none any more: it wakes the sessions holding claims when trials
+// were added or ended.
+void holding_changed(session_actor* self, bool before) {
+  auto& st = self->state;
+  bool now = !st.claims.empty();
+  if (now == before)
+    return;
+  if (now)
+    self->send(st.svc->group_writer(), hold_atom::value, st.number,
+               caf::actor_cast<caf::actor>(self));
+  else
+    self->send(st.svc->group_writer(), unhold_atom::value, st.number);
+}
+
+// Ends held claim `it` with `answer` (a trial, none, or an error).
+template <class Answer>
+void end_claim(session_actor* self, std::map<std::uint64_t, held_claim_state>::iterator it,
+               Answer&& answer) {
+  it->second.rp.deliver(std::forward<Answer>(answer));
+  self->state.claims.erase(it);
+  holding_changed(self, true);
+}
+
 // A claim held up to its wait (at most claim_hold_cap_ms): asked of a
-// reader at once, then again every claim_again_every while it finds no
-// trial and the hold lasts. Between tries it waits in the session's state,
-// holding no reader.
+// reader at once, again at once when the group writer wakes the session
+// (trials were added or ended), and every claim_again_every meanwhile (for
+// trials that came another way: a reclaim, another process on the store's
+// host) while it finds no trial and the hold lasts. Between tries it waits
+// in the session's state, holding no reader; one try at a time, so that a
+// trial is never claimed for an answer nobody receives.
 void claim(session_actor* self, std::uint64_t id) {
   auto& held = self->state.claims.at(id);
+  held.asking = true;
   self->request(self->state.svc->readers(), caf::infinite, job_atom::value,
                 reader_job{store_op::claim, held.payload, nullptr})
     .then(
@@ -581,24 +682,25 @@ void claim(session_actor* self, std::uint64_t id) {
         auto it = self->state.claims.find(id);
         if (it == self->state.claims.end())
           return;
+        auto& h = it->second;
+        h.asking = false;
         bool none = false;
         try {
           none = !wire::decode_claim_answer(answer).has_value();
         } catch (const detail::undecodable&) {
         }
-        if (!none || std::chrono::steady_clock::now() + claim_again_every > it->second.until) {
-          it->second.rp.deliver(std::move(answer));
-          self->state.claims.erase(it);
-          return;
+        if (!none || std::chrono::steady_clock::now() + claim_again_every > h.until)
+          return end_claim(self, it, std::move(answer));
+        if (h.again) {
+          h.again = false;
+          return claim(self, id);
         }
-        self->delayed_send(self, claim_again_every, retry_atom::value, id);
+        self->delayed_send(self, claim_again_every, retry_atom::value, id, ++h.round);
       },
       [self, id](caf::error& e) {
         auto it = self->state.claims.find(id);
-        if (it == self->state.claims.end())
-          return;
-        it->second.rp.deliver(std::move(e));
-        self->state.claims.erase(it);
+        if (it != self->state.claims.end())
+          end_claim(self, it, std::move(e));
       });
 }
 
@@ -613,9 +715,13 @@ caf::result<std::string> held_claim(session_actor* self, std::string& payload) {
   auto& st = self->state;
   auto id = ++st.last_claim;
   auto rp = self->make_response_promise<std::string>();
-  st.claims.emplace(id, held_claim_state{std::move(payload), rp,
-                                         std::chrono::steady_clock::now()
-                                           + std::chrono::milliseconds(wait_ms)});
+  bool before = !st.claims.empty();
+  held_claim_state held;
+  held.payload = std::move(payload);
+  held.rp = rp;
+  held.until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  st.claims.emplace(id, std::move(held));
+  holding_changed(self, before);
   claim(self, id);
   return rp;
 }
@@ -746,9 +852,19 @@ caf::behavior session(session_actor* self, std::shared_ptr<service> svc, caf::ac
   });
   return {
     [self](store_atom, std::uint8_t op, std::string& payload) { return serve(self, op, payload); },
-    [self](retry_atom, std::uint64_t id) {
-      if (self->state.claims.count(id) != 0)
+    [self](retry_atom, std::uint64_t id, std::uint64_t round) {
+      auto it = self->state.claims.find(id);
+      if (it != self->state.claims.end() && !it->second.asking && it->second.round == round)
         claim(self, id);
+    },
+    [self](wake_atom) {
+      for (auto& [id, held] : self->state.claims)
+        if (held.asking) {
+          held.again = true;
+        } else {
+          ++held.round; // its timer is stale now
+          claim(self, id);
+        }
     },
   };
 }

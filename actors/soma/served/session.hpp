@@ -11,9 +11,11 @@
 /// - one group writer commits what arrived while it wrote the last group
 ///   (machine readings, client recorders' batches, trials added and ended)
 ///   in one write
-///   transaction (soma/store/detail/write_group.hpp), at most one commit
-///   every 10 ms, and answers each once that commit returned. Readings
-///   alone take one sync (they are expendable); anything else, two. A client recorder's run is a state of that writer,
+///   transaction (soma/store/detail/write_group.hpp), and answers each once
+///   that commit returned. Readings and batches wait for at most one commit
+///   every 10 ms; a trial is written at once when the writer is idle (its
+///   claimant waits for the answer). Readings alone take one sync (they are
+///   expendable); anything else, two. A client recorder's run is a state of that writer,
 ///   not a thread. Once a tick it forgets machines a day behind the fleet;
 /// - every other operation (readers' questions, the cache, claims and
 ///   reclaims of trials, a copy) goes to the next free one of a few readers; a claim that finds no
