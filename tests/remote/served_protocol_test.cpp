@@ -394,6 +394,16 @@ BOOST_AUTO_TEST_CASE(trials_added_and_ended_together_share_commits_and_each_is_k
       BOOST_TEST(r.attempt == 1u);
     }
   BOOST_TEST(done == std::size_t{clients - 1});
+  // Bytes that are no TrialEnd are refused to their client as invalid, and
+  // the writer goes on.
+  std::string failed;
+  BOOST_TEST(!hands[0]->call(store_op::trial_end, std::string(40, '\x7f'), failed));
+  BOOST_TEST((hands[0]->kind == soma::store_trouble::invalid), failed);
+  BOOST_TEST(failed.find("'trial_end' whose bytes are not its TrialEnd") != std::string::npos, failed);
+  auto again = hands[1]->call(store_op::trials_add,
+                              soma::wire::encode_trials_add({"s", "f", {soma::values{}}}), failed);
+  BOOST_REQUIRE_MESSAGE(again, failed);
+  BOOST_TEST(soma::wire::decode_trial_numbers(*again).front() == std::uint64_t{clients});
 }
 
 // Every kind of trouble a served store can meet reaches the soma command as

@@ -517,10 +517,14 @@ caf::behavior commit_groups(group_actor* self, store served, std::chrono::millis
     [self, gap, served](record_job& job) -> caf::result<std::string> {
       auto& st = self->state;
       run_key key{job.session, job.recorder};
-      auto& run = st.runs[key];
-      if (!run) {
+      if (st.runs.count(key) == 0) {
         job.options.once_for = job.recorder;
-        run = std::make_unique<detail::run_writing>(served, job.options, job.recorder);
+        try {
+          st.runs.emplace(key, std::make_unique<detail::run_writing>(served, job.options,
+                                                                     job.recorder));
+        } catch (const store_error& e) {
+          return refusal(e);
+        }
       }
       st.batches.push_back({key, std::move(job.batch), self->make_response_promise<std::string>()});
       flush_due(self, gap);
@@ -531,7 +535,8 @@ caf::behavior commit_groups(group_actor* self, store served, std::chrono::millis
       try {
         self->state.trial_parts.push_back(trial_part(*env, job, rp));
       } catch (const store_error& e) {
-        return refusal(e);
+        rp.deliver(refusal(e)); // the promise holds the request now
+        return rp;
       }
       flush_due(self, gap, true);
       return rp;
