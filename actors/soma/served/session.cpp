@@ -474,6 +474,11 @@ void flush(group_actor* self, detail::environment& env, std::chrono::millisecond
     else
       answer(st.runs.at(b.key)->write(b.batch));
   }
+  // The group's own transaction, so that the watch wakes no one for it but
+  // still sees any commit after it.
+  std::optional<std::uint64_t> own;
+  if (!st.holding.empty())
+    parts.push_back(detail::noting_transaction(own));
   std::vector<detail::group_part*> each;
   for (auto& p : parts)
     each.push_back(p.get());
@@ -483,10 +488,8 @@ void flush(group_actor* self, detail::environment& env, std::chrono::millisecond
   if (!st.holding.empty()) {
     if (!trial_parts.empty())
       wake_holders(self);
-    try {
-      st.seen_txn = env.last_txn(); // its own commit wakes no one by the watch
-    } catch (const store_error&) {
-    }
+    if (own && *own == st.seen_txn + 1) // no other commit came before it unseen
+      st.seen_txn = *own;
   }
   for (auto& rp : reading_waiting)
     if (readings_failed)
@@ -694,12 +697,15 @@ void claim(session_actor* self, std::uint64_t id) {
           none = !wire::decode_claim_answer(answer).has_value();
         } catch (const detail::undecodable&) {
         }
-        if (!none || std::chrono::steady_clock::now() + claim_again_every > h.until)
+        auto now = std::chrono::steady_clock::now();
+        if (!none)
           return end_claim(self, it, std::move(answer));
-        if (h.again) {
+        if (h.again && now < h.until) { // woken meanwhile: a trial may have come since
           h.again = false;
           return claim(self, id);
         }
+        if (now + claim_again_every > h.until)
+          return end_claim(self, it, std::move(answer));
         self->delayed_send(self, claim_again_every, retry_atom::value, id, ++h.round);
       },
       [self, id](caf::error& e) {

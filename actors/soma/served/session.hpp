@@ -18,9 +18,11 @@
 ///   expendable); anything else, two. A client recorder's run is a state of that writer,
 ///   not a thread. Once a tick it forgets machines a day behind the fleet;
 /// - every other operation (readers' questions, the cache, claims and
-///   reclaims of trials, a copy) goes to the next free one of a few readers; a claim that finds no
-///   trial is asked again every 50 ms until its hold is over, so a waiting
-///   claimant holds no reader.
+///   reclaims of trials, a copy) goes to the next free one of a few
+///   readers. A claim that finds no trial waits in its session, holding no
+///   reader, and is asked again at once when the group writer wrote trials,
+///   within about 2 ms when another writer moved the store, and every 50 ms
+///   in any case, until its hold is over.
 
 #include <atomic>
 #include <chrono>
@@ -40,9 +42,10 @@ namespace soma::served {
 /// What one served store's server may take.
 struct service_limits {
   std::size_t sessions = 10000; ///< store sessions open at once (soma-node --store-sessions)
-  std::size_t readers = 4;      ///< actors answering questions, the cache and trials
-  /// The group writer commits readings at most once this often: readings
-  /// arriving meanwhile wait at most this long, and share one commit.
+  std::size_t readers = 4;      ///< actors answering questions, the cache, claims and reclaims
+  /// The group writer commits readings and batches at most once this often:
+  /// those arriving meanwhile wait at most this long, and share one commit
+  /// (a trial added or ended is written at once when the writer is idle).
   std::chrono::milliseconds commit_gap{10};
   /// How often stale machines are forgotten (forget_stale_machines).
   std::chrono::milliseconds forget_every = std::chrono::seconds(10);

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <cstdint>
 #include <span>
 
 #include "soma/store/detail/environment.hpp"
@@ -44,10 +46,17 @@ public:
 part_of(std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)> stage,
         std::function<void(const store_error*)> end, bool durable = true);
 
-/// Writes every part in one transaction, durable when one part asks it, and
-/// tells each part how it went. When that transaction fails (a part threw,
-/// or the commit did), each part is written again alone, so only the part at
-/// fault fails. Returns the number of transactions committed.
+/// A part that writes nothing and notes the id of the transaction it was
+/// staged in (mdb_txn_id), once committed, in `id`.
+[[nodiscard]] std::unique_ptr<group_part> noting_transaction(std::optional<std::uint64_t>& id);
+
+/// Writes every part in one transaction, durable when one part asks it
+/// (its sync follows the commit), and tells each part how it went. When
+/// that transaction fails (a part threw, or the commit did), each part is
+/// written again alone, so only the part at fault fails. When the commit
+/// held but its sync failed, every part is told it failed and none is
+/// written again: nothing is written twice. Returns the number of
+/// transactions committed.
 std::size_t write_group(environment& env, std::span<group_part* const> parts);
 
 } // namespace soma::detail
