@@ -199,6 +199,14 @@ std::string copy_part(copying& c, const store& served, std::string_view payload)
 
 // --- what a reader does ---
 
+// A request of `op` whose bytes did not decode as its request: `invalid`.
+store_error not_its_request(store_op op, const detail::undecodable& e) {
+  return store_error("a request '" + std::string{info(op).name} + "' whose bytes are not its "
+                       + std::string{info(op).request} + " (" + e.what()
+                       + "); is the client a soma of this version?",
+                     store_trouble::invalid);
+}
+
 // The answer to `job` from `served`, which blocks on its disk. Throws
 // store_error; undecodable bytes are `invalid`.
 std::string answer(const store& served, reader_job& job) {
@@ -228,10 +236,7 @@ std::string answer(const store& served, reader_job& job) {
       default: return answer_question(b.ask(), job.op, job.payload);
     }
   } catch (const detail::undecodable& e) {
-    throw store_error("a request '" + std::string{info(job.op).name} + "' whose bytes are not its "
-                        + std::string{info(job.op).request} + " (" + e.what()
-                        + "); is the client a soma of this version?",
-                      store_trouble::invalid);
+    throw not_its_request(job.op, e);
   }
 }
 
@@ -367,46 +372,38 @@ std::vector<bool> trims(group_state& st, const std::vector<reading>& readings) {
 // done. Throws store_error for what is refused before any write.
 std::unique_ptr<detail::group_part> trial_part(detail::environment& env, trial_job& job,
                                                caf::response_promise rp) {
-  auto deliver = [rp](caf::expected<std::string> answer) mutable {
-    if (answer)
-      rp.deliver(std::move(*answer));
-    else
-      rp.deliver(std::move(answer.error()));
+  // What answers the client once the group is done: the answer `encode`
+  // makes of what the part gave, or the store's error.
+  auto answering = [rp](auto encode) {
+    return [rp, encode](auto got) mutable {
+      if (got)
+        rp.deliver(encode(*got));
+      else
+        rp.deliver(std::move(got.error()));
+    };
   };
   try {
     switch (job.op) {
       case store_op::trials_add: {
         auto a = wire::decode_trials_add(job.payload);
-        return detail::add_trials_part(
-          env, std::move(a.study), std::move(a.trials), std::move(a.function),
-          [deliver](caf::expected<std::vector<std::uint64_t>> n) mutable {
-            deliver(n ? caf::expected<std::string>{wire::encode_trial_numbers(*n)}
-                      : caf::expected<std::string>{std::move(n.error())});
-          });
+        return detail::add_trials_part(env, std::move(a.study), std::move(a.trials),
+                                       std::move(a.function),
+                                       answering([](auto& n) { return wire::encode_trial_numbers(n); }));
       }
       case store_op::trial_end:
         return detail::end_trial_part(
           env, wire::decode_trial_end(job.payload),
-          [deliver](caf::expected<caf::expected<void>> ended) mutable {
-            deliver(ended ? caf::expected<std::string>{wire::encode_trial_ended(*ended)}
-                          : caf::expected<std::string>{std::move(ended.error())});
-          });
+          answering([](auto& ended) { return wire::encode_trial_ended(ended); }));
       case store_op::trial_end_claim:
         return detail::end_and_claim_part(
-          env, wire::decode_trial_end(job.payload),
-          [deliver](caf::expected<std::pair<caf::expected<void>, std::optional<trial_row>>> got) mutable {
-            deliver(got ? caf::expected<std::string>{wire::encode_trial_ended_claimed(got->first,
-                                                                                   got->second)}
-                        : caf::expected<std::string>{std::move(got.error())});
-          });
+          env, wire::decode_trial_end(job.payload), answering([](auto& got) {
+            return wire::encode_trial_ended_claimed(got.first, got.second);
+          }));
       default:
         throw store_error("the group writer does no '" + std::string{info(job.op).name} + "'");
     }
   } catch (const detail::undecodable& e) {
-    throw store_error("a request '" + std::string{info(job.op).name} + "' whose bytes are not its "
-                        + std::string{info(job.op).request} + " (" + e.what()
-                        + "); is the client a soma of this version?",
-                      store_trouble::invalid);
+    throw not_its_request(job.op, e);
   }
 }
 
