@@ -42,6 +42,7 @@
 #include "soma/store/tails.hpp"
 #include "soma/system_config.hpp"
 #include "soma/wire/reading.hpp"
+#include "filled.hpp"
 #include "server.hpp"
 
 namespace {
@@ -76,37 +77,6 @@ struct Step : soma::node<Step, int, int> {
   Out forward(const In& x, soma::context&) override { return x + 1; }
 };
 
-// The seed's facts for one forward: three nodes ran, it finished, a loss.
-std::vector<soma::fact> seed_facts(std::uint64_t i) {
-  return {soma::fact{"ran", {{"node", "tokenize"}, {"began_us", 8}, {"took_us", 31}}},
-          soma::fact{"ran", {{"node", "embed"}, {"began_us", 52}, {"took_us", 12}}},
-          soma::fact{"ran", {{"node", "score"}, {"began_us", 70}, {"took_us", 4}}},
-          soma::fact{"finished", {{"took_us", 80}}},
-          soma::fact{"loss", {{"value", 2.0 / static_cast<double>(i + 1)}}}};
-}
-
-// `runs` runs of `forwards` forwards each, written straight by the store's
-// writer in transactions of 1000, and 100 machines' readings.
-void fill(const std::string& dir, std::size_t runs, std::size_t forwards) {
-  soma::store s{dir};
-  for (std::size_t r = 0; r < runs; ++r) {
-    soma::detail::writer_options o{.run = "run" + std::to_string(r), .summarising = {"loss"}};
-    auto sink = s.backend().records(o, 0);
-    for (std::size_t done = 0; done < forwards;) {
-      std::vector<soma::detail::held_forward> batch;
-      for (std::size_t i = 0; i < 1000 && done < forwards; ++i, ++done)
-        batch.push_back({done + 1, std::nullopt, seed_facts(done), soma::outcome::ok, 80,
-                         1'700'000'000 + static_cast<std::int64_t>(done / 1000)});
-      auto n = sink->write(batch, {}, false);
-      if (n.error)
-        throw std::runtime_error(soma::describe(n.error));
-    }
-  }
-  for (int m = 0; m < 100; ++m)
-    soma::put_reading(s, soma::reading{"machine-" + std::to_string(m), 0.5, 0.5, 2, 1000, 1,
-                                       1'700'000'000'000'000 + m});
-}
-
 struct reader_row {
   std::string name;
   std::function<std::uint64_t(const soma::store&)> read; // returns the answer's own size
@@ -117,7 +87,7 @@ int run_store(caf::actor_system& sys, std::size_t runs, std::size_t forwards, in
   auto dir = root + "/store-" + std::to_string(runs * forwards);
   std::filesystem::create_directories(dir);
   auto began = clock_type::now();
-  fill(dir, runs, forwards);
+  soma_bench::fill(dir, runs, forwards);
   std::printf("\n%zu runs x %zu forwards (%.0f MB), written in %.1f s\n", runs, forwards,
               static_cast<double>(std::filesystem::file_size(dir + "/data.mdb")) / 1e6,
               std::chrono::duration<double>(clock_type::now() - began).count());

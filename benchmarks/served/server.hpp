@@ -130,6 +130,8 @@ struct proc_sample {
   double cpu_s = 0;
   int threads = 0;
   double rss_mb = 0;
+  double anon_mb = 0; ///< of rss_mb, the process's own memory (RssAnon)
+  double file_mb = 0; ///< of rss_mb, pages of mapped files (RssFile: the store's map, in the page cache)
 };
 
 inline proc_sample sample(pid_t pid) {
@@ -150,6 +152,10 @@ inline proc_sample sample(pid_t pid) {
       out.threads = std::stoi(line.substr(8));
     else if (line.starts_with("VmRSS:"))
       out.rss_mb = std::stod(line.substr(6)) / 1024.0;
+    else if (line.starts_with("RssAnon:"))
+      out.anon_mb = std::stod(line.substr(8)) / 1024.0;
+    else if (line.starts_with("RssFile:"))
+      out.file_mb = std::stod(line.substr(8)) / 1024.0;
   }
   return out;
 }
