@@ -5,14 +5,16 @@
 
 namespace soma::node_cli {
 
-/// Keeps freed buffers of up to 16 MiB for reuse instead of giving them back
-/// to the kernel: glibc's default gives a large buffer back when it is
-/// freed, so the next value of that size takes a page fault every 4 KiB
-/// again. A slice that sends 1 MiB values there and back allocated and freed
-/// several such buffers a trip, and spent most of it faulting them in
-/// (bench_remote l: 10.6 ms a trip, 1.5 ms with them kept; benchmarks/README.md).
-/// A process keeps at most 16 MiB free at the top of each of its allocator's
-/// arenas. Call it first in main.
+/// Keeps freed buffers of up to 32 MiB for reuse instead of giving their
+/// pages back to the kernel. glibc's default trims an arena's free top once
+/// it passes twice the mapping threshold (about 2 MiB after a 1 MiB buffer
+/// was freed), so a slice passing 1 MiB values allocated several buffers a
+/// trip on pages given back the trip before, and took a page fault every
+/// 4 KiB (bench_remote l: 10.6-14.9 ms a trip; 1.4 ms with them kept;
+/// benchmarks/README.md, "A 1 MiB value"). With it, buffers under 32 MiB
+/// come from the arenas, and each arena keeps up to 32 MiB free at its top.
+/// When the operator set glibc's malloc tunables (GLIBC_TUNABLES naming
+/// glibc.malloc.), theirs stand and nothing is changed. Call it first in main.
 void keep_large_buffers() noexcept;
 
 } // namespace soma::node_cli

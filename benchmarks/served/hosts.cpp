@@ -38,6 +38,7 @@
 #include <caf/io/middleman.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include "recorders.hpp"
 #include "server.hpp"
 #include "soma/remote/protocol.hpp"
 #include "soma/remote/served_store.hpp"
@@ -183,34 +184,6 @@ double standing_cli_ms(const std::string& address) {
   return rc == 0 ? ms : -1;
 }
 
-// A bench_served recorder into `address`, its lines into `out`.
-pid_t start_recorder(const std::string& address, int i, double seconds, const std::string& out) {
-  return soma_bench::spawn({SOMA_BENCH_SERVED, "--record", address, "hosts-r" + std::to_string(i),
-                            "1000", std::to_string(seconds), "100"},
-                           out);
-}
-
-// What a recorder said it did: forwards made, and those the server
-// confirmed (0 .. confirmed - 1).
-struct recorder_said {
-  std::uint64_t made = 0, confirmed = 0;
-};
-
-recorder_said read_recorder(const std::string& file) {
-  recorder_said out;
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) {
-    unsigned long long made = 0, confirmed = 0;
-    auto at = line.find(": ");
-    auto through = line.find("confirmed through ");
-    if (at != std::string::npos && through != std::string::npos
-        && std::sscanf(line.c_str() + at + 2, "%llu", &made) == 1
-        && std::sscanf(line.c_str() + through + 18, "%llu", &confirmed) == 1)
-      out = {made, confirmed};
-  }
-  return out;
-}
-
 // The client nodes tell their hosts where the server's front is now.
 void tell_fronts(std::vector<std::unique_ptr<caf::actor_system>>& systems,
                  const std::vector<std::vector<caf::actor>>& hosts_of, std::uint16_t port) {
@@ -296,7 +269,7 @@ std::string fault_figures(const options& o, const soma::store& local,
   }
   std::uint64_t made = 0, confirmed = 0, stored = 0, lost = 0, extra = 0;
   for (int i = 0; i < o.recorders; ++i) {
-    auto said = read_recorder(root + "/recorder-" + std::to_string(i));
+    auto said = soma_bench::read_recorder(root + "/recorder-" + std::to_string(i));
     std::uint64_t there = 0;
     try {
       there = soma::run_summary(local, "hosts-r" + std::to_string(i)).forwards;
@@ -397,7 +370,7 @@ int main(int argc, char** argv) {
 
   std::vector<pid_t> recorders;
   for (int i = 0; i < o.recorders; ++i)
-    recorders.push_back(start_recorder(srv->address, i, o.seconds, root + "/recorder-" + std::to_string(i)));
+    recorders.push_back(soma_bench::start_recorder(srv->address, "hosts-r" + std::to_string(i), o.seconds, root + "/recorder-" + std::to_string(i)));
 
   // The window.
   soma::system_config reader_cfg;
