@@ -93,6 +93,10 @@ struct workload {
   /// What encoding a record and its blob took per forward, as they were built
   /// (a cost the recorder pays and the floor does not).
   double encode_us = 0;
+  /// The same encoding with each output freed before the next (memory
+  /// reused, as a recorder's batches are): encode_us less the fresh pages
+  /// that keeping every output here took.
+  double encode_reused_us = 0;
   /// Of which the checksums (XXH3 over key and bytes, both values).
   double checksum_us = 0;
 

@@ -187,10 +187,11 @@ int main(int argc, char** argv) {
     progress("encoding the workload");
     auto w = bench::make_workload(opt.forwards);
     std::printf("bytes per forward: record %.0f + fact blob %.0f (keys %zu each, two databases); "
-                "encoding them took %.2f us per forward (in b, not in a), of which their "
-                "checksums (XXH3 over key and bytes) %.3f us\n\n",
+                "encoding them took %.2f us per forward (in b, not in a), %.2f us with each output "
+                "freed before the next (as a recorder's batches are), of which their checksums "
+                "(XXH3 over key and bytes) %.3f us\n\n",
                 w.record_bytes_mean(), w.blob_bytes_mean(), w.keys.front().size(), w.encode_us,
-                w.checksum_us);
+                w.encode_reused_us, w.checksum_us);
 
     // Floor and peer first, while no actor system's workers exist.
     progress("a  raw LMDB");
@@ -264,8 +265,10 @@ int main(int argc, char** argv) {
     // answers fail it.
     std::printf("\ntargets:\n");
     auto verdict = [](bool ok) { return ok ? "met" : "MISSED"; };
-    std::printf("  encoding a forward's record and facts at most %.1f us: %s us  %s\n",
-                target_encode_us, fixed(w.encode_us, 2).c_str(), verdict(w.encode_us <= target_encode_us));
+    std::printf("  encoding a forward's record and facts at most %.1f us: %s us, each output freed "
+                "before the next (%s keeping every output)  %s\n",
+                target_encode_us, fixed(w.encode_reused_us, 2).c_str(), fixed(w.encode_us, 2).c_str(),
+                verdict(w.encode_reused_us <= target_encode_us));
     if (b) {
       std::printf("  recorded forwards/s at least %.0f: b %.0f  %s\n", target_forwards_per_s,
                   1e6 / b_us, verdict(1e6 / b_us >= target_forwards_per_s));
