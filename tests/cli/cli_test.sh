@@ -794,7 +794,7 @@ read_only)
   ;;
 
 # The fleet store (make_store --fleet): alpha-101 read last at T0 + 10 s,
-# beta-202 at T0 + 7.5 s (T0 = 2027-01-15T08:00:00Z); run "remote" sent 3
+# beta-202 at T0 + 7.5 s (T0 = 2100-01-01T08:00:00Z); run "remote" sent 3
 # slices to w1 (alpha-101) and 1 to w2 (gamma-303, which wrote no readings).
 standing)
   soma 0 standing --store "$FLEET"
@@ -802,12 +802,13 @@ standing)
   # alpha-101's latest reading, not its first; quiet_s is behind the newest
   # writer (alpha-101 at 10 s), not behind this test's clock.
   # delta-404 is a claimant of study lr: it shows beside the workers.
+  # state: quiet past 3 intervals (none said: 0.5 s each) behind alpha-101.
   # listens and serves: what each worker's reading says of itself.
-  table LRRRRRLRLRLL <<EOF
-id	busy	memory	cores	up	served	claims	trials	when	quiet	listens	serves
-alpha-101	0.25	0.50	8	12.0s	4	-	-	2027-01-15T08:00:10.000Z	0s	10.0.0.1:4242	Embed,Score
-beta-202	0.40	0.30	4	7.50s	0	-	-	2027-01-15T08:00:07.500Z	2.50s	10.0.0.2:4242	store:/srv/soma
-delta-404	0.90	0.20	2	8.00s	0	lr	1	2027-01-15T08:00:08.000Z	2.00s	-	-
+  table LRRRRRLRLRLLL <<EOF
+id	busy	memory	cores	up	served	claims	trials	when	quiet	state	listens	serves
+alpha-101	0.25	0.50	8	12.0s	4	-	-	2100-01-01T08:00:10.000Z	0s	reporting	10.0.0.1:4242	Embed,Score
+beta-202	0.40	0.30	4	7.50s	0	-	-	2100-01-01T08:00:07.500Z	2.50s	quiet	10.0.0.2:4242	store:/srv/soma
+delta-404	0.90	0.20	2	8.00s	0	lr	1	2100-01-01T08:00:08.000Z	2.00s	quiet	-	-
 EOF
   SOMA_STORE=$FLEET soma 0 --json standing
   json "assert [r['id'] for r in rows] == ['alpha-101', 'beta-202', 'delta-404']"
@@ -818,20 +819,21 @@ standing_json)
   no_err
   json "
 keys = ['id', 'busy', 'memory', 'cores', 'up_us', 'served', 'when_us', 'claims', 'trials', 'listens',
-        'serves', 'serves_store', 'quiet_s']
+        'serves', 'serves_store', 'quiet_s', 'state']
 assert [list(r) for r in rows] == [keys] * 3, rows
-t0 = 1800000000 * 10**6
+t0 = 4102473600 * 10**6
 assert rows[0] == {'id': 'alpha-101', 'busy': 0.25, 'memory': 0.5, 'cores': 8, 'up_us': 12000000,
                    'served': 4, 'when_us': t0 + 10**7, 'claims': None, 'trials': 0,
                    'listens': '10.0.0.1:4242', 'serves': ['Embed', 'Score'], 'serves_store': None,
-                   'quiet_s': 0.0}, rows[0]
+                   'quiet_s': 0.0, 'state': 'reporting'}, rows[0]
 assert rows[1] == {'id': 'beta-202', 'busy': 0.4, 'memory': 0.3, 'cores': 4, 'up_us': 7500000,
                    'served': 0, 'when_us': t0 + 7500000, 'claims': None, 'trials': 0,
                    'listens': '10.0.0.2:4242', 'serves': [], 'serves_store': '/srv/soma',
-                   'quiet_s': 2.5}, rows[1]
+                   'quiet_s': 2.5, 'state': 'quiet'}, rows[1]
 assert rows[2] == {'id': 'delta-404', 'busy': 0.9, 'memory': 0.2, 'cores': 2, 'up_us': 8000000,
                    'served': 0, 'when_us': t0 + 8000000, 'claims': 'lr', 'trials': 1,
-                   'listens': None, 'serves': [], 'serves_store': None, 'quiet_s': 2.0}, rows[2]
+                   'listens': None, 'serves': [], 'serves_store': None, 'quiet_s': 2.0,
+                   'state': 'quiet'}, rows[2]
 assert all(type(r[k]) is int for r in rows for k in ('cores', 'up_us', 'served', 'when_us'))"
   ;;
 
@@ -839,7 +841,7 @@ standing_empty)
   # No machine wrote here: the header on stdout, a line that says so on
   # stderr (stdout stays the table), exit 0.
   soma 0 standing --store "$STORE"
-  expect_out "id  busy  memory  cores  up  served  claims  trials  when  quiet  listens  serves"
+  expect_out "id  busy  memory  cores  up  served  claims  trials  when  quiet  state  listens  serves"
   expect_err "soma: no machine has written readings into the store '$STORE'; a worker started with \`soma-node --store DIR --reporting SECONDS\` writes one on that clock"
   soma 0 standing --store "$STORE" --json
   no_err
@@ -855,21 +857,21 @@ fleet)
   # fact's and it has no quiet_s; beta-202 and delta-404 served nothing
   # here, so only --all-machines lists them.
   # waiting_us = left.took_us - the remote ran's took_us: 3 x (1000 - 100), 400 - 50.
-  table LLRRRRRLRR <<EOF
-host	machine	slices	took	waiting	busy	served	claims	trials	quiet
-here	-	0	20.0µs	0s	-	-	-	-	-
-w1	alpha-101	3	300µs	2.70ms	0.25	4	-	-	0s
-w2	gamma-303	1	50.0µs	350µs	0.75	1	-	-	-
+  table LLRRRRRLRRL <<EOF
+host	machine	slices	took	waiting	busy	served	claims	trials	quiet	state
+here	-	0	20.0µs	0s	-	-	-	-	-	-
+w1	alpha-101	3	300µs	2.70ms	0.25	4	-	-	0s	reporting
+w2	gamma-303	1	50.0µs	350µs	0.75	1	-	-	-	-
 EOF
   soma 0 fleet remote --store "$FLEET" --all-machines
   no_err
-  table LLRRRRRLRR <<EOF
-host	machine	slices	took	waiting	busy	served	claims	trials	quiet
-here	-	0	20.0µs	0s	-	-	-	-	-
-w1	alpha-101	3	300µs	2.70ms	0.25	4	-	-	0s
-w2	gamma-303	1	50.0µs	350µs	0.75	1	-	-	-
-beta-202	beta-202	0	0s	0s	0.40	0	-	-	2.50s
-delta-404	delta-404	0	0s	0s	0.90	0	lr	1	2.00s
+  table LLRRRRRLRRL <<EOF
+host	machine	slices	took	waiting	busy	served	claims	trials	quiet	state
+here	-	0	20.0µs	0s	-	-	-	-	-	-
+w1	alpha-101	3	300µs	2.70ms	0.25	4	-	-	0s	reporting
+w2	gamma-303	1	50.0µs	350µs	0.75	1	-	-	-	-
+beta-202	beta-202	0	0s	0s	0.40	0	-	-	2.50s	quiet
+delta-404	delta-404	0	0s	0s	0.90	0	lr	1	2.00s	quiet
 EOF
   ;;
 
@@ -880,19 +882,20 @@ fleet_json)
   soma 0 fleet remote --store "$FLEET" --json --all-machines
   no_err
   json "
-keys = ['host', 'machine', 'slices', 'took_us', 'waiting_us', 'busy', 'served', 'quiet_s', 'claims', 'trials']
+keys = ['host', 'machine', 'slices', 'took_us', 'waiting_us', 'busy', 'served', 'quiet_s', 'state',
+        'claims', 'trials']
 assert [list(r) for r in rows] == [keys] * 5, rows
 assert rows == [
     {'host': 'here', 'machine': None, 'slices': 0, 'took_us': 20, 'waiting_us': 0,
-     'busy': None, 'served': None, 'quiet_s': None, 'claims': None, 'trials': None},
+     'busy': None, 'served': None, 'quiet_s': None, 'state': None, 'claims': None, 'trials': None},
     {'host': 'w1', 'machine': 'alpha-101', 'slices': 3, 'took_us': 300, 'waiting_us': 2700,
-     'busy': 0.25, 'served': 4, 'quiet_s': 0.0, 'claims': None, 'trials': 0},
+     'busy': 0.25, 'served': 4, 'quiet_s': 0.0, 'state': 'reporting', 'claims': None, 'trials': 0},
     {'host': 'w2', 'machine': 'gamma-303', 'slices': 1, 'took_us': 50, 'waiting_us': 350,
-     'busy': 0.75, 'served': 1, 'quiet_s': None, 'claims': None, 'trials': None},
+     'busy': 0.75, 'served': 1, 'quiet_s': None, 'state': None, 'claims': None, 'trials': None},
     {'host': 'beta-202', 'machine': 'beta-202', 'slices': 0, 'took_us': 0, 'waiting_us': 0,
-     'busy': 0.4, 'served': 0, 'quiet_s': 2.5, 'claims': None, 'trials': 0},
+     'busy': 0.4, 'served': 0, 'quiet_s': 2.5, 'state': 'quiet', 'claims': None, 'trials': 0},
     {'host': 'delta-404', 'machine': 'delta-404', 'slices': 0, 'took_us': 0, 'waiting_us': 0,
-     'busy': 0.9, 'served': 0, 'quiet_s': 2.0, 'claims': 'lr', 'trials': 1}], rows"
+     'busy': 0.9, 'served': 0, 'quiet_s': 2.0, 'state': 'quiet', 'claims': 'lr', 'trials': 1}], rows"
   ;;
 
 # The study lr of the fleet store (make_store --fleet): trial 0 done by
@@ -977,9 +980,9 @@ fleet_here)
   # A run that sent nothing away, in a store nobody wrote readings to.
   soma 0 fleet tuesday --store "$STORE"
   no_err
-  table LLRRRRRLRR <<EOF
-host	machine	slices	took	waiting	busy	served	claims	trials	quiet
-here	-	0	~	0s	-	-	-	-	-
+  table LLRRRRRLRRL <<EOF
+host	machine	slices	took	waiting	busy	served	claims	trials	quiet	state
+here	-	0	~	0s	-	-	-	-	-	-
 EOF
   soma 0 fleet tuesday --store "$STORE" --json
   json "assert len(rows) == 1 and rows[0]['host'] == 'here' and rows[0]['machine'] is None, rows"

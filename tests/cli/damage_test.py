@@ -171,6 +171,16 @@ if case in ("format1", "format2"):
                             row.pop("serves_store", "missing"))
                     if said != (None, [], None):
                         fail(f"`soma standing` on the {case} store says where it listens: {said}")
+        # A machine's state, since: an opinion that takes this test's clock
+        # once the fixture's readings (2027) are in its past, so only what
+        # the writers decide is held: 3 unsaid intervals (0.5 s) behind the
+        # newest is quiet whatever the clock says.
+        if name in ("standing", "fleet_remote"):
+            for row in got:
+                state, quiet = row.pop("state", "missing"), row.get("quiet_s")
+                if (quiet is None and state is not None) or (quiet is not None and state not in ("reporting", "quiet")) \
+                        or (quiet is not None and quiet > 1.5 and state != "quiet"):
+                    fail(f"`soma {' '.join(args)}` on the {case} store: state {state} with quiet_s {quiet}")
         # What a run says of itself since (status, params, tags): an older
         # soma's runs have no params or tags, and stand finished (their
         # recorder closed them: format 2) or unknown (format 1 kept nothing).

@@ -105,7 +105,10 @@ void record_damaged(caf::actor_system& sys, soma::store& s, const Graph& g) {
 // machine fact, ran there, left (the round trip), finished. The recorder
 // refuses engine words through tell, so they are written directly.
 //
-// Readings, at T0 = 1800000000 s (2027-01-15T08:00:00Z):
+// Readings, at T0 = 4102473600 s (2100-01-01T08:00:00Z): ahead of any clock
+// a test runs on, so a machine's state (quiet past 3 of its intervals) is
+// judged writer against writer only, as on a fleet whose clocks run ahead
+// of the reader's; the reader's clock never makes them all quiet.
 //   alpha-101  T0 + 9 s (served 3), then T0 + 10 s: busy 0.25, memory 0.5,
 //              8 cores, up 12 s, served 4; listens at 10.0.0.1:4242,
 //              serves Embed and Score
@@ -115,7 +118,7 @@ void record_damaged(caf::actor_system& sys, soma::store& s, const Graph& g) {
 //   forwards 0-2: `b` on w1, 100 us, a round trip of 1000 us
 //   forward 3:    `c` on w2, 50 us, a round trip of 400 us
 void write_fleet(soma::store& s) {
-  constexpr std::int64_t t0 = 1800000000LL * 1000000;
+  constexpr std::int64_t t0 = 4102473600LL * 1000000;
   soma::put_reading(s, {"alpha-101", 0.5, 0.5, 8, 11000000, 3, t0 + 9000000});
   soma::reading alpha{"alpha-101", 0.25, 0.5, 8, 12000000, 4, t0 + 10000000};
   alpha.listens = "10.0.0.1:4242";

@@ -18,6 +18,7 @@
 
 using namespace soma_test;
 using namespace std::chrono_literals;
+using namespace std::string_literals;
 
 namespace {
 
@@ -122,7 +123,49 @@ BOOST_AUTO_TEST_CASE(three_workers_one_unused_a_cheap_run_a_costly_run_and_a_qui
   }));
 }
 
-BOOST_AUTO_TEST_CASE(a_fleet_where_every_writer_stopped_shows_nothing_quiet) {
+BOOST_AUTO_TEST_CASE(a_machine_is_quiet_past_three_of_its_intervals) {
+  // Judged writer against writer while any writes, with the interval each
+  // reading says (none said: 0.5 s).
+  std::int64_t t0 = 1'000'000'000'000;
+  auto at = [&](std::string id, double behind_s, std::int64_t every_us) {
+    soma::reading r{std::move(id), 0.5, 0.5, 2, 10, 0,
+                    t0 - static_cast<std::int64_t>(behind_s * 1e6)};
+    r.every_us = every_us;
+    return std::pair{r.id, r};
+  };
+  std::map<std::string, soma::reading> latest{
+    at("newest", 0, 0),         at("unsaid-1.4", 1.4, 0),  at("unsaid-1.6", 1.6, 0),
+    at("every-2s-5.9", 5.9, 2'000'000), at("every-2s-6.1", 6.1, 2'000'000)};
+  auto state = [&](const soma::quietness& q, const std::string& id) {
+    return std::string{soma::to_string(*q.state_of(latest, id))};
+  };
+  soma::quietness writers{latest};
+  BOOST_TEST(state(writers, "newest") == "reporting");
+  BOOST_TEST(state(writers, "unsaid-1.4") == "reporting");
+  BOOST_TEST(state(writers, "unsaid-1.6") == "quiet");
+  BOOST_TEST(state(writers, "every-2s-5.9") == "reporting");
+  BOOST_TEST(state(writers, "every-2s-6.1") == "quiet");
+  BOOST_TEST(!writers.state_of(latest, "nobody"));
+  // The reader's clock 1 s past the newest reading: the store is not silent
+  // for the 0.5 s machines' 1.5 s, so nothing changes.
+  soma::quietness soon{latest, t0 + 1'000'000};
+  BOOST_TEST(state(soon, "newest") == "reporting");
+  BOOST_TEST(state(soon, "unsaid-1.4") == "reporting");
+  // 2 s past: every 0.5 s machine is quiet, the newest too; a 2 s machine
+  // (allowed 6 s) still reports.
+  soma::quietness later{latest, t0 + 2'000'000};
+  BOOST_TEST(state(later, "newest") == "quiet");
+  BOOST_TEST(state(later, "unsaid-1.4") == "quiet");
+  BOOST_TEST(state(later, "every-2s-5.9") == "reporting");
+  // A reader whose clock is behind the writers' sees nothing silent.
+  soma::quietness behind{latest, t0 - 60'000'000};
+  BOOST_TEST(state(behind, "newest") == "reporting");
+  BOOST_TEST(state(behind, "unsaid-1.6") == "quiet"); // still behind the others
+  // quiet_s stays writer against writer, whatever the reader's clock.
+  BOOST_TEST(later.of(latest.at("unsaid-1.6")) == writers.of(latest.at("unsaid-1.6")));
+}
+
+BOOST_AUTO_TEST_CASE(a_fleet_where_every_writer_stopped_is_quiet_by_the_readers_clock) {
   scratch dir;
   soma::store store{dir / "kept"};
   // Two machines that last wrote long ago, 3 s apart.
@@ -140,6 +183,15 @@ BOOST_AUTO_TEST_CASE(a_fleet_where_every_writer_stopped_shows_nothing_quiet) {
   // Writer against writer: old-1 is 3 s behind old-2, whatever the reader's clock says.
   BOOST_TEST(*row(rows, "old-1")->quiet_s == 3.0);
   BOOST_TEST(*row(rows, "old-2")->quiet_s == 0.0);
+  // Their state is an opinion that takes the reader's clock when every
+  // writer is silent: both stopped long ago, so both are quiet.
+  BOOST_TEST(soma::to_string(*row(rows, "old-1")->state) == "quiet"s);
+  BOOST_TEST(soma::to_string(*row(rows, "old-2")->state) == "quiet"s);
+  // As of old-2's last reading, only old-1 (3 s behind, 1.5 s allowed) was.
+  rows = soma::fleet(store, "alone", {.now_us = 1'000'003'000'000});
+  BOOST_TEST(soma::to_string(*row(rows, "old-1")->state) == "quiet"s);
+  BOOST_TEST(soma::to_string(*row(rows, "old-2")->state) == "reporting"s);
+  BOOST_TEST(!row(rows, "here")->state); // no readings: no opinion
 }
 
 BOOST_AUTO_TEST_SUITE_END()

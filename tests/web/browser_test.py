@@ -23,6 +23,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -147,8 +148,29 @@ def main():
             # lane, and the worker's nodes sit inside it on the worker's lane.
             fleet = os.path.join(work, "fleet")
             subprocess.run([A_FLEET, fleet], check=True, capture_output=True, timeout=120)
+            exited = time.monotonic()
+            # A stopped fleet looks stopped: a_fleet has exited, so within
+            # 5 s every machine it started is quiet (3 of their 0.5 s
+            # intervals behind this clock, since none writes any more).
+            while True:
+                machines = soma("standing", "--store", os.path.join(fleet, "store"))
+                if len(machines) == 3 and all(m["state"] == "quiet" for m in machines):
+                    break
+                if time.monotonic() - exited > 5:
+                    check(False, f"a_fleet's three machines all quiet within 5 s of its exit: {machines}")
+                    break
+                time.sleep(0.05)
             remote_server, remote_url = serve(os.path.join(fleet, "store"))
             servers.append(remote_server)
+            # And so does its page: each machine with a quiet badge, and the
+            # live mark stale (3 intervals without a write), not green.
+            b.open(remote_url + "fleet")
+            b.until("const rows = [...document.querySelectorAll('tr[data-machine]')];"
+                    " return rows.length === 3 && rows.every(r => r.dataset.state === 'quiet'"
+                    " && r.querySelector('span.machine.quiet'))", 20, "a_fleet's machines quiet on its fleet page")
+            b.until("const m = document.getElementById('live');"
+                    " return m.classList.contains('stale') && !m.classList.contains('on')"
+                    " && m.textContent.includes('stale')", 20, "the stopped fleet's page marked stale")
             b.open(remote_url + "run/costly/forward/0")
             b.until("return document.querySelector('#timeline svg')", 20, "a remote forward's timeline")
             told = soma("facts", "costly", "0", "--store", os.path.join(fleet, "store"))
@@ -217,6 +239,12 @@ def main():
                     workers[0].send_signal(signal.SIGCONT)
             else:
                 check(False, "the stopped worker's quiet_s never passed 1.5 s on the open page in 5 tries")
+            # Past 3 of its 0.2 s intervals behind the other, it is quiet: a
+            # badge on its row; the other still reports.
+            b.until("const s = Object.fromEntries([...document.querySelectorAll('tr[data-machine]')]"
+                    ".map(r => [r.dataset.machine, r.dataset.state]));"
+                    f" return s['{stopped}'] === 'quiet' && Object.values(s).filter(x => x === 'reporting').length === 1",
+                    10, "the stopped worker quiet, the other reporting, on the fleet page")
             not_blank(b.screenshot(os.path.join(OUT, "fleet.png")), "fleet.png")
             # Still stopped, it is the subject of an opinion: quiet_machine,
             # pending and then firing once it held its 5 s, on the open

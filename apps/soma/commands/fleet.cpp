@@ -45,7 +45,8 @@ void show_fleet(const std::vector<fleet_row>& rows, const invocation& inv, std::
            {"served", align::right},
            {"claims"},
            {"trials", align::right},
-           {"quiet", align::right}}};
+           {"quiet", align::right},
+           {"state"}}};
   for (auto& r : rows)
     t.add({r.host, r.machine.empty() ? "-" : r.machine, std::to_string(r.slices),
            duration(static_cast<double>(r.took_us)), duration(static_cast<double>(r.waiting_us)),
@@ -53,7 +54,8 @@ void show_fleet(const std::vector<fleet_row>& rows, const invocation& inv, std::
            or_dash(r.served, [](std::uint64_t x) { return std::to_string(x); }),
            r.claims.empty() ? "-" : r.claims,
            r.claims.empty() ? "-" : or_dash(r.trials, [](std::uint64_t x) { return std::to_string(x); }),
-           or_dash(r.quiet_s, [](double x) { return duration(x * 1e6); })});
+           or_dash(r.quiet_s, [](double x) { return duration(x * 1e6); }),
+           r.state ? to_string(*r.state) : "-"});
   t.print(out);
 }
 

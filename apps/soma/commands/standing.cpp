@@ -19,10 +19,11 @@ finish add_standing(command_line& line) {
 
 void show_standing(const std::map<std::string, reading>& latest, const std::string& where,
                    const invocation& inv, std::ostream& out, std::ostream& err) {
-  quietness quiet{latest};
+  auto now = reader_now_us();
+  quietness quiet{latest, now};
   auto quiet_s = [&](const reading& r) { return quiet.of(r); };
   if (for_script(inv))
-    return print_rows(out, inv, web::standing_json(latest));
+    return print_rows(out, inv, web::standing_json(latest, now));
   table t{{{"id"},
            {"busy", align::right},
            {"memory", align::right},
@@ -33,6 +34,7 @@ void show_standing(const std::map<std::string, reading>& latest, const std::stri
            {"trials", align::right},
            {"when"},
            {"quiet", align::right},
+           {"state"},
            {"listens"},
            {"serves"}}};
   for (auto& [id, r] : latest) {
@@ -43,7 +45,8 @@ void show_standing(const std::map<std::string, reading>& latest, const std::stri
     t.add({id, decimal(r.busy, 2), decimal(r.memory, 2), std::to_string(r.cores),
            duration(static_cast<double>(r.up_us)), std::to_string(r.served),
            r.claims.empty() ? "-" : r.claims, r.claims.empty() ? "-" : std::to_string(r.trials),
-           utc(r.when_us), duration(quiet_s(r) * 1e6), r.listens.empty() ? "-" : r.listens,
+           utc(r.when_us), duration(quiet_s(r) * 1e6), to_string(quiet.state_of(r)),
+           r.listens.empty() ? "-" : r.listens,
            serves});
   }
   t.print(out, true);

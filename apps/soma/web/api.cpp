@@ -233,9 +233,12 @@ json runs_page(std::vector<run_row> rows, const all_params& all) {
 
 json store_page(const store& s, const std::vector<run_row>& rows) {
   return answering([&] {
-    std::optional<std::int64_t> reading, forward;
-    for (auto& [id, r] : standing(s))
+    std::optional<std::int64_t> reading, forward, longest_every;
+    for (auto& [id, r] : standing(s)) {
       reading = std::max(reading.value_or(r.when_us), r.when_us);
+      auto every = r.every_us > 0 ? r.every_us : unsaid_interval_us;
+      longest_every = std::max(longest_every.value_or(every), every);
+    }
     for (auto& r : rows)
       if (r.forwards > 0)
         forward = std::max(forward.value_or(r.last * 1'000'000), r.last * 1'000'000);
@@ -250,6 +253,11 @@ json store_page(const store& s, const std::vector<run_row>& rows) {
                 {"newest_reading_us", or_null(reading)},
                 {"newest_forward_us", or_null(forward)},
                 {"silent_after_s", silent_after},
+                // Stale: every machine quiet (soma::quietness), when any reports.
+                {"stale_after_s", longest_every ? json(static_cast<double>(quiet_after_intervals
+                                                                          * *longest_every)
+                                                       / 1e6)
+                                                : json(nullptr)},
                 {"now_us", std::chrono::duration_cast<std::chrono::microseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count()}};

@@ -197,6 +197,7 @@ json json_of(const fleet_row& x) {
               {"busy", or_null(x.busy)},
               {"served", or_null(x.served)},
               {"quiet_s", or_null(x.quiet_s)},
+              {"state", x.state ? json(to_string(*x.state)) : json(nullptr)},
               {"claims", x.claims.empty() ? json(nullptr) : json(x.claims)},
               {"trials", or_null(x.trials)}};
 }
@@ -292,12 +293,13 @@ json json_of(const health::difference& d) {
   return out;
 }
 
-json standing_json(const std::map<std::string, reading>& latest) {
-  quietness quiet{latest};
+json standing_json(const std::map<std::string, reading>& latest, std::int64_t now_us) {
+  quietness quiet{latest, now_us};
   auto array = json::array();
   for (auto& [id, r] : latest) {
     auto one = json_of(r);
     one["quiet_s"] = quiet.of(r);
+    one["state"] = to_string(quiet.state_of(r));
     array.push_back(std::move(one));
   }
   return array;

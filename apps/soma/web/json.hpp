@@ -94,8 +94,11 @@ void append_json(std::string& out, const record& x, std::uint64_t total);
 [[nodiscard]] json json_of(const health::difference& x);
 
 /// The machines' latest readings (soma::standing), each with its quiet_s
-/// (writer against writer), in id order.
-[[nodiscard]] json standing_json(const std::map<std::string, reading>& latest);
+/// (writer against writer) and its state (soma::quietness::state_of, judged
+/// against `now_us`, the reader's clock, when every machine is silent), in
+/// id order.
+[[nodiscard]] json standing_json(const std::map<std::string, reading>& latest,
+                                 std::int64_t now_us = reader_now_us());
 
 /// A study's trials, one object each with its abandoned attempts; a claimed
 /// trial's claimant's quiet_s from `latest` (null without a reading).

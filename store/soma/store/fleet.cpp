@@ -30,13 +30,14 @@ namespace {
 std::vector<fleet_row> joined_fleet(const detail::host_scan& scanned,
                                     const std::map<std::string, reading>& latest,
                                     const fleet_options& options) {
-  quietness quiet{latest};
+  quietness quiet{latest, options.now_us ? *options.now_us : reader_now_us()};
   auto fill = [&](fleet_row& row, const std::string& id) {
     row.machine = id;
     if (auto i = latest.find(id); i != latest.end()) {
       row.busy = i->second.busy;
       row.served = i->second.served;
       row.quiet_s = quiet.of(i->second);
+      row.state = quiet.state_of(i->second);
       row.claims = i->second.claims;
       row.trials = i->second.trials;
     }

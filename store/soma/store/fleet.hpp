@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "soma/reading.hpp"
+#include "soma/store/standing.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma {
@@ -28,6 +29,9 @@ struct fleet_row {
   /// How far its latest reading is behind the newest reading of any machine
   /// (writer against writer, never the reader's clock); none without readings.
   std::optional<double> quiet_s;
+  /// Whether it still reports (soma::quietness::state_of, an opinion: quiet
+  /// past 3 of its reporting intervals); none without readings.
+  std::optional<machine_state> state;
   /// The study a claimant claims from (its latest reading); empty for a worker.
   std::string claims;
   /// Trials a claimant finished, by its latest reading; none without readings.
@@ -40,6 +44,10 @@ struct fleet_options {
   /// what a view of one run shows (`soma fleet RUN`, `soma live`, the run's
   /// page; `--all-machines` there lists the rest too).
   bool only_the_run = false;
+  /// The reader's clock (unix microseconds) a machine's state is judged
+  /// against when every machine is silent (soma::quietness); none: this
+  /// process's clock now.
+  std::optional<std::int64_t> now_us;
 };
 
 /// The run's fleet: "here" (the client), each graph host in the order it

@@ -1,15 +1,39 @@
 #include "soma/store/standing.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "soma/store/answers.hpp"
 #include "soma/store/backend.hpp"
 
 namespace soma {
 
-quietness::quietness(const std::map<std::string, reading>& standing) {
+const char* to_string(machine_state s) noexcept {
+  return s == machine_state::quiet ? "quiet" : "reporting";
+}
+
+std::int64_t reader_now_us() noexcept {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+quietness::quietness(const std::map<std::string, reading>& standing,
+                     std::optional<std::int64_t> now_us)
+  : now_us_(now_us) {
   for (auto& [id, r] : standing)
     newest_ = std::max(newest_, r.when_us);
+}
+
+machine_state quietness::state_of(const reading& r) const noexcept {
+  auto allowed = quiet_after_intervals * (r.every_us > 0 ? r.every_us : unsaid_interval_us);
+  if (newest_ - r.when_us > allowed)
+    return machine_state::quiet; // behind the others, who still write
+  // Every machine silent that long: the reader's clock says so. A reader
+  // whose clock is behind the writers' sees nothing silent.
+  if (now_us_ && *now_us_ - newest_ > allowed)
+    return machine_state::quiet;
+  return machine_state::reporting;
 }
 
 std::map<std::string, reading> standing(const store& s) {

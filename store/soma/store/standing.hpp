@@ -26,14 +26,39 @@ namespace soma {
 /// costs in each.
 [[nodiscard]] std::map<std::string, reading> standing(const std::vector<store>& stores);
 
+/// Whether a machine still reports: an opinion, at the threshold below,
+/// not a fact a machine said.
+enum class machine_state {
+  reporting, ///< its latest reading is within quiet_after_intervals of its interval
+  quiet,     ///< it is further behind: stopped, killed, or cut off
+};
+
+/// "reporting" or "quiet".
+[[nodiscard]] const char* to_string(machine_state s) noexcept;
+
+/// How many of its own reporting intervals a machine's latest reading may be
+/// behind before it is quiet.
+inline constexpr std::int64_t quiet_after_intervals = 3;
+
+/// The interval a machine is judged by when its readings do not say theirs
+/// (a soma before reading::every_us): soma-node's default, 0.5 s.
+inline constexpr std::int64_t unsaid_interval_us = 500'000;
+
 /// How quiet each machine of a standing is: seconds from its latest reading
 /// to the newest reading of any machine. Writer against writer, never
 /// against the reader's clock: two machines' clocks drift, and comparing a
 /// writer with another cancels it; a fleet where every writer stopped shows
-/// nothing quiet.
+/// nothing quiet in quiet_s. Its state (state_of) is the opinion: a machine
+/// is quiet when its latest reading is more than quiet_after_intervals of
+/// its reporting intervals behind the newest reading of any machine, or,
+/// when every machine has been silent that long, behind the reader's clock
+/// (`now_us`), so a fleet that stopped looks stopped.
 class quietness {
 public:
-  explicit quietness(const std::map<std::string, reading>& standing);
+  /// `now_us`: the reader's clock, unix microseconds; none: judge writer
+  /// against writer only.
+  explicit quietness(const std::map<std::string, reading>& standing,
+                     std::optional<std::int64_t> now_us = std::nullopt);
 
   /// Seconds `r` is behind the newest reading.
   [[nodiscard]] double of(const reading& r) const noexcept {
@@ -50,8 +75,25 @@ public:
     return of(at->second);
   }
 
+  /// Whether `r` still reports, as the class says.
+  [[nodiscard]] machine_state state_of(const reading& r) const noexcept;
+
+  /// The state of machine `id` of `standing`; none when it has no reading.
+  [[nodiscard]] std::optional<machine_state> state_of(
+    const std::map<std::string, reading>& standing, const std::string& id) const {
+    auto at = standing.find(id);
+    if (at == standing.end())
+      return std::nullopt;
+    return state_of(at->second);
+  }
+
 private:
   std::int64_t newest_ = 0;
+  std::optional<std::int64_t> now_us_;
 };
+
+/// The reader's clock, unix microseconds: what quietness judges a silent
+/// store against.
+[[nodiscard]] std::int64_t reader_now_us() noexcept;
 
 } // namespace soma

@@ -118,20 +118,28 @@ function showMark() {
   const st = mark.store, newest = st && st.newest_write_us;
   const age = newest === null || newest === undefined ? null : Date.now() / 1000 - newest / 1e6;
   const silent = age !== null && st && age > st.silent_after_s;
+  // Stale: past 3 of the writers' reporting intervals without a write (the
+  // machines' quiet), sooner than silent_store's 300 s.
+  const stale = silent || (age !== null && st && st.stale_after_s !== null && age > st.stale_after_s);
   const head = mark.stream === "on" ? "live" : mark.stream === "off" ? "reconnecting"
     : mark.stream === "trouble" ? `store unreadable: ${mark.trouble}` : mark.fixed;
   const moved = !st ? "" : age === null ? "nothing written yet"
-    : silent ? `store silent: last write ${span(age)} ago` : `last write ${age < 0 ? "0s" : span(age)} ago`;
+    : silent ? `store silent: last write ${span(age)} ago`
+    : stale ? `stale: last write ${span(age)} ago` : `last write ${age < 0 ? "0s" : span(age)} ago`;
   liveMark.textContent = [head, moved].filter(Boolean).join(" · ") || "connecting";
-  liveMark.className = "live" + (mark.stream === "on" ? (silent ? " silent" : " on")
-    : mark.stream === null ? (silent ? " silent" : "") : " off");
+  const quietClass = silent ? " silent" : stale ? " stale" : "";
+  liveMark.className = "live" + (mark.stream === "on" ? (quietClass || " on")
+    : mark.stream === null ? quietClass : " off");
   liveMark.dataset.age = age === null ? "" : String(Math.floor(age));
   liveMark.dataset.newest = newest === null || newest === undefined ? "" : String(newest);
   const after = st ? st.silent_after_s : 300;
   liveMark.title = (mark.stream === "on" ? "this page receives the store's changes as they are written. " : "")
     + "Last write: the newest of any machine's latest reading and any run's last forward, stamped by "
     + "the writers' clocks and held against this browser's clock (a clock skewed by X moves it by X). "
-    + `Past ${after} s without a write the store is silent and the mark is no longer green: `
+    + (st && st.stale_after_s !== null
+      ? `Past ${st.stale_after_s} s without a write (3 of the machines' longest reporting interval) the mark says stale and is no longer green; `
+      : "")
+    + `past ${after} s the store is silent: `
     + `the shipped health rule silent_store's threshold (over = ${after} s, /health).`;
 }
 
@@ -713,24 +721,34 @@ const fleetColumns = [
   ["host", (r) => esc(r.host)], ["machine", (r) => esc(r.machine || "–")], ["slices", (r) => num(r.slices), "num"],
   ["took", (r) => dur(r.took_us), "num"], ["waiting", (r) => dur(r.waiting_us), "num"],
   ["busy", (r) => num(r.busy), "num"], ["served", (r) => num(r.served), "num"], ["quiet_s", (r) => num(r.quiet_s, 1), "num"],
+  ["state", (r) => machineState(r.state)],
 ];
+
+// A machine's state (soma standing's): a badge when it is quiet.
+function machineState(state) {
+  if (!state) return "–";
+  return `<span class="machine ${esc(state)}" title="${state === "quiet"
+    ? "its latest reading is more than 3 of its reporting intervals behind the newest (or, when every machine is silent, behind this server's clock): stopped, killed or cut off"
+    : "its latest reading is within 3 of its reporting intervals"}">${esc(state)}</span>`;
+}
 
 const machineColumns = [
   ["machine", (r) => esc(r.id)], ["busy", (r) => num(r.busy), "num"], ["memory", (r) => num(r.memory), "num"],
   ["cores", (r) => num(r.cores), "num"], ["up", (r) => dur(r.up_us), "num"], ["served", (r) => num(r.served), "num"],
   ["claims", (r) => esc(r.claims || "–")], ["trials", (r) => r.claims ? num(r.trials) : "–", "num"],
   ["reading", (r) => when(r.when_us / 1e6)], ["quiet_s", (r) => num(r.quiet_s, 1), "num quiet"],
+  ["state", (r) => machineState(r.state)],
   ["listens", (r) => esc(r.listens || "–")],
   ["serves", (r) => esc([...(r.serves || []), ...(r.serves_store ? ["store:" + r.serves_store] : [])].join(", ") || "–")],
 ];
 
 async function fleetView() {
   main.innerHTML = `<h1>Fleet</h1>
-    <p class="quiet">Each machine's latest reading. quiet_s: how far its latest reading is behind the newest of any machine (writer against writer, no clock of this page's).</p>
+    <p class="quiet">Each machine's latest reading. quiet_s: how far its latest reading is behind the newest of any machine (writer against writer, no clock of this page's). state, an opinion: quiet past 3 of the machine's reporting intervals behind the newest reading, or behind the server's clock when every machine is silent.</p>
     <div id="machines"></div>`;
   const show = (page) => {
     document.getElementById("machines").innerHTML = page.machines.length
-      ? table(machineColumns, page.machines, (r) => `data-machine="${esc(r.id)}"`)
+      ? table(machineColumns, page.machines, (r) => `data-machine="${esc(r.id)}" data-state="${esc(r.state)}" class="${r.state === "quiet" ? "quiet-machine" : ""}"`)
       : `<p class="quiet">No machine has written readings into this store; a worker started with <code>soma-node --store DIR --reporting SECONDS</code> writes one on that clock.</p>`;
   };
   try { show(await get("/api/fleet")); } catch (e) { failed(main, e); return; }
