@@ -16,6 +16,7 @@ namespace soma::cli {
 namespace {
 
 constexpr std::size_t node_forwards = 100; // the slowest nodes are of the last 100 forwards
+constexpr std::size_t max_machines = 256; // machines a view names, at most
 constexpr std::size_t page_size = 50'000;  // records a read asks for at once
 constexpr std::size_t gap_forwards = 32;   // forwards the recent mean gap is of
 constexpr std::int64_t kept_seconds = 60;  // per-second counts kept, for the rate
@@ -217,8 +218,15 @@ void run_follower::read_nodes(const store& s, std::uint64_t total) {
     if (pending_.count(n))
       told = node_facts(facts_of(s, n));
   auto from = node_facts_.empty() ? start : std::max(start, node_facts_.back().first + 1);
-  for (auto n = from; n < total; ++n)
-    node_facts_.emplace_back(n, node_facts(facts_of(s, n)));
+  for (auto n = from; n < total; ++n) {
+    auto& told = facts_of(s, n);
+    node_facts_.emplace_back(n, node_facts(told));
+    // Which machine each host is, by the machine facts its wire brought
+    // (a run goes to a fleet of bounded size; the latest join wins).
+    for (auto& f : told)
+      if (f.name == "machine" && f.has("id") && f.has("host") && machines_.size() < max_machines)
+        machines_.insert_or_assign(std::string{f["host"].text()}, std::string{f["id"].text()});
+  }
 }
 
 std::optional<std::uint64_t> run_follower::read_new(const store& s) {
@@ -341,6 +349,20 @@ view run_follower::read(const store& s, std::int64_t now) {
   return v;
 }
 
+std::vector<std::pair<std::string, machine_state>>
+machine_states(const store& s, const std::map<std::string, std::string>& machines,
+               std::int64_t now_us) {
+  std::vector<std::pair<std::string, machine_state>> out;
+  if (machines.empty())
+    return out;
+  auto latest = standing(s);
+  quietness quiet{latest, now_us};
+  for (auto& [host, id] : machines)
+    if (auto state = quiet.state_of(latest, id))
+      out.emplace_back(host + " " + id, *state);
+  return out;
+}
+
 std::vector<std::string> opinion_lines(const store& s, const std::string& run) {
   std::vector<std::string> out;
   // An opinion is judged over the whole store: damage elsewhere (another
@@ -398,6 +420,23 @@ part opinions_of(const view& v) {
   for (std::size_t i = 0; i < v.opinions.size(); ++i)
     judged += (i ? "; " : "") + v.opinions[i];
   return {4, {judged}};
+}
+
+// The run's machines, a quiet one marked as a badge: whether each still
+// reports is an opinion too (3 of its reporting intervals).
+part machines_of(const view& v, std::size_t width) {
+  std::vector<std::string> each;
+  for (auto& [name, state] : v.machines)
+    each.push_back(state == machine_state::quiet ? name + " [QUIET]" : name + " reporting");
+  std::string all = "machines: ", few = "machines: ";
+  std::size_t quiet = 0;
+  for (std::size_t i = 0; i < each.size(); ++i)
+    all += (i ? "   " : "") + each[i];
+  for (auto& [name, state] : v.machines)
+    quiet += state == machine_state::quiet;
+  few += std::to_string(v.machines.size() - quiet) + " reporting, " + std::to_string(quiet)
+         + (quiet ? " [QUIET]" : " quiet");
+  return {4, {fitting({all, few}, width)}};
 }
 
 // The fact: its last value and range, and the whole run as a sparkline.
@@ -499,6 +538,8 @@ std::vector<std::string> render(const view& v, std::size_t width, std::size_t he
     parts.push_back({0, {"waiting for run '" + v.run + "' to be recorded..."}});
   } else {
     add_standing(v, width, parts);
+    if (!v.machines.empty())
+      parts.push_back(machines_of(v, width));
     parts.push_back(opinions_of(v));
     add_values(v, width, parts);
     parts.push_back({9, {""}});

@@ -17,6 +17,7 @@
 
 #include "value_columns.hpp"
 #include "soma/store/readers.hpp"
+#include "soma/store/standing.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma::cli {
@@ -44,6 +45,10 @@ struct view {
   /// The shipped health rules' firing opinions about the run, its machines
   /// and its trial (soma/health/), each as rule, subject, value over threshold.
   std::vector<std::string> opinions;
+  /// The machines the run's last forwards went to (their `machine` facts)
+  /// that have readings in the store: "w1 alpha-101" and whether it still
+  /// reports (soma::quietness, judged against this clock), by host.
+  std::vector<std::pair<std::string, machine_state>> machines;
 };
 
 /// The seconds the view's rate is measured over.
@@ -72,6 +77,12 @@ public:
   /// which watch() judges at most once a second). A run not there yet is
   /// `found = false`, not an error. Throws store_error for damaged records.
   [[nodiscard]] view read(const store& s, std::int64_t now);
+
+  /// The machines the run's last 100 forwards went to (256 at most), by the
+  /// `machine` facts that came down their wires: host -> machine id.
+  [[nodiscard]] const std::map<std::string, std::string>& machines() const noexcept {
+    return machines_;
+  }
 
 private:
   struct pending {     // a forward that may still change: open, or the latest
@@ -110,7 +121,15 @@ private:
   std::deque<std::int64_t> recent_whens_;     // the last forwards' beginnings, for the mean gap
   std::deque<std::pair<std::uint64_t, std::vector<fact>>> node_facts_; // the last 100 forwards
   std::map<std::uint64_t, std::vector<fact>> fetched_; // this frame's fact blobs
+  std::map<std::string, std::string> machines_; // host -> machine id, from machine facts
 };
+
+/// The state of each machine of `machines` (host -> id, run_follower::
+/// machines) that has a reading in the store, judged against the reader's
+/// clock `now_us`: one scan of the latest readings.
+[[nodiscard]] std::vector<std::pair<std::string, machine_state>>
+machine_states(const store& s, const std::map<std::string, std::string>& machines,
+               std::int64_t now_us);
 
 /// The shipped health rules' firing opinions about `run`, its machines and
 /// its trial, one line each (what `soma health` costs: the whole store's

@@ -10,6 +10,7 @@
 set -u
 case_=$1 SOMA=$2 RECORD_CHILD=$3 WORK=$4
 STORE=$WORK/store
+FLEET=$WORK/fleet
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/soma-live-test.XXXXXX")
 SOCKET=soma-live-test-$$
@@ -154,6 +155,13 @@ case $case_ in
     # A finished run says that its recorder closed it, not how long it is quiet.
     grep -q "^finished: its recorder closed it at [0-9-]*T[0-9:]*Z$" "$T/out" || fail "no finished line: $(cat "$T/out")"
     if grep -q "no forward for" "$T/out"; then fail "a finished run said it is quiet"; fi
+    # A run that went to workers names their machines: w1 is alpha-101 by
+    # its machine facts, still reporting (the newest reading); w2's machine
+    # wrote no readings, so it has no state to show.
+    soma 0 live --run remote --store "$FLEET" --once
+    grep -q "^machines: w1 alpha-101 reporting$" "$T/out" || fail "no machines line: $(cat "$T/out")"
+    soma 0 live --run tuesday --store "$STORE" --once
+    if grep -q "^machines:" "$T/out"; then fail "a run that went nowhere named machines"; fi
     # Looked at once, a run that is not there is an error (the view that
     # stays waits for it).
     soma 2 live --run later --store "$STORE" --once

@@ -5,9 +5,13 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <map>
 #include <string>
 
+#include "../store/scratch.hpp"
 #include "live_view.hpp"
+#include "soma/store/readings.hpp"
 
 using soma::cli::render;
 using soma::cli::text_columns;
@@ -42,6 +46,8 @@ BOOST_AUTO_TEST_CASE(every_line_fits_the_terminal_at_every_width) {
     v.slowest.push_back(r);
   }
   v.opinions = {"stalled_run run 'a-run-with-a-long-name' 31 s over 30 s"};
+  v.machines = {{"w1 alpha-101", soma::machine_state::reporting},
+                {"w2 a-machine-with-a-long-name-4242", soma::machine_state::quiet}};
   for (std::size_t width = 1; width <= 120; ++width) {
     std::vector<std::string> lines;
     BOOST_REQUIRE_NO_THROW(lines = render(v, width));
@@ -58,6 +64,46 @@ BOOST_AUTO_TEST_CASE(every_line_fits_the_terminal_at_every_width) {
     all += l + "\n";
   BOOST_TEST(all.find("tokenize") != std::string::npos);
   BOOST_TEST(all.find("score") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_quiet_machine_of_the_run_wears_a_badge) {
+  // Readings as a fleet writes them: w1's machine 10 s ago, w2's 1 s later,
+  // beta (no host of the run) newest; every 0.5 s, so 1.5 s behind is quiet.
+  soma_test::scratch dir;
+  soma::store s{dir / "kept"};
+  std::int64_t t0 = 1'000'000'000'000;
+  soma::put_reading(s, {"alpha-101", 0.5, 0.5, 2, 10, 0, t0});
+  soma::put_reading(s, {"gamma-303", 0.5, 0.5, 2, 10, 0, t0 + 9'000'000});
+  soma::put_reading(s, {"beta-202", 0.5, 0.5, 2, 10, 0, t0 + 10'000'000});
+  std::map<std::string, std::string> run_machines{
+    {"w1", "alpha-101"}, {"w2", "gamma-303"}, {"w3", "no-readings-9"}};
+  // As of beta's reading: alpha is 10 s behind, gamma 1 s; w3 has no reading.
+  auto states = soma::cli::machine_states(s, run_machines, t0 + 10'000'000);
+  BOOST_REQUIRE_EQUAL(states.size(), 2u);
+  BOOST_TEST(states[0].first == "w1 alpha-101");
+  BOOST_TEST(states[0].second == soma::machine_state::quiet);
+  BOOST_TEST(states[1].first == "w2 gamma-303");
+  BOOST_TEST(states[1].second == soma::machine_state::reporting);
+  // A minute later by the reader's clock, the whole store is silent.
+  states = soma::cli::machine_states(s, run_machines, t0 + 70'000'000);
+  BOOST_TEST(states[1].second == soma::machine_state::quiet);
+
+  view v;
+  v.run = "remote";
+  v.fact = "loss";
+  v.found = true;
+  v.forwards = 4;
+  v.machines = {{"w1 alpha-101", soma::machine_state::quiet},
+                {"w2 gamma-303", soma::machine_state::reporting}};
+  auto has = [](const std::vector<std::string>& lines, const std::string& line) {
+    return std::find(lines.begin(), lines.end(), line) != lines.end();
+  };
+  BOOST_TEST(has(render(v, 80), "machines: w1 alpha-101 [QUIET]   w2 gamma-303 reporting"));
+  // Narrow, it counts them, the badge kept.
+  BOOST_TEST(has(render(v, 36), "machines: 1 reporting, 1 [QUIET]"));
+  v.machines.clear(); // a run that went nowhere: no line
+  for (auto& l : render(v, 80))
+    BOOST_TEST(l.find("machines:") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

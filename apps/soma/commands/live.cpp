@@ -124,9 +124,11 @@ public:
     auto now = std::chrono::steady_clock::now();
     if (v.found && (!judged_ || now - *judged_ >= std::chrono::seconds(1))) {
       opinions_ = opinion_lines(s_, inv_.run);
+      machines_ = machine_states(s_, follower_.machines(), reader_now_us());
       judged_ = now;
     }
     v.opinions = opinions_;
+    v.machines = machines_;
     return render(v, size.width, size.height);
   }
 
@@ -135,6 +137,7 @@ private:
   const invocation& inv_;
   run_follower follower_;
   std::vector<std::string> opinions_;
+  std::vector<std::pair<std::string, machine_state>> machines_;
   std::optional<std::chrono::steady_clock::time_point> judged_;
 };
 

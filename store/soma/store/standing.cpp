@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ostream>
 
 #include "soma/store/answers.hpp"
 #include "soma/store/backend.hpp"
@@ -10,6 +11,10 @@ namespace soma {
 
 const char* to_string(machine_state s) noexcept {
   return s == machine_state::quiet ? "quiet" : "reporting";
+}
+
+std::ostream& operator<<(std::ostream& out, machine_state s) {
+  return out << to_string(s);
 }
 
 std::int64_t reader_now_us() noexcept {

@@ -6,6 +6,7 @@
 /// The readings themselves are soma/store/readings.hpp's.
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,6 +36,9 @@ enum class machine_state {
 
 /// "reporting" or "quiet".
 [[nodiscard]] const char* to_string(machine_state s) noexcept;
+
+/// Writes to_string(s).
+std::ostream& operator<<(std::ostream& out, machine_state s);
 
 /// How many of its own reporting intervals a machine's latest reading may be
 /// behind before it is quiet.
