@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
+#include <string>
 
 #include "making.hpp"
 #include "scratch.hpp"
@@ -196,24 +198,55 @@ BOOST_AUTO_TEST_CASE(slow_node_fires_over_3_times_its_median_in_earlier_runs_of_
       fs.push_back({record_at(first_s + i), {ran("embed", embed_us), ran(other, 50)}});
     write_forwards(s, name, fs);
   };
-  run("e1", t0_s, 90);
-  run("e2", t0_s + 100, 100);
-  run("e3", t0_s + 200, 110);
-  run("slow", t0_s + 300, 301);      // over 3 x 100
-  run("near", t0_s + 400, 299);      // median of 90, 100, 110, 301 is 105: 315
-  run("other", t0_s + 500, 1000, "rank"); // another graph: no earlier runs of it
+  run("e1", t0_s, 9'000);
+  run("e2", t0_s + 100, 10'000);
+  run("e3", t0_s + 200, 11'000);
+  run("slow", t0_s + 300, 30'100);      // over 3 x 10 ms
+  run("near", t0_s + 400, 29'900);      // median of 9, 10, 11, 30.1 ms is 10.5: 31.5
+  run("other", t0_s + 500, 100'000, "rank"); // another graph: no earlier runs of it
   auto ops = opinions_of(s, "slow_node");
   BOOST_REQUIRE_EQUAL(ops.size(), 1u);
   BOOST_TEST(ops[0].subject == "node embed of run slow");
   BOOST_TEST(ops[0].kind == "node");
-  BOOST_TEST(ops[0].value == 301.0);
-  BOOST_TEST(ops[0].threshold == 300.0);
-  BOOST_TEST(ops[0].threshold_is == "3 x its median 100 us over 3 earlier runs");
+  BOOST_TEST(ops[0].value == 30'100.0);
+  BOOST_TEST(ops[0].threshold == 30'000.0);
+  BOOST_TEST(ops[0].threshold_is == "3 x its median 10000 us over 3 earlier runs");
   BOOST_TEST(ops[0].since_us == (t0_s + 300) * s_us);
   // With fewer earlier runs than it asks for, it has no opinion.
   auto book = health::rulebook::shipped();
   book.set("slow_node", "runs", 5);
   BOOST_TEST(opinions_of(s, "slow_node", {}, book).empty());
+}
+
+BOOST_AUTO_TEST_CASE(slow_node_never_fires_under_its_floor_of_1_ms) {
+  // Sub-millisecond timings of a healthy sweep wander by far more than 3 x
+  // (a_sweep's nodes took 0.017 to 0.133 us): a ratio of them is noise.
+  scratch tmp;
+  soma::store s{tmp / "s"};
+  auto run = [&](const std::string& name, std::int64_t first_s, std::int64_t embed_us) {
+    std::vector<written> fs;
+    for (int i = 0; i < 5; ++i)
+      fs.push_back({record_at(first_s + i), {ran("embed", embed_us), ran("score", 50)}});
+    write_forwards(s, name, fs);
+  };
+  run("e1", t0_s, 90);
+  run("e2", t0_s + 100, 100);
+  run("e3", t0_s + 200, 110);
+  run("tiny", t0_s + 300, 999);    // 10 x its median, and under 1 ms
+  BOOST_TEST(opinions_of(s, "slow_node").empty());
+  run("ms", t0_s + 400, 1'000);    // at the floor: judged, and over 3 x
+  auto ops = opinions_of(s, "slow_node");
+  BOOST_REQUIRE_EQUAL(ops.size(), 1u);
+  BOOST_TEST(ops[0].subject == "node embed of run ms");
+  BOOST_TEST(ops[0].threshold_is == "3 x its median 105 us over 4 earlier runs, and at least 1000 us");
+  // A rulebook lowers the floor: then the ratio alone decides.
+  auto book = health::rulebook::shipped();
+  book.set("slow_node", "at_least_us", 0);
+  ops = opinions_of(s, "slow_node", {}, book);
+  std::set<std::string> subjects;
+  for (auto& op : ops)
+    subjects.insert(op.subject);
+  BOOST_TEST((subjects == std::set<std::string>{"node embed of run ms", "node embed of run tiny"}));
 }
 
 BOOST_AUTO_TEST_CASE(broke_forwards_fires_on_one_broke_among_the_last_100_and_for_holds_it) {

@@ -133,14 +133,16 @@ public:
   std::string condition() const override {
     return "a node's mean_us over the run's last `last` forwards is over `over` times the median "
            "of its mean_us in earlier runs of the same graph (runs whose nodes have the same "
-           "names), when there are `runs` of them at least";
+           "names), when there are `runs` of them at least, and at least `at_least_us`";
   }
   std::vector<setting> defaults() const override {
     return {{"over", 3, "times its median over earlier runs"},
             {"for", 0, "seconds"},
             {"enabled", 1, ""},
             {"last", 100, "forwards of each run it adds up"},
-            {"runs", 3, "earlier runs of the same graph needed to judge at all"}};
+            {"runs", 3, "earlier runs of the same graph needed to judge at all"},
+            {"at_least_us", 1000, "us: a node whose mean is under it is never slow (a ratio of "
+                                  "sub-millisecond timings is noise)"}};
   }
   health::needs needs(const settings& s) const override {
     return {count_of(s, "last"), count_of(s, "last"), false};
@@ -159,9 +161,12 @@ public:
         if (it == x->mean_us.end() || median.second < static_cast<std::size_t>(s["runs"]))
           continue;
         auto mean = it->second;
-        if (median.first <= 0 || !(mean > s.over() * median.first))
+        auto floor = s["at_least_us"];
+        if (median.first <= 0 || !(mean > s.over() * median.first) || mean < floor)
           continue;
-        auto since = since_of(m, *x, last, node, s.over() * median.first);
+        // Since it was over both: the ratio and the floor.
+        auto since = since_of(m, *x, last, node,
+                              std::max(s.over() * median.first, std::nextafter(floor, 0.0)));
         if (!since)
           continue;
         auto o = about_run(name(), *x->tail, "node", "node " + node + " of run " + x->tail->run);
@@ -169,7 +174,8 @@ public:
         o.value = mean;
         o.threshold = s.over() * median.first;
         o.threshold_is = number(s.over()) + " x its median " + number(median.first) + " us over "
-                         + std::to_string(median.second) + " earlier runs";
+                         + std::to_string(median.second) + " earlier runs"
+                         + (floor > o.threshold ? ", and at least " + number(floor) + " us" : "");
         o.since_us = *since;
         hold(out, std::move(o), s, e.now_us);
       }
