@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "nearest.hpp"
 #include "commands/cache.hpp"
 #include "commands/check.hpp"
 #include "commands/compare.hpp"
@@ -91,33 +92,30 @@ bad usage, a missing store, an unknown run or forward, or a damaged record
 firing` when an opinion fires.)";
 
 // CLI11's message, made to name the thing the way this command does.
-// The edit distance between `a` and `b` (insertions, deletions, changes).
-std::size_t distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      auto above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // "did you mean 'forwards'? " for a command a typo away from `typed`, else "".
 std::string did_you_mean(const std::string& typed, const CLI::App& app) {
-  std::string best;
-  std::size_t best_distance = 3; // two edits at most
+  std::vector<std::string> names;
   for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-    if (auto d = distance(typed, sub->get_name()); d < best_distance && d < typed.size()) {
-      best = sub->get_name();
-      best_distance = d;
+    names.push_back(sub->get_name());
+  auto near = cli::did_you_mean(nearest(typed, names, 1));
+  return near.empty() ? "" : near + " ";
+}
+
+// For an option `typed` that `app` does not have: "; did you mean '--last'?"
+// naming the nearest of its options (and those of the commands above it),
+// or "".
+std::string nearest_option(const std::string& typed, const CLI::App& app) {
+  std::vector<std::string> names;
+  for (auto* at = &app; at != nullptr; at = at->get_parent())
+    for (auto* o : at->get_options([](const CLI::Option*) { return true; })) {
+      for (auto& l : o->get_lnames())
+        names.push_back("--" + l);
+      for (auto& n : o->get_snames())
+        names.push_back("-" + n);
     }
-  return best.empty() ? "" : "did you mean '" + best + "'? ";
+  auto flag = typed.substr(0, typed.find('='));
+  auto near = cli::did_you_mean(nearest(flag, names, 1));
+  return near.empty() ? "" : "; " + near;
 }
 
 std::string describe(const CLI::ParseError& e, const CLI::App& app) {
@@ -139,6 +137,14 @@ std::string describe(const CLI::ParseError& e, const CLI::App& app) {
   while (!typed->get_subcommands().empty())
     typed = typed->get_subcommands().front();
   auto choices = typed->get_subcommands([](const CLI::App*) { return true; });
+  // An option the command does not have: name it, and the nearest it has
+  // (CLI11 says "The following arguments were not expected: 3 --lst").
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    for (auto& extra : typed->remaining())
+      if (extra.starts_with('-') && extra.size() > 1)
+        return "unknown option '" + extra + "' for soma " + typed->get_name()
+               + nearest_option(extra, *typed) + " (" + help_hint(app) + ")";
+  }
   if (typed != &app && !choices.empty() && dynamic_cast<const CLI::RequiredError*>(&e)) {
     std::string names;
     for (auto* c : choices)

@@ -53,6 +53,7 @@ struct invocation {
   std::vector<std::string> program; ///< PROGRAM [ARGS...], for `plot graph`
   std::uint64_t interval_ms = 200; ///< --interval MS, for `live`
   bool once = false;               ///< --once: `live` prints one frame and exits
+  bool wait = false;               ///< --wait: `live` waits for a run the store does not hold yet
   bool progress = false;           ///< --progress: `check` says how far it is on stderr
   std::string from, into;          ///< FROM and DIR, for `copy`
   std::string study;               ///< STUDY, for `trials STUDY`, `reclaim` and `plot study`

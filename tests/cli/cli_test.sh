@@ -648,9 +648,13 @@ unknown_run)
   expect_usage_error "$nope" nodes nope --store "$STORE"
   expect_usage_error "$nope" nodes nope --last 2 --store "$STORE"
   expect_usage_error "$nope" nodes nope --last 0 --store "$STORE"
-  # A prefix of a run is not the run.
-  expect_usage_error "no run 'tues' in the store '$STORE'; \`soma runs\` lists the runs it holds" \
+  # A prefix of a run is not the run; the runs near a name are named.
+  expect_usage_error "no run 'tues' in the store '$STORE'; did you mean 'tuesday'? (\`soma runs\` lists the runs it holds)" \
     forwards tues --store "$STORE"
+  expect_usage_error "no run 'tuesdya' in the store '$STORE'; did you mean 'tuesday'? (\`soma runs\` lists the runs it holds)" \
+    nodes tuesdya --store "$STORE"
+  expect_usage_error "no run 'plian' in the store '$STORE'; did you mean 'plain'? (\`soma runs\` lists the runs it holds)" \
+    compare tuesday plian --store "$STORE"
   # What cannot be a run id at all.
   error_starting "the run id 'a/b'" forwards a/b --store "$STORE"
   error_starting "" forwards "" --store "$STORE"
@@ -688,8 +692,13 @@ unknown_command)
   expect_usage_error "unknown command 'forwrds'; did you mean 'forwards'? the commands are: $commands (\`soma --help\` lists the commands)" \
     forwrds tuesday --store "$STORE"
   expect_usage_error "unknown option '--bogus' (\`soma --help\` lists the commands)" --bogus
-  error_starting "The following argument was not expected: --bogus; \`soma runs --help\` says how it goes" \
+  expect_usage_error "unknown option '--bogus' for soma runs (\`soma runs --help\` says how it goes)" \
     runs --bogus --store "$STORE"
+  # A typo of an option names the nearest the command has.
+  expect_usage_error "unknown option '--lst' for soma forwards; did you mean '--last'? (\`soma forwards --help\` says how it goes)" \
+    forwards tuesday --lst 3 --store "$STORE"
+  expect_usage_error "unknown option '--revers' for soma runs; did you mean '--reverse'? (\`soma runs --help\` says how it goes)" \
+    runs --revers --store "$STORE"
   # A command of commands names what it was given, and its choices.
   expect_usage_error "soma plot has no 'foo'; it takes one of: progress, spent, machines, study, graph (\`soma plot --help\` says how it goes)" \
     plot foo

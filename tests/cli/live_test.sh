@@ -167,6 +167,15 @@ case $case_ in
     soma 2 live --run later --store "$STORE" --once
     grep -qF "soma: no run 'later' in the store '$STORE'; \`soma runs\` lists the runs it holds" "$T/err" \
       || fail "no error for an unknown run: $(cat "$T/err")"
+    # Nor does the view wait for a run the store does not hold without
+    # --wait: an error at once (bounded here), naming the nearest runs.
+    timeout 10 "$SOMA" live tuesdy --store "$STORE" >"$T/out" 2>"$T/err"
+    [ $? -eq 2 ] || fail "live on an unknown run did not exit 2 at once"
+    grep -qF "soma: no run 'tuesdy' in the store '$STORE'; did you mean 'tuesday'? (\`soma runs\` lists the runs it holds)" "$T/err" \
+      || fail "no near run named: $(cat "$T/err")"
+    # With --wait it waits for it, and says so.
+    timeout 20 bash -c "'$SOMA' live tuesdy --wait --store '$STORE' --interval 20 | head -n 2" >"$T/waiting" 2>&1
+    grep -qF "waiting for run 'tuesdy' to be recorded..." "$T/waiting" || fail "--wait did not wait: $(cat "$T/waiting")"
     soma 2 live --run tuesday --store "$T/nothere" --once
     [ ! -e "$T/nothere" ] || fail "live created a store"
     soma 2 live tuesday --once --quiet-after x --store "$STORE"

@@ -157,6 +157,9 @@ finish add_live(command_line& line) {
                                     "how often to read the store, in ms (default 200)")
                      ->option_text("MS");
   live->add_flag("--once", inv.once, "print one frame and exit");
+  live->add_flag("--wait", inv.wait,
+                 "wait for RUN to be recorded when the store does not hold it yet (without it, "
+                 "such a RUN is an error naming the nearest runs)");
   auto* quiet_after = live->add_option("--quiet-after", given->quiet_after,
                                        "say so once no forward came for S seconds, or 3 times the "
                                        "recent mean gap when longer (default 5)")
@@ -176,7 +179,7 @@ finish add_live(command_line& line) {
   });
 }
 
-bool wait_for_store(const invocation& inv, std::ostream& err) {
+bool wait_for_store(invocation& inv, std::ostream& err) {
   namespace fs = std::filesystem;
   if (inv.once || inv.store.starts_with("soma://"))
     return true;
@@ -192,6 +195,7 @@ bool wait_for_store(const invocation& inv, std::ostream& err) {
   catch_stop_signals(); // before the line that says Ctrl-C stops
   err << "soma live: no store at '" << inv.store << "' yet; waiting for a recorder to make it "
       << "(Ctrl-C stops)" << std::endl;
+  inv.wait = true; // the recorder that makes it writes the run a moment later
   pollfd stop{stop_fd(), POLLIN, 0};
   while (stop_signal() == 0) {
     if (made())
@@ -202,8 +206,10 @@ bool wait_for_store(const invocation& inv, std::ostream& err) {
 }
 
 void watch(const store& s, const invocation& inv, std::ostream& out) {
-  if (inv.once)
-    (void) run_summary(s, inv.run); // one look: a run that is not there is an error, not a wait
+  // A run that is not there is an error (naming the nearest runs), not a
+  // wait, unless --wait asks for one (or the store itself was waited for).
+  if (inv.once || !inv.wait)
+    (void) run_summary(s, inv.run);
   // Into a pipe that closes (`soma live | head`): a failed write, and then a
   // quiet end (main.cpp), not death by SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);

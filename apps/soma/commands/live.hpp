@@ -27,7 +27,8 @@ void watch(const store& s, const invocation& inv, std::ostream& out);
 /// there (as `tensorboard --logdir` waits for its logs), never creating
 /// anything itself. Returns false when a signal (Ctrl-C, SIGTERM, SIGHUP)
 /// ended the wait first. Returns at once for a store that exists, a served
-/// one (soma://) and `--once`.
-[[nodiscard]] bool wait_for_store(const invocation& inv, std::ostream& err);
+/// one (soma://) and `--once`. Having waited, it sets inv.wait: the run the
+/// recorder writes comes a moment after the store.
+[[nodiscard]] bool wait_for_store(invocation& inv, std::ostream& err);
 
 } // namespace soma::cli
