@@ -39,7 +39,7 @@ namespace {
 // What a command that reads one store answers.
 int read(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
   switch (inv.what) {
-    case command::runs: show_runs(s, inv, out); break;
+    case command::runs: show_runs(s, inv, out, err); break;
     case command::forwards: show_forwards(s, inv, out); break;
     case command::curve: show_curve(s, inv, out); break;
     case command::facts: show_facts(s, inv, out); break;

@@ -231,8 +231,29 @@ runs_filters)
     runs --store "$STORE" --status done
   expect_usage_error "--sort speed: it is not a column (first, last, run, status, forwards, broke, took), and no run listed has a parameter named so" \
     runs --store "$STORE" --sort speed
-  expect_usage_error "--param '=3': NAME=VALUE, or NAME for any value; \`soma runs --help\` says how it goes" \
-    runs --store "$STORE" --param =3
+  # Comparisons: tuesday has lr=0.05, plain lr=0.5; a run without the
+  # parameter passes no test of it.
+  soma 0 runs --store "$STORE" --json --param 'lr>0.1'; want "plain" "--param lr>0.1"
+  soma 0 runs --store "$STORE" --json --param 'lr>=0.05' --param 'lr<0.1'; want "tuesday" "--param lr>=0.05 lr<0.1"
+  soma 0 runs --store "$STORE" --json --param 'lr<=0.5' --sort run; want "plain tuesday" "--param lr<=0.5"
+  soma 0 runs --store "$STORE" --json --param 'lr!=0.5'; want "tuesday" "--param lr!=0.5"
+  soma 0 runs --store "$STORE" --json --param 'seed!=8'; want "tuesday" "--param seed!=8 (plain has no seed)"
+  syntax="it takes NAME for any value, or NAME=VALUE, NAME!=VALUE, NAME<VALUE, NAME<=VALUE, NAME>VALUE or NAME>=VALUE (the last four compare numbers); \`soma runs --help\` says how it goes"
+  expect_usage_error "--param '=3': no NAME before the operator; $syntax" runs --store "$STORE" --param =3
+  expect_usage_error "--param 'lr=>0.1': '=>' is no operator; $syntax" runs --store "$STORE" --param 'lr=>0.1'
+  expect_usage_error "--param 'lr~0.1': '~' is no operator; $syntax" runs --store "$STORE" --param 'lr~0.1'
+  expect_usage_error "--param 'lr>abc': > compares numbers, and 'abc' is not one; $syntax" \
+    runs --store "$STORE" --param 'lr>abc'
+  # Nothing listed says why on stderr, exit 0, the header still on stdout.
+  soma 0 runs --store "$STORE" --tag Study:lr
+  expect_out "run  status  forwards  broke  took  first  last  params  tags"
+  expect_err "soma: 0 of 2 runs match --tag Study:lr"
+  soma 0 runs --store "$STORE" --json --param 'lr>1' --status finished
+  expect_err "soma: 0 of 2 runs match --status finished --param 'lr>1'"
+  soma 0 runs zzz --store "$STORE"
+  expect_err "soma: no run named or starting with 'zzz' among the store's 2 runs"
+  soma 0 runs tuesdy --store "$STORE"
+  expect_err "soma: no run named or starting with 'tuesdy' among the store's 2 runs; did you mean 'tuesday'?"
   expect_usage_error "--json and --csv are two ways to print the same rows: give one; \`soma runs --help\` says how it goes" \
     runs --store "$STORE" --json --csv
   error_starting "--first excludes --last" runs --store "$STORE" --first 1 --last 1

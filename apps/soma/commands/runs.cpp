@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "nearest.hpp"
 #include "output.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/run_query.hpp"
@@ -57,14 +58,49 @@ finish add_runs(command_line& line) {
   });
 }
 
-void show_runs(const store& s, const invocation& inv, std::ostream& out) {
-  std::vector<run_row> rows;
+// Why `soma runs` lists nothing, said on stderr (stdout stays the table):
+// an empty store, a name no run has (and the nearest), or how many runs the
+// filters turned away.
+void say_none(const store& s, const std::vector<run_row>& all, const invocation& inv,
+              std::ostream& err) {
+  if (all.empty()) {
+    err << "soma: the store '" << s.path()
+        << "' holds no run yet; a recorder writes one (docs/recording.md)\n";
+    return;
+  }
+  auto total = std::to_string(all.size()) + (all.size() == 1 ? " run" : " runs");
+  bool named = std::any_of(all.begin(), all.end(),
+                           [&](const run_row& r) { return r.run.starts_with(inv.prefix); });
+  if (!named) {
+    std::vector<std::string> ids;
+    for (auto& r : all)
+      ids.push_back(r.run);
+    auto near = did_you_mean(nearest(inv.prefix, ids));
+    err << "soma: no run named or starting with '" << inv.prefix << "' among the store's " << total
+        << (near.empty() ? "" : "; " + near) << '\n';
+    return;
+  }
+  std::string asked = inv.prefix.empty() ? "" : " " + inv.prefix;
+  for (auto& x : inv.statuses)
+    asked += " --status " + x;
+  for (auto& x : inv.tags)
+    asked += " --tag " + x;
+  for (auto& x : inv.params)
+    asked += " --param '" + x + "'";
+  err << "soma: 0 of " << total << " match" << (all.size() == 1 ? "es" : "") << asked << '\n';
+}
+
+void show_runs(const store& s, const invocation& inv, std::ostream& out, std::ostream& err) {
+  std::vector<run_row> rows, all;
   try {
-    rows = select_runs(runs(s), {inv.prefix, inv.statuses, inv.tags, inv.params, inv.sort,
-                                 inv.reverse});
+    all = runs(s);
+    rows = select_runs(all, {inv.prefix, inv.statuses, inv.tags, inv.params, inv.sort,
+                             inv.reverse});
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string{"--sort "} + e.what());
   }
+  if (rows.empty())
+    say_none(s, all, inv, err);
   keep_asked(rows, inv);
   if (for_script(inv))
     return print_rows(out, inv, rows);
@@ -89,7 +125,7 @@ void show_runs(const store& s, const invocation& inv, std::ostream& out) {
                               : "-");
     t.add(std::move(cells));
   }
-  t.print(out);
+  t.print(out, true);
 }
 
 } // namespace soma::cli

@@ -17,6 +17,6 @@ namespace soma::cli {
 /// Prints the runs `inv` asks for: a table, with a trial column when any run
 /// was recorded for a trial, or rows for a script. Throws usage_error for a
 /// --sort key that is neither a column nor a parameter of any run.
-void show_runs(const store& s, const invocation& inv, std::ostream& out);
+void show_runs(const store& s, const invocation& inv, std::ostream& out, std::ostream& err);
 
 } // namespace soma::cli

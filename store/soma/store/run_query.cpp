@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <optional>
+#include <string_view>
 #include <stdexcept>
 #include <tuple>
 #include <type_traits>
@@ -34,6 +36,80 @@ bool same_value(const value& v, std::string_view asked) {
     v);
 }
 
+// A --param filter read: NAME, or NAME OP VALUE.
+struct param_filter {
+  std::string_view name;
+  std::string_view op; // "", "=", "!=", "<", "<=", ">", ">="
+  std::string_view value;
+};
+
+constexpr std::string_view param_syntax =
+  "NAME for any value, or NAME=VALUE, NAME!=VALUE, NAME<VALUE, NAME<=VALUE, NAME>VALUE or "
+  "NAME>=VALUE (the last four compare numbers)";
+
+// `p` read as a filter; an error naming the syntax when it is none.
+caf::expected<param_filter> read_param(std::string_view p) {
+  auto bad = [&](std::string why) -> caf::expected<param_filter> {
+    return make_error(error_code::invalid, "param '" + std::string{p} + "': " + why + "; it takes "
+                                             + std::string{param_syntax});
+  };
+  auto at = p.find_first_of("<>=!~");
+  if (at == std::string_view::npos)
+    return param_filter{p, "", ""};
+  if (at == 0)
+    return bad("no NAME before the operator");
+  param_filter f{p.substr(0, at), "", ""};
+  for (std::string_view op : {"<=", ">=", "!=", "<", ">", "="})
+    if (p.substr(at).starts_with(op)) {
+      f.op = op;
+      break;
+    }
+  if (f.op.empty())
+    return bad("'" + std::string{p.substr(at, 1)} + "' is no operator");
+  f.value = p.substr(at + f.op.size());
+  if (!f.value.empty() && std::string_view{"<>=!~"}.find(f.value.front()) != std::string_view::npos)
+    return bad("'" + std::string{f.op} + f.value.front() + "' is no operator");
+  if (f.op != "=" && f.op != "!=") {
+    double x = 0;
+    auto [end, ec] = std::from_chars(f.value.data(), f.value.data() + f.value.size(), x);
+    if (f.value.empty() || ec != std::errc{} || end != f.value.data() + f.value.size())
+      return bad(std::string{f.op} + " compares numbers, and '" + std::string{f.value}
+                 + "' is not one");
+  }
+  return f;
+}
+
+// The number a parameter holds, if it holds one.
+std::optional<double> number_of(const value& v) {
+  if (auto* i = std::get_if<std::int64_t>(&v))
+    return static_cast<double>(*i);
+  if (auto* d = std::get_if<double>(&v))
+    return *d;
+  return std::nullopt;
+}
+
+// Whether the parameter `v` passes `f` (whose syntax was checked).
+bool passes(const value& v, const param_filter& f) {
+  if (f.op.empty())
+    return true;
+  if (f.op == "=")
+    return same_value(v, f.value);
+  if (f.op == "!=")
+    return !same_value(v, f.value);
+  auto x = number_of(v);
+  if (!x)
+    return false; // a text is neither more nor less than a number
+  double want = 0;
+  std::from_chars(f.value.data(), f.value.data() + f.value.size(), want);
+  if (f.op == "<")
+    return *x < want;
+  if (f.op == "<=")
+    return *x <= want;
+  if (f.op == ">")
+    return *x > want;
+  return *x >= want;
+}
+
 // Whether run `r` is one `inv` asks for.
 bool asked_for(const run_row& r, const run_query& inv) {
   if (!r.run.starts_with(inv.prefix))
@@ -46,10 +122,10 @@ bool asked_for(const run_row& r, const run_query& inv) {
     if (std::find(r.tags.begin(), r.tags.end(), tag) == r.tags.end())
       return false;
   for (auto& p : inv.params) {
-    auto eq = p.find('=');
-    auto* v = r.params.find(std::string_view{p}.substr(0, eq));
-    if (!v || (eq != std::string::npos && !same_value(*v, std::string_view{p}.substr(eq + 1))))
-      return false;
+    auto f = read_param(p);
+    auto* v = f ? r.params.find(f->name) : nullptr;
+    if (!v || !passes(*v, *f))
+      return false; // a run without the parameter passes no test of it
   }
   return true;
 }
@@ -107,9 +183,12 @@ caf::expected<void> check_query(const run_query& q) {
     if (!run_status_named(s))
       return make_error(error_code::invalid,
                         "status " + s + ": a run stands running, finished, died or unknown");
-  for (auto& p : q.params)
-    if (p.empty() || p.front() == '=')
-      return make_error(error_code::invalid, "param '" + p + "': NAME=VALUE, or NAME for any value");
+  for (auto& p : q.params) {
+    if (p.empty())
+      return make_error(error_code::invalid, "param '': " + std::string{param_syntax});
+    if (auto f = read_param(p); !f)
+      return f.error();
+  }
   return {};
 }
 

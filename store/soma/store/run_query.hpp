@@ -21,8 +21,10 @@ struct run_query {
   std::vector<std::string> statuses; ///< only runs that stand as one of these (to_string(run_status))
   std::vector<std::string> tags;     ///< only runs with every one of these tags
   /// Only runs with every one of these params: "NAME=VALUE" (the same text
-  /// as soma::text(value) writes, or the same number: lr=5e-2 finds 0.05)
-  /// or "NAME" (any value).
+  /// as soma::text(value) writes, or the same number: lr=5e-2 finds 0.05),
+  /// "NAME!=VALUE", "NAME<VALUE", "NAME<=VALUE", "NAME>VALUE", "NAME>=VALUE"
+  /// (numbers only: a run whose parameter is a text passes none), or "NAME"
+  /// (any value). A run without the parameter passes none of them.
   std::vector<std::string> params;
   /// "first" (when it began), "last", "run", "status", "forwards", "broke",
   /// "took", or a parameter's name (runs without it last); then by id.
