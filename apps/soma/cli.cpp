@@ -137,6 +137,14 @@ std::string describe(const CLI::ParseError& e, const CLI::App& app) {
   while (!typed->get_subcommands().empty())
     typed = typed->get_subcommands().front();
   auto choices = typed->get_subcommands([](const CLI::App*) { return true; });
+  // A required argument that is both positional and an option (`live RUN`,
+  // `--run RUN`): CLI11 names the option; name it as --help shows it first.
+  if (dynamic_cast<const CLI::RequiredError*>(&e))
+    for (auto* o : typed->get_options([](const CLI::Option*) { return true; }))
+      if (o->get_positional() && !o->get_lnames().empty()
+          && what.starts_with("--" + o->get_lnames().front() + " is required"))
+        return o->get_name(true) + " is required (or --" + o->get_lnames().front() + " "
+               + o->get_name(true) + "); " + help_hint(app);
   // An option the command does not have: name it, and the nearest it has
   // (CLI11 says "The following arguments were not expected: 3 --lst").
   if (dynamic_cast<const CLI::ExtrasError*>(&e)) {

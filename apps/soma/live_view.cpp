@@ -298,8 +298,11 @@ void run_follower::time_into(view& v, std::int64_t now) {
        it != per_second_.end() && it->first < anchor; ++it)
     recent += it->second;
   v.rate = static_cast<double>(recent) / static_cast<double>(rate_seconds);
+  // A run that ended lasted from its first forward to its last: its clock
+  // stops with it.
+  bool ended = v.status == run_status::finished || v.status == run_status::died;
   if (first_when_)
-    v.elapsed_s = std::max<std::int64_t>(0, now - *first_when_);
+    v.elapsed_s = std::max<std::int64_t>(0, (ended ? last_when_ : now) - *first_when_);
   // Quiet: at least this long since the latest forward began (whole seconds
   // both, so one less than their difference), past 3 times the recent mean gap.
   v.last_when = last_when_;

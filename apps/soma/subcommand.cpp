@@ -26,13 +26,18 @@ finish finish_as(CLI::App* sub, command what, std::shared_ptr<const row_window> 
   });
 }
 
-void common_options(CLI::App& sub, command_line& line) {
+void common_options(CLI::App& sub, command_line& line, prints what) {
   auto& inv = line.inv;
   auto* store = sub.add_option("--store", inv.store,
                  "the store's directory (default: $SOMA_STORE, else ./soma-store)")
     ->option_text("DIR");
-  sub.add_flag("--json", inv.json, "print one JSON array instead of a table");
-  sub.add_flag("--csv", inv.csv, "print CSV instead of a table: the --json fields as columns");
+  auto* json = sub.add_flag("--json", inv.json, "print one JSON array instead of a table");
+  auto* csv = sub.add_flag("--csv", inv.csv, "print CSV instead of a table: the --json fields as columns");
+  if (what == prints::no_rows) {
+    // Taken only to be refused with where the numbers are; not offered.
+    json->group("");
+    csv->group("");
+  }
   line.stores.push_back(store);
 }
 

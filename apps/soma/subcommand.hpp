@@ -36,9 +36,15 @@ struct command_line {
 /// added to.
 using finish = std::function<bool(invocation& inv)>;
 
+/// What a subcommand prints: rows a script can ask for as --json or --csv,
+/// or something else (a figure, a view, a file), which refuses both.
+enum class prints { rows, no_rows };
+
 /// Adds --store DIR, --json and --csv, which every subcommand takes (and
-/// `soma` itself, before the subcommand), to `sub`.
-void common_options(CLI::App& sub, command_line& line);
+/// `soma` itself, before the subcommand), to `sub`; for one that prints no
+/// rows, --json and --csv are left out of its --help (it refuses them,
+/// saying where its numbers are).
+void common_options(CLI::App& sub, command_line& line, prints what = prints::rows);
 
 /// The flag that asked for rows for a script: "--json" or "--csv".
 [[nodiscard]] std::string script_flag(const invocation& inv);

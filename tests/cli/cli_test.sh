@@ -79,7 +79,10 @@ completion)
   script="$(dirname "$0")/../../apps/soma/completion/soma.bash"
   got=$(PATH="$(dirname "$SOMA"):$PATH" bash -c '
     source "$1"
-    ask() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _soma; echo "${COMPREPLY[*]}"; }
+    # Each answer sorted: which words, not their order (runs come in the
+    # order they began, and two begun in one second by id).
+    ask() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _soma;
+            printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort | paste -sd " " -; }
     ask soma se
     ask soma forwards --store "$2" ""
     ask soma plot ""
@@ -91,12 +94,12 @@ completion)
     complete -p soma' _ "$script" "$STORE") || fail "the completion script failed"
   expected="serve
 plain tuesday
-progress spent machines study graph
+graph machines progress spent study
 --listen --live-cap
 
 tuesday
 plain tuesday
---store --size
+--size --store
 complete -F _soma soma"
   [ "$got" = "$expected" ] || fail "completion gave:
 $got
@@ -620,7 +623,7 @@ EOF
 
 env_store)
   SOMA_STORE=$STORE soma 0 runs --json
-  json 'assert [r["run"] for r in rows] == ["plain", "tuesday"]'
+  json 'assert sorted(r["run"] for r in rows) == ["plain", "tuesday"], rows'
   # --store wins over $SOMA_STORE.
   SOMA_STORE=$T/elsewhere soma 0 runs --store "$STORE" --json
   json 'assert len(rows) == 2'
@@ -742,6 +745,16 @@ missing_argument)
   expect_usage_error "NAME is required; \`soma curve --help\` says how it goes" curve tuesday --store "$STORE"
   expect_usage_error "N is required; \`soma facts --help\` says how it goes" facts tuesday --store "$STORE"
   expect_usage_error "RUN is required; \`soma nodes --help\` says how it goes" nodes --last 2 --store "$STORE"
+  # live takes RUN or --run RUN: said as its --help shows it.
+  expect_usage_error "RUN is required (or --run RUN); \`soma live --help\` says how it goes" live --store "$STORE"
+  # What prints no rows does not offer --json or --csv (it refuses them).
+  for cmd in live "plot progress" trace delete serve; do
+    # shellcheck disable=SC2086
+    "$SOMA" $cmd --help >"$T/out" 2>&1
+    if grep -qE -- "--json|--csv" "$T/out"; then fail "soma $cmd --help offers --json or --csv"; fi
+  done
+  "$SOMA" runs --help >"$T/out" 2>&1
+  grep -q -- "--json" "$T/out" || fail "soma runs --help does not offer --json"
   expect_usage_error "The following argument was not expected: extra; \`soma standing --help\` says how it goes" \
     standing extra --store "$STORE"
   error_starting "--store" runs --store

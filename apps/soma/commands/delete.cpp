@@ -24,7 +24,7 @@ finish add_delete(command_line& line) {
   remove->add_option("RUN", inv.runs, "the runs")->required();
   remove->add_flag("--yes", inv.yes, "do not ask first");
   remove->add_flag("--force", inv.force, "delete a run whose writer still records it");
-  common_options(*remove, line);
+  common_options(*remove, line, prints::no_rows);
   return finish_as(remove, command::remove, [](invocation& inv) {
     if (inv.json || inv.csv)
       throw usage_error("`soma delete` deletes and says what it did on stderr; "

@@ -164,7 +164,7 @@ finish add_live(command_line& line) {
                                        "say so once no forward came for S seconds, or 3 times the "
                                        "recent mean gap when longer (default 5)")
                         ->option_text("S");
-  common_options(*live, line);
+  common_options(*live, line, prints::no_rows);
   return finish_as(live, command::live, [interval, quiet_after, given](invocation& inv) {
     if (inv.json || inv.csv)
       throw usage_error("`soma live` draws for a person, and " + script_flag(inv)

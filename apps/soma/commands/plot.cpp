@@ -115,7 +115,7 @@ void add_file_options(figures& f, command_line& line) {
       sub->add_option("--title", inv.title, "the figure's title instead of its own")
         ->option_text("TEXT");
     }
-    common_options(*sub, line);
+    common_options(*sub, line, prints::no_rows);
   }
 }
 

@@ -72,7 +72,7 @@ finish add_serve(command_line& line) {
                                      "live pages streamed to at once (default 16, at most 64); "
                                      "past it a page is refused with 503")
                      ->option_text("N");
-  common_options(*serve, line);
+  common_options(*serve, line, prints::no_rows);
   return finish_as(serve, command::serve, [live_cap, live_cap_text](invocation& inv) {
     if (inv.json || inv.csv)
       throw usage_error("`soma serve` answers JSON at /api/ (docs/web.md); " + script_flag(inv)

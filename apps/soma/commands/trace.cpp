@@ -41,7 +41,7 @@ finish add_trace(command_line& line) {
   trace->add_option("-o,--output", inv.output, "the file to write (.json)")
     ->option_text("FILE")
     ->required();
-  common_options(*trace, line);
+  common_options(*trace, line, prints::no_rows);
   return finish_as(trace, command::trace, [trace_forward, trace_last, max_bytes, given](invocation& inv) {
     if (inv.json || inv.csv)
       throw usage_error("`soma trace` writes JSON to -o FILE already; drop " + script_flag(inv));
