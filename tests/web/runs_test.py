@@ -185,6 +185,23 @@ def main():
             check("bogus" in b.run("return document.querySelector('#runs .error').textContent"),
                   "the page says which status is wrong")
 
+            # A run's page says what the run was, as soma runs does: its
+            # status and how that is known, its params and its tags.
+            for run in ("lr.1", "lr.03", "lr.9", "plain"):
+                b.open(url + "run/" + run)
+                b.until("return document.getElementById('what')", 20, f"{run}'s page")
+                what = b.run("const w = document.getElementById('what'); return {"
+                             " status: w.querySelector('.status').textContent,"
+                             " how: document.getElementById('how').textContent,"
+                             " params: [...w.querySelectorAll('code[data-param]')].map(c => c.textContent),"
+                             " tags: [...w.querySelectorAll('code[data-tag]')].map(c => c.dataset.tag),"
+                             " trial: !!document.getElementById('trial')}")
+                r = stored[run]
+                want = {"status": r["status"], "how": r["how"],
+                        "params": [f"{k}={v}" for k, v in r["params"].items()], "tags": r["tags"],
+                        "trial": False}
+                check(what == want, f"{run}'s page says {what}; the store says {want}")
+
             # The live mark: the store's age, green while a recorder writes.
             recorder = subprocess.Popen([RECORD_CHILD, store, "run-live", "0", "1", "100"],
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)

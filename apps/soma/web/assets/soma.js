@@ -327,6 +327,27 @@ function criticalHtml(c) {
     <div><h3>Share per host</h3>${shares}</div></div>${whatIf}`;
 }
 
+// What a run was, as `soma runs` says it: its status and how that is
+// known, its params, its tags, and the trial it was recorded for (linked to
+// its study's page), with why that trial broke or was handed back.
+function whatItWas(r) {
+  const params = Object.entries(r.params || {});
+  const parts = [`<span class="status ${esc(r.status)}" title="${esc(r.how)}">${esc(r.status)}</span>
+    <span class="quiet" id="how">${esc(r.how)}</span>`];
+  parts.push(`params <span id="run-params">${params.length
+    ? params.map(([k, v]) => `<code data-param="${esc(k)}">${esc(k)}=${esc(String(v))}</code>`).join(" ")
+    : "none"}</span>`);
+  parts.push(`tags <span id="run-tags">${(r.tags || []).length
+    ? r.tags.map((t) => `<code data-tag="${esc(t)}">${esc(t)}</code>`).join(" ") : "none"}</span>`);
+  if (r.trial) {
+    const t = r.trial;
+    const why = t.error && !t.error.startsWith(t.state + ": ") ? `: ${t.error}` : t.error ? `: ${t.error.slice(t.state.length + 2)}` : "";
+    parts.push(`trial <span id="trial" data-study="${esc(t.study)}" data-trial="${t.trial}" data-state="${esc(t.state)}">`
+      + `<a href="/trials/${encodeURIComponent(t.study)}">${esc(t.study)} #${t.trial}</a> ${esc(t.state)}${esc(why)}</span>`);
+  }
+  return `<p id="what">${parts.join(" · ")}</p>`;
+}
+
 async function runView(run) {
   const base = `/api/run/${encodeURIComponent(run)}`;
   let info;
@@ -347,6 +368,7 @@ async function runView(run) {
       first ${when(info.run.first)}, last <span id="last">${when(info.run.last)}</span>
       ${info.ended_us ? `<span class="quiet">(its recorder closed ${when(info.ended_us / 1e6)})</span>` : `<span class="quiet">(a recorder may still write)</span>`}
       · <a href="/trace?run=${encodeURIComponent(run)}&last=100">trace of the last 100 forwards</a></p>
+    ${whatItWas(info.run)}
     <div class="controls">
       <label>series <select id="fact">${names.map((n) => `<option ${n === state.fact ? "selected" : ""}>${esc(n)}</option>`).join("")}${names.includes(state.fact) ? "" : `<option selected>${esc(state.fact)}</option>`}</select></label>
       <label>compare with <input id="with" list="runs-list" value="${esc(state.with)}" placeholder="other runs, comma-separated"></label>
