@@ -105,9 +105,21 @@ std::string did_you_mean(const std::string& typed, const CLI::App& app) {
 // naming the nearest of its options (and those of the commands above it),
 // or "".
 std::string nearest_option(const std::string& typed, const CLI::App& app) {
-  std::vector<std::string> names;
+  // Not offered: what the command hides (--json where no rows are printed),
+  // here or as the same option of a command above it.
+  std::vector<std::string> hidden, names;
+  for (auto* o : app.get_options([](const CLI::Option*) { return true; }))
+    if (o->get_group().empty())
+      for (auto& l : o->get_lnames())
+        hidden.push_back(l);
   for (auto* at = &app; at != nullptr; at = at->get_parent())
     for (auto* o : at->get_options([](const CLI::Option*) { return true; })) {
+      bool offered = !o->get_group().empty()
+                     && std::none_of(o->get_lnames().begin(), o->get_lnames().end(), [&](auto& l) {
+                          return std::find(hidden.begin(), hidden.end(), l) != hidden.end();
+                        });
+      if (!offered)
+        continue;
       for (auto& l : o->get_lnames())
         names.push_back("--" + l);
       for (auto& n : o->get_snames())

@@ -224,8 +224,11 @@ void run_follower::read_nodes(const store& s, std::uint64_t total) {
     // Which machine each host is, by the machine facts its wire brought
     // (a run goes to a fleet of bounded size; the latest join wins).
     for (auto& f : told)
-      if (f.name == "machine" && f.has("id") && f.has("host") && machines_.size() < max_machines)
-        machines_.insert_or_assign(std::string{f["host"].text()}, std::string{f["id"].text()});
+      if (f.name == "machine" && f.has("id") && f.has("host")) {
+        std::string host{f["host"].text()};
+        if (machines_.count(host) || machines_.size() < max_machines)
+          machines_.insert_or_assign(std::move(host), std::string{f["id"].text()});
+      }
   }
 }
 

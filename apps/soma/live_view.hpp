@@ -45,8 +45,8 @@ struct view {
   /// The shipped health rules' firing opinions about the run, its machines
   /// and its trial (soma/health/), each as rule, subject, value over threshold.
   std::vector<std::string> opinions;
-  /// The machines the run's last forwards went to (their `machine` facts)
-  /// that have readings in the store: "w1 alpha-101" and whether it still
+  /// The machines the run's forwards went to (their `machine` facts) that
+  /// have readings in the store: "w1 alpha-101" and whether it still
   /// reports (soma::quietness, judged against this clock), by host.
   std::vector<std::pair<std::string, machine_state>> machines;
 };
@@ -78,8 +78,10 @@ public:
   /// `found = false`, not an error. Throws store_error for damaged records.
   [[nodiscard]] view read(const store& s, std::int64_t now);
 
-  /// The machines the run's last 100 forwards went to (256 at most), by the
-  /// `machine` facts that came down their wires: host -> machine id.
+  /// The machines the run's forwards went to since the view began (the
+  /// hosts of its last 100 forwards when it began; 256 hosts at most), by
+  /// the `machine` facts that came down their wires: host -> machine id, the
+  /// latest join of each host.
   [[nodiscard]] const std::map<std::string, std::string>& machines() const noexcept {
     return machines_;
   }

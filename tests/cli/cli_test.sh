@@ -755,6 +755,11 @@ missing_argument)
   done
   "$SOMA" runs --help >"$T/out" 2>&1
   grep -q -- "--json" "$T/out" || fail "soma runs --help does not offer --json"
+  # Nor is one offered as the nearest of a typo.
+  expect_usage_error "unknown option '--jsonx' for soma live (\`soma live --help\` says how it goes)" \
+    live tuesday --jsonx --store "$STORE"
+  expect_usage_error "--once looks once and --wait waits for the run: give one" \
+    live tuesday --once --wait --store "$STORE"
   expect_usage_error "The following argument was not expected: extra; \`soma standing --help\` says how it goes" \
     standing extra --store "$STORE"
   error_starting "--store" runs --store

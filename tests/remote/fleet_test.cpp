@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <thread>
 
@@ -146,17 +147,24 @@ BOOST_AUTO_TEST_CASE(a_machine_is_quiet_past_three_of_its_intervals) {
   BOOST_TEST(state(writers, "every-2s-5.9") == "reporting");
   BOOST_TEST(state(writers, "every-2s-6.1") == "quiet");
   BOOST_TEST(!writers.state_of(latest, "nobody"));
-  // The reader's clock 1 s past the newest reading: the store is not silent
-  // for the 0.5 s machines' 1.5 s, so nothing changes.
-  soma::quietness soon{latest, t0 + 1'000'000};
+  // The reader's clock 2.4 s past the newest reading: within the 0.5 s
+  // machines' 1.5 s and the 1 s a reader's clock may run ahead, so a fleet
+  // that still reports is not taken for silent.
+  soma::quietness soon{latest, t0 + 2'400'000};
   BOOST_TEST(state(soon, "newest") == "reporting");
   BOOST_TEST(state(soon, "unsaid-1.4") == "reporting");
-  // 2 s past: every 0.5 s machine is quiet, the newest too; a 2 s machine
-  // (allowed 6 s) still reports.
-  soma::quietness later{latest, t0 + 2'000'000};
+  // 2.6 s past: every 0.5 s machine is quiet, the newest too; a 2 s machine
+  // (allowed 6 s and 1 s) still reports.
+  soma::quietness later{latest, t0 + 2'600'000};
   BOOST_TEST(state(later, "newest") == "quiet");
   BOOST_TEST(state(later, "unsaid-1.4") == "quiet");
   BOOST_TEST(state(later, "every-2s-5.9") == "reporting");
+  // A writer's bogus interval (years) counts as a day, and overflows nothing.
+  auto bogus = at("bogus", 2 * 86'400.0, std::numeric_limits<std::int64_t>::max());
+  latest.insert(bogus);
+  soma::quietness with_bogus{latest, t0};
+  BOOST_TEST(state(with_bogus, "bogus") == "reporting"); // 2 days behind, 3 days allowed
+  latest.erase("bogus");
   // A reader whose clock is behind the writers' sees nothing silent.
   soma::quietness behind{latest, t0 - 60'000'000};
   BOOST_TEST(state(behind, "newest") == "reporting");

@@ -14,8 +14,9 @@
 //                                      durable, and holds the run open until
 //                                      killed.
 //   runs_store STORE --old-readings S  writes machine old-1's reading dated
-//                                      S seconds ago (soma::put_reading),
-//                                      and nothing else.
+//                                      S seconds ago (soma::put_reading; it
+//                                      reports every minute), and nothing
+//                                      else.
 
 #include <chrono>
 #include <cstdio>
@@ -67,7 +68,9 @@ int main(int argc, char** argv) {
       soma::reading r;
       r.id = "old-1";
       r.cores = 2;
-      r.every_us = 500'000;
+      // Reporting every minute: a fresh one stays fresh (not stale) for the
+      // three minutes a page may take to see it on a loaded machine.
+      r.every_us = 60'000'000;
       r.when_us = now_us() - std::atoll(argv[3]) * 1'000'000;
       soma::put_reading(s, r);
       return 0;

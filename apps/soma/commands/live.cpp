@@ -124,7 +124,13 @@ public:
     auto now = std::chrono::steady_clock::now();
     if (v.found && (!judged_ || now - *judged_ >= std::chrono::seconds(1))) {
       opinions_ = opinion_lines(s_, inv_.run);
-      machines_ = machine_states(s_, follower_.machines(), reader_now_us());
+      try {
+        machines_ = machine_states(s_, follower_.machines(), reader_now_us());
+      } catch (const store_error&) {
+        // A damaged reading elsewhere, a served store out of reach for a
+        // moment: the last states stay, and the view goes on (the opinions
+        // line says what is wrong with the store).
+      }
       judged_ = now;
     }
     v.opinions = opinions_;
@@ -171,6 +177,8 @@ finish add_live(command_line& line) {
                         + " has nothing to print there; "
                         "for a script, read `soma --json forwards RUN` or `soma --json curve RUN "
                         "NAME` as often as it needs");
+    if (inv.once && inv.wait)
+      throw usage_error("--once looks once and --wait waits for the run: give one");
     if (interval->count() > 0)
       inv.interval_ms = parse_count(given->interval, "MS of `soma live --interval MS`");
     if (quiet_after->count() > 0)

@@ -234,10 +234,15 @@ json runs_page(std::vector<run_row> rows, const all_params& all) {
 json store_page(const store& s, const std::vector<run_row>& rows) {
   return answering([&] {
     std::optional<std::int64_t> reading, forward, longest_every;
-    for (auto& [id, r] : standing(s)) {
+    auto latest = standing(s);
+    auto now = reader_now_us();
+    quietness quiet{latest, now};
+    bool all_quiet = !latest.empty();
+    for (auto& [id, r] : latest) {
       reading = std::max(reading.value_or(r.when_us), r.when_us);
-      auto every = r.every_us > 0 ? r.every_us : unsaid_interval_us;
+      auto every = judged_interval_us(r);
       longest_every = std::max(longest_every.value_or(every), every);
+      all_quiet = all_quiet && quiet.state_of(r) == machine_state::quiet;
     }
     for (auto& r : rows)
       if (r.forwards > 0)
@@ -253,14 +258,15 @@ json store_page(const store& s, const std::vector<run_row>& rows) {
                 {"newest_reading_us", or_null(reading)},
                 {"newest_forward_us", or_null(forward)},
                 {"silent_after_s", silent_after},
-                // Stale: every machine quiet (soma::quietness), when any reports.
+                // Stale: every machine quiet, as soma standing judges it by
+                // this server's clock; null with no machine reporting here.
+                {"stale", latest.empty() ? json(nullptr) : json(all_quiet)},
                 {"stale_after_s", longest_every ? json(static_cast<double>(quiet_after_intervals
-                                                                          * *longest_every)
+                                                                          * *longest_every
+                                                                          + reader_clock_drift_us)
                                                        / 1e6)
                                                 : json(nullptr)},
-                {"now_us", std::chrono::duration_cast<std::chrono::microseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count()}};
+                {"now_us", now}};
   });
 }
 

@@ -30,13 +30,20 @@ quietness::quietness(const std::map<std::string, reading>& standing,
     newest_ = std::max(newest_, r.when_us);
 }
 
+std::int64_t judged_interval_us(const reading& r) noexcept {
+  constexpr std::int64_t day_us = 86'400'000'000;
+  return r.every_us > 0 ? std::min(r.every_us, day_us) : unsaid_interval_us;
+}
+
 machine_state quietness::state_of(const reading& r) const noexcept {
-  auto allowed = quiet_after_intervals * (r.every_us > 0 ? r.every_us : unsaid_interval_us);
-  if (newest_ - r.when_us > allowed)
-    return machine_state::quiet; // behind the others, who still write
-  // Every machine silent that long: the reader's clock says so. A reader
-  // whose clock is behind the writers' sees nothing silent.
-  if (now_us_ && *now_us_ - newest_ > allowed)
+  auto allowed = quiet_after_intervals * judged_interval_us(r);
+  // Behind the others, who still write (clocks a day apart say nothing).
+  if (newest_ > r.when_us && newest_ - r.when_us > allowed)
+    return machine_state::quiet;
+  // Every machine silent that long: the reader's clock says so, past what
+  // it may run ahead of the writers'. A reader whose clock is behind the
+  // writers' sees nothing silent.
+  if (now_us_ && *now_us_ > newest_ && *now_us_ - newest_ > allowed + reader_clock_drift_us)
     return machine_state::quiet;
   return machine_state::reporting;
 }

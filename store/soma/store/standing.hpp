@@ -48,6 +48,14 @@ inline constexpr std::int64_t quiet_after_intervals = 3;
 /// (a soma before reading::every_us): soma-node's default, 0.5 s.
 inline constexpr std::int64_t unsaid_interval_us = 500'000;
 
+/// How far the reader's clock may run ahead of the writers' before a fleet
+/// that still reports looks silent by it.
+inline constexpr std::int64_t reader_clock_drift_us = 1'000'000;
+
+/// The reporting interval `r` is judged by: its own, at most a day (a
+/// writer's number is not trusted further), or unsaid_interval_us.
+[[nodiscard]] std::int64_t judged_interval_us(const reading& r) noexcept;
+
 /// How quiet each machine of a standing is: seconds from its latest reading
 /// to the newest reading of any machine. Writer against writer, never
 /// against the reader's clock: two machines' clocks drift, and comparing a
@@ -55,8 +63,9 @@ inline constexpr std::int64_t unsaid_interval_us = 500'000;
 /// nothing quiet in quiet_s. Its state (state_of) is the opinion: a machine
 /// is quiet when its latest reading is more than quiet_after_intervals of
 /// its reporting intervals behind the newest reading of any machine, or,
-/// when every machine has been silent that long, behind the reader's clock
-/// (`now_us`), so a fleet that stopped looks stopped.
+/// when every machine has been silent that long (and reader_clock_drift_us
+/// more), behind the reader's clock (`now_us`), so a fleet that stopped
+/// looks stopped.
 class quietness {
 public:
   /// `now_us`: the reader's clock, unix microseconds; none: judge writer

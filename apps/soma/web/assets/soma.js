@@ -118,9 +118,9 @@ function showMark() {
   const st = mark.store, newest = st && st.newest_write_us;
   const age = newest === null || newest === undefined ? null : Date.now() / 1000 - newest / 1e6;
   const silent = age !== null && st && age > st.silent_after_s;
-  // Stale: past 3 of the writers' reporting intervals without a write (the
-  // machines' quiet), sooner than silent_store's 300 s.
-  const stale = silent || (age !== null && st && st.stale_after_s !== null && age > st.stale_after_s);
+  // Stale: every machine quiet, as the server judges it (soma standing's
+  // state, by its clock), sooner than silent_store's 300 s.
+  const stale = silent || (st && st.stale === true);
   const head = mark.stream === "on" ? "live" : mark.stream === "off" ? "reconnecting"
     : mark.stream === "trouble" ? `store unreadable: ${mark.trouble}` : mark.fixed;
   const moved = !st ? "" : age === null ? "nothing written yet"
@@ -137,7 +137,7 @@ function showMark() {
     + "Last write: the newest of any machine's latest reading and any run's last forward, stamped by "
     + "the writers' clocks and held against this browser's clock (a clock skewed by X moves it by X). "
     + (st && st.stale_after_s !== null
-      ? `Past ${st.stale_after_s} s without a write (3 of the machines' longest reporting interval) the mark says stale and is no longer green; `
+      ? `Once every machine is quiet (about ${st.stale_after_s} s without a reading: 3 of their longest reporting interval, and 1 s for clocks, by the server's clock, as soma standing says) the mark says stale and is no longer green; `
       : "")
     + `past ${after} s the store is silent: `
     + `the shipped health rule silent_store's threshold (over = ${after} s, /health).`;
@@ -146,8 +146,15 @@ function showMark() {
 // Asks /api/store again (at most once a second, however many events come).
 const lookAtStore = throttle(() => get("/api/store").then((st) => { mark.store = st; showMark(); })
   .catch(() => {}), 1000);
-lookAtStore();
-setInterval(lookAtStore, 5000); // a store nobody writes any more: its age grows
+// Asked again every 5 s (a store nobody writes any more: its age grows), or
+// sooner when its machines report faster, so that stale shows within about
+// the time it judges by.
+function pollStore() {
+  lookAtStore();
+  const st = mark.store, after = st && st.stale_after_s;
+  setTimeout(pollStore, 1000 * (after ? Math.min(5, Math.max(1, after / 2)) : 5));
+}
+pollStore();
 setInterval(showMark, 1000);
 
 // Says what a page that follows nothing shows ("as recorded").
