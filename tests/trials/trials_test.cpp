@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "../draw/writing.hpp"
 #include "../store/scratch.hpp"
 #include "seed_nodes.hpp"
 #include "soma/soma.hpp"
@@ -148,6 +149,17 @@ BOOST_AUTO_TEST_CASE(end_and_claim_ends_a_trial_and_claims_the_next_in_one_commi
   auto last = soma::claim_trial(s, "ec", "m-1");
   BOOST_REQUIRE(last);
   BOOST_TEST(last->number == 2u);
+  // The handed-back attempt's run (one forward, written as a recorder
+  // would) says so once, with why: soma runs' trial column, the run's page.
+  soma::record r;
+  r.state = soma::outcome::ok;
+  r.when_us = 1'000'000'000;
+  soma_test::write_forwards(s, second->run, {{r, {}}});
+  auto row = soma::run_summary(s, second->run);
+  BOOST_REQUIRE(row.trial.has_value());
+  BOOST_TEST(row.trial->state == "handed back");
+  BOOST_TEST(row.trial->error == "its claimant has no reading in the store (rule: quiet_s over 0.0)",
+             row.trial->error);
   BOOST_TEST(!soma::end_and_claim(s, "ec", *last, soma::trial_state::broke, {}, "x"));
   BOOST_TEST(soma::trials(s, "ec")[2].error == "x");
 }

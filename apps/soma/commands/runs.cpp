@@ -40,16 +40,6 @@ void runs_options(CLI::App& runs, invocation& inv) {
   runs.add_flag("--reverse", inv.reverse, "in the other order");
 }
 
-// A run's trial for a table: "lr #1 broke: diverged", "lr #1 handed back:
-// its claimant ..." (a reason that already says its state, as a handed-back
-// attempt's does, is not said twice).
-std::string trial_text(const run_trial& t) {
-  auto why = t.error;
-  if (why.starts_with(t.state + ": "))
-    why.erase(0, t.state.size() + 2);
-  return t.study + " #" + std::to_string(t.number) + " " + t.state + (why.empty() ? "" : ": " + why);
-}
-
 // A run's params for a table: "lr=0.05,seed=1", or "-".
 std::string params_text(const values& params) {
   return params.empty() ? "-" : params.text();
@@ -129,7 +119,10 @@ void show_runs(const store& s, const invocation& inv, std::ostream& out, std::os
                                    utc_seconds(r.first), utc_seconds(r.last), params_text(r.params),
                                    list(r.tags)};
     if (trials)
-      cells.push_back(r.trial ? trial_text(*r.trial) : "-");
+      cells.push_back(r.trial ? r.trial->study + " #" + std::to_string(r.trial->number) + " "
+                                  + r.trial->state
+                                  + (r.trial->error.empty() ? "" : ": " + r.trial->error)
+                              : "-");
     t.add(std::move(cells));
   }
   t.print(out, true);

@@ -49,7 +49,9 @@ struct run_trial {
   /// broke) when this run is its current attempt's; "handed back" when it
   /// is an earlier attempt's.
   std::string state;
-  /// broke: what its function threw; handed back: why.
+  /// broke: what its function threw; handed back: why ("its claimant's
+  /// readings were 1.6 s behind ...", the attempt's reason without the
+  /// "handed back: " it keeps in the trial).
   std::string error;
 };
 

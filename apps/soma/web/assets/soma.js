@@ -347,8 +347,7 @@ function whatItWas(r) {
   parts.push(`tags <span id="run-tags">${(r.tags || []).length
     ? r.tags.map((t) => `<code data-tag="${esc(t)}">${esc(t)}</code>`).join(" ") : "none"}</span>`);
   if (r.trial) {
-    const t = r.trial;
-    const why = t.error && !t.error.startsWith(t.state + ": ") ? `: ${t.error}` : t.error ? `: ${t.error.slice(t.state.length + 2)}` : "";
+    const t = r.trial, why = t.error ? `: ${t.error}` : "";
     parts.push(`trial <span id="trial" data-study="${esc(t.study)}" data-trial="${t.trial}" data-state="${esc(t.state)}">`
       + `<a href="/trials/${encodeURIComponent(t.study)}">${esc(t.study)} #${t.trial}</a> ${esc(t.state)}${esc(why)}</span>`);
   }

@@ -43,8 +43,13 @@ run_row described(run_row row, const run_meta& m, const environment& env, MDB_tx
       row.trial = run_trial{t->study, trial.number, to_string(trial.state), trial.error};
       if (trial.run != row.run) // an earlier attempt's run
         for (auto& a : trial.abandoned)
-          if (a.run == row.run)
-            row.trial->state = "handed back", row.trial->error = a.why;
+          if (a.run == row.run) {
+            // Its reason as the attempt keeps it ("handed back: its
+            // claimant ..."), without the state said beside it.
+            constexpr std::string_view said = "handed back: ";
+            row.trial->state = "handed back";
+            row.trial->error = a.why.starts_with(said) ? a.why.substr(said.size()) : a.why;
+          }
     }
   return row;
 }
