@@ -7,40 +7,37 @@
 #include <string_view>
 #include <stdexcept>
 #include <tuple>
-#include <type_traits>
 #include <variant>
 
 namespace soma {
 
 namespace {
 
-// Whether the parameter `v` is what `--param NAME=VALUE` asked: the same
-// text, or the same number (lr=0.05 matches 5e-2).
-bool same_value(const value& v, std::string_view asked) {
-  auto told = text(v);
-  if (told == asked)
-    return true;
-  if (!std::holds_alternative<std::int64_t>(v) && !std::holds_alternative<double>(v))
-    return false;
-  double want = 0;
-  auto [end, ec] = std::from_chars(asked.data(), asked.data() + asked.size(), want);
-  if (ec != std::errc{} || end != asked.data() + asked.size())
-    return false;
-  return std::visit(
-    [&](auto x) {
-      if constexpr (std::is_arithmetic_v<decltype(x)> && !std::is_same_v<decltype(x), bool>)
-        return static_cast<double>(x) == want;
-      else
-        return false;
-    },
-    v);
+// The number a parameter holds, if it holds one.
+std::optional<double> number_of(const value& v) {
+  if (auto* i = std::get_if<std::int64_t>(&v))
+    return static_cast<double>(*i);
+  if (auto* d = std::get_if<double>(&v))
+    return *d;
+  return std::nullopt;
 }
 
-// A --param filter read: NAME, or NAME OP VALUE.
+// `text` read whole as a number, if it is one.
+std::optional<double> number_in(std::string_view text) {
+  double x = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
+    return std::nullopt;
+  return x;
+}
+
+// A --param filter read once: NAME, or NAME OP VALUE, VALUE's number read
+// when it is one.
 struct param_filter {
   std::string_view name;
   std::string_view op; // "", "=", "!=", "<", "<=", ">", ">="
   std::string_view value;
+  std::optional<double> number;
 };
 
 constexpr std::string_view param_syntax =
@@ -55,10 +52,10 @@ caf::expected<param_filter> read_param(std::string_view p) {
   };
   auto at = p.find_first_of("<>=!~");
   if (at == std::string_view::npos)
-    return param_filter{p, "", ""};
+    return param_filter{p, "", "", std::nullopt};
   if (at == 0)
     return bad("no NAME before the operator");
-  param_filter f{p.substr(0, at), "", ""};
+  param_filter f{p.substr(0, at), "", "", std::nullopt};
   for (std::string_view op : {"<=", ">=", "!=", "<", ">", "="})
     if (p.substr(at).starts_with(op)) {
       f.op = op;
@@ -69,49 +66,46 @@ caf::expected<param_filter> read_param(std::string_view p) {
   f.value = p.substr(at + f.op.size());
   if (!f.value.empty() && std::string_view{"<>=!~"}.find(f.value.front()) != std::string_view::npos)
     return bad("'" + std::string{f.op} + f.value.front() + "' is no operator");
-  if (f.op != "=" && f.op != "!=") {
-    double x = 0;
-    auto [end, ec] = std::from_chars(f.value.data(), f.value.data() + f.value.size(), x);
-    if (f.value.empty() || ec != std::errc{} || end != f.value.data() + f.value.size())
-      return bad(std::string{f.op} + " compares numbers, and '" + std::string{f.value}
-                 + "' is not one");
-  }
+  f.number = number_in(f.value);
+  if (f.op != "=" && f.op != "!=" && !f.number)
+    return bad(std::string{f.op} + " compares numbers, and '" + std::string{f.value}
+               + "' is not one");
   return f;
 }
 
-// The number a parameter holds, if it holds one.
-std::optional<double> number_of(const value& v) {
-  if (auto* i = std::get_if<std::int64_t>(&v))
-    return static_cast<double>(*i);
-  if (auto* d = std::get_if<double>(&v))
-    return *d;
-  return std::nullopt;
+// Whether the parameter `v` is what `NAME=VALUE` asked: the same text, or
+// the same number (lr=0.05 matches 5e-2).
+bool same_value(const value& v, const param_filter& f) {
+  if (text(v) == f.value)
+    return true;
+  auto x = number_of(v);
+  return x && f.number && *x == *f.number;
 }
 
-// Whether the parameter `v` passes `f` (whose syntax was checked).
+// Whether the parameter `v` passes `f`.
 bool passes(const value& v, const param_filter& f) {
   if (f.op.empty())
     return true;
   if (f.op == "=")
-    return same_value(v, f.value);
+    return same_value(v, f);
   if (f.op == "!=")
-    return !same_value(v, f.value);
+    return !same_value(v, f);
   auto x = number_of(v);
   if (!x)
     return false; // a text is neither more nor less than a number
-  double want = 0;
-  std::from_chars(f.value.data(), f.value.data() + f.value.size(), want);
   if (f.op == "<")
-    return *x < want;
+    return *x < *f.number;
   if (f.op == "<=")
-    return *x <= want;
+    return *x <= *f.number;
   if (f.op == ">")
-    return *x > want;
-  return *x >= want;
+    return *x > *f.number;
+  return *x >= *f.number;
 }
 
-// Whether run `r` is one `inv` asks for.
-bool asked_for(const run_row& r, const run_query& inv) {
+// Whether run `r` is one `inv` asks for, its --param filters read as
+// `params` (one that cannot be read matches nothing).
+bool asked_for(const run_row& r, const run_query& inv,
+               const std::vector<caf::expected<param_filter>>& params) {
   if (!r.run.starts_with(inv.prefix))
     return false;
   if (!inv.statuses.empty()
@@ -121,8 +115,7 @@ bool asked_for(const run_row& r, const run_query& inv) {
   for (auto& tag : inv.tags)
     if (std::find(r.tags.begin(), r.tags.end(), tag) == r.tags.end())
       return false;
-  for (auto& p : inv.params) {
-    auto f = read_param(p);
+  for (auto& f : params) {
     auto* v = f ? r.params.find(f->name) : nullptr;
     if (!v || !passes(*v, *f))
       return false; // a run without the parameter passes no test of it
@@ -161,10 +154,8 @@ void sort_runs(std::vector<run_row>& rows, const run_query& inv) {
       auto* v = r.params.find(k);
       if (!v)
         return {3, 0, {}};
-      if (auto* i = std::get_if<std::int64_t>(v))
-        return number(static_cast<double>(*i));
-      if (auto* d = std::get_if<double>(v))
-        return number(*d);
+      if (auto x = number_of(*v))
+        return number(*x);
       return {1, 0, text(*v)};
     };
   }
@@ -193,7 +184,10 @@ caf::expected<void> check_query(const run_query& q) {
 }
 
 std::vector<run_row> select_runs(std::vector<run_row> rows, const run_query& q) {
-  std::erase_if(rows, [&](const run_row& r) { return !asked_for(r, q); });
+  std::vector<caf::expected<param_filter>> params;
+  for (auto& p : q.params)
+    params.push_back(read_param(p));
+  std::erase_if(rows, [&](const run_row& r) { return !asked_for(r, q, params); });
   sort_runs(rows, q);
   return rows;
 }
