@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "../draw/writing.hpp"
 #include "../store/scratch.hpp"
 #include "live_view.hpp"
 #include "soma/store/readings.hpp"
@@ -104,6 +105,33 @@ BOOST_AUTO_TEST_CASE(a_quiet_machine_of_the_run_wears_a_badge) {
   v.machines.clear(); // a run that went nowhere: no line
   for (auto& l : render(v, 80))
     BOOST_TEST(l.find("machines:") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_finished_runs_elapsed_time_stops_with_it) {
+  // Three forwards 0, 2 and 5 s after 1 000 000 s, closed by their recorder;
+  // looked at long after: elapsed is the run's 5 s, not the clock's.
+  soma_test::scratch dir;
+  soma::store s{dir / "kept"};
+  std::vector<soma_test::written> fs;
+  for (std::int64_t at : {0, 2, 5}) {
+    soma::record r;
+    r.state = soma::outcome::ok;
+    r.when_us = (1'000'000 + at) * 1'000'000;
+    fs.push_back({r, {}});
+  }
+  soma_test::write_forwards(s, "done", fs);
+  s.env().write([&](MDB_txn* txn, auto& dbi) {
+    soma::detail::run_meta meta;
+    meta.next = 3;
+    meta.ended_us = 1'000'006'000'000;
+    auto key = soma::detail::meta_key("done");
+    s.env().put(txn, dbi(soma::detail::db::meta), key, soma::detail::encode_run_meta(meta, key));
+  });
+  soma::cli::run_follower follower{"done", "loss"};
+  auto v = follower.read(s, 2'000'000);
+  BOOST_TEST(v.status == soma::run_status::finished);
+  BOOST_REQUIRE(v.elapsed_s.has_value());
+  BOOST_TEST(*v.elapsed_s == 5);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

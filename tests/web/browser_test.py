@@ -23,12 +23,11 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
 import webdriver  # noqa: E402
-from harness import check, line_of, report, started, stop  # noqa: E402
+from harness import check, eventually, line_of, report, started, stop  # noqa: E402
 
 SOMA, RECORD_CHILD, SOMA_NODE, A_FLEET, ADDING_TRIALS, OUT = sys.argv[1:7]
 os.makedirs(OUT, exist_ok=True)
@@ -148,18 +147,14 @@ def main():
             # lane, and the worker's nodes sit inside it on the worker's lane.
             fleet = os.path.join(work, "fleet")
             subprocess.run([A_FLEET, fleet], check=True, capture_output=True, timeout=120)
-            exited = time.monotonic()
             # A stopped fleet looks stopped: a_fleet has exited, so within
             # 5 s every machine it started is quiet (3 of their 0.5 s
-            # intervals behind this clock, since none writes any more).
-            while True:
+            # intervals and 1 s behind this clock, since none writes any more).
+            def all_quiet():
                 machines = soma("standing", "--store", os.path.join(fleet, "store"))
-                if len(machines) == 3 and all(m["state"] == "quiet" for m in machines):
-                    break
-                if time.monotonic() - exited > 5:
-                    check(False, f"a_fleet's three machines all quiet within 5 s of its exit: {machines}")
-                    break
-                time.sleep(0.05)
+                return len(machines) == 3 and all(m["state"] == "quiet" for m in machines)
+            check(eventually(all_quiet, 5), "a_fleet's three machines all quiet within 5 s of its exit: "
+                  f"{soma('standing', '--store', os.path.join(fleet, 'store'))}")
             remote_server, remote_url = serve(os.path.join(fleet, "store"))
             servers.append(remote_server)
             # And so does its page: each machine with a quiet badge, and the

@@ -40,6 +40,18 @@ def line_of(proc, prefix, within):
     raise RuntimeError(f"no line starting {prefix!r} within {within} s; got {buf!r}")
 
 
+def eventually(probe, within):
+    """Calls `probe` until it returns something truthy, for at most `within`
+    seconds (every 50 ms: what it watches moves on its own clock); returns
+    its last answer, truthy or not."""
+    deadline = time.monotonic() + within
+    while True:
+        last = probe()
+        if last or time.monotonic() > deadline:
+            return last
+        time.sleep(0.05)
+
+
 def started(args, prefix, within=15):
     """Starts `args` and waits for its stdout's first line starting with
     `prefix` (a server's URL); returns the process and that line. A process

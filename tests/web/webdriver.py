@@ -14,6 +14,8 @@ import time
 import urllib.error
 import urllib.request
 
+from harness import eventually
+
 
 class WebDriverError(RuntimeError):
     pass
@@ -90,20 +92,15 @@ class Browser:
     def until(self, script, within, what, *args):
         """Runs `script` until it returns something truthy, for at most
         `within` seconds; returns that, or raises naming `what`."""
-        deadline = time.monotonic() + within
-        last = None
-        while True:
-            last = self.run(script, *args)
-            if last:
-                return last
-            if time.monotonic() > deadline:
-                raise WebDriverError(
-                    f"waited {within} s for {what}; the page showed: "
-                    + str(self.run("return document.body.innerText.slice(0, 800)"))
-                    + "; the requests it finished (ms): "
-                    + str(self.run("return performance.getEntriesByType('resource')"
-                                   ".map(e => e.name + ' ' + Math.round(e.duration))")))
-            time.sleep(0.05)  # the page's script draws on its own clock; bounded by deadline
+        last = eventually(lambda: self.run(script, *args), within)
+        if not last:
+            raise WebDriverError(
+                f"waited {within} s for {what}; the page showed: "
+                + str(self.run("return document.body.innerText.slice(0, 800)"))
+                + "; the requests it finished (ms): "
+                + str(self.run("return performance.getEntriesByType('resource')"
+                               ".map(e => e.name + ' ' + Math.round(e.duration))")))
+        return last
 
     def screenshot(self, path):
         png = base64.b64decode(self._call("GET", f"/session/{self.session}/screenshot"))
