@@ -50,27 +50,44 @@ enum Word {
 # number, a real or a text (soma::scalar).
 struct Entry {
   word @0 :Word;   # the key, when it is an engine word
-  key @1 :Text;    # the key otherwise (word = none)
+  key @1 :Text;    # the key otherwise (word = none, keyAt = 0)
   value :union {
     int @2 :Int64;
     real @3 :Float64;
     text @4 :Text;
     bytes @5 :Data;  # a text holding a NUL byte, which Text cannot
   }
+  keyAt @6 :UInt32;  # format 4, in a fact blob: the key is word keyAt of its run's words (RunWords)
 }
 
 # A fact: a name and ordered key/value pairs (soma::fact).
 struct Fact {
-  name @0 :Text;            # the name, when it is not an engine word
+  name @0 :Text;            # the name, when it is not an engine word (nor nameAt)
   fields @1 :List(Field);   # format 1 and older peers: every value as text
   word @2 :Word;            # the name, when it is an engine word (format 3)
-  entries @3 :List(Entry);  # format 3 and the wire: the typed fields
+  entries @3 :List(Entry);  # format 3 and the wire: the typed fields (format 4: those after the held ones)
+  # Format 4, in a fact blob: the fact's leading fields, kept in the struct.
+  # `held` says which (1 node, 2 began_us, 4 took_us, 8 value); they come
+  # first, in that order, then `entries`.
+  held @4 :UInt8;
+  nodeAt @5 :UInt32;        # node: word nodeAt of the run's words (RunWords)
+  beganUs @6 :Int64;        # began_us
+  tookUs @7 :Int64;         # took_us
+  value @8 :Float64;        # value (a real)
+  nameAt @9 :UInt32;        # the name, when it is word nameAt of the run's words
 }
 
 # Every fact of one forward, in the order they were told: the blob stored
 # beside each record.
 struct FactList {
   facts @0 :List(Fact);
+}
+
+# A run's words (format 4), at meta/words/<run>: the texts its fact blobs
+# name by number (Fact.nameAt, Fact.nodeAt, Entry.keyAt), word n being
+# words[n - 1]. Only ever appended to.
+struct RunWords {
+  words @0 :List(Text);
 }
 
 # How a forward ended.

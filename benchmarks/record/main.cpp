@@ -32,6 +32,8 @@ constexpr double target_ratio_to_floor = 1.5;
 constexpr double target_forwards_per_s = 150000;
 // Issue 27: encoding a forward's record and facts (format 3) at most this.
 constexpr double target_encode_us = 0.5;
+// Issue 37: a forward's record and fact blob (format 4) at most this many bytes.
+constexpr double target_bytes = 160;
 
 const char* usage = R"(usage: bench_record [options]
   --forwards N   forwards per repetition of every writer row (100000); the
@@ -269,6 +271,10 @@ int main(int argc, char** argv) {
                 "before the next (%s keeping every output)  %s\n",
                 target_encode_us, fixed(w.encode_reused_us, 2).c_str(), fixed(w.encode_us, 2).c_str(),
                 verdict(w.encode_reused_us <= target_encode_us));
+    auto bytes = w.record_bytes_mean() + w.blob_bytes_mean();
+    std::printf("  a forward's record and fact blob at most %.0f bytes: %.0f + %.0f = %.0f  %s\n",
+                target_bytes, w.record_bytes_mean(), w.blob_bytes_mean(), bytes,
+                verdict(bytes <= target_bytes));
     if (b) {
       std::printf("  recorded forwards/s at least %.0f: b %.0f  %s\n", target_forwards_per_s,
                   1e6 / b_us, verdict(1e6 / b_us >= target_forwards_per_s));

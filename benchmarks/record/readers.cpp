@@ -96,9 +96,12 @@ std::vector<reader_row> readers(const std::string& store_dir, const workload& w,
   rows.push_back(time_reader(
     "facts(run, n), one forward", std::nullopt, opt, [&] { return soma::facts(s, run_id, n - 1); },
     [&](const std::vector<soma::fact>& got, std::vector<std::string>& problems) {
-      // Re-encoded, the facts the recorder kept should be the size of the
-      // floor's blob: the floor writes what the recorder writes.
-      auto bytes = soma::detail::encode_facts(got, w.keys[n - 1]);
+      // Re-encoded with the run's words, the facts the recorder kept should
+      // be the size of the floor's blob: the floor writes what the recorder
+      // writes.
+      soma::detail::run_words words{{"tokenize", "embed", "score", "loss"}};
+      std::string bytes;
+      soma::detail::encode_facts_into(bytes, got, w.keys[n - 1], words);
       if (got.size() != 5 || got[0].name != "ran" || got[3].name != "finished"
           || got[4].name != "loss")
         problems.push_back("expected ran x3, finished, loss");

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # docs/formats.md, "Reading a value yourself": the stock tools read a store of
-# format 3 with the schema. Runs the page's very pipeline on a store that
+# format 4 with the schema. Runs the page's very pipeline on a store that
 # make_store recorded, and checks that values read typed.
 #
 #   capnp_decode_test.sh MAKE_STORE SCHEMA_DIR WORK
@@ -30,11 +30,16 @@ facts=$(mdb_dump -s facts runs | awk -v k="$key" 'hit { print; exit } $0 == k { 
   | capnp decode --packed "$schema" FactList)
 echo "$facts"
 facts=$(tr -s ' \n' ' ' <<<"$facts") # capnp writes long lists over several lines
-holds 'word = ran' "no ran fact, as an engine word" "$facts"
-holds 'word = node, value = \(text = "tokenize"\)' "no node tokenize" "$facts"
-holds 'word = tookUs, value = \( ?int = [0-9]+ ?\)' "took_us is not an int" "$facts"
-holds 'name = "loss".*key = "value", value = \( ?real = 1\.[0-9]+ ?\)' \
-  "loss.value is not a real told by name" "$facts"
+holds 'word = ran, held = 7, nodeAt = 1, beganUs = [0-9]+, tookUs = [0-9]+' \
+  "no ran fact holding node, began_us and took_us" "$facts"
+holds 'word = finished, held = 4, .*tookUs = [1-9][0-9]*' "finished does not hold took_us" "$facts"
+holds 'word = none, held = 8, .*value = 1\.[0-9]+, nameAt = 4 \)' \
+  "loss is not word 4 holding a real value" "$facts"
+
+# The run's words, which the numbers name.
+words=$(decode meta "$(printf 'words/tuesday' | od -An -tx1 | tr -d ' \n')" RunWords)
+echo "$words"
+holds '^\( words = \["tokenize", "embed", "score", "loss"\] \) ?$' "the run's words" "$words"
 
 # Its record, and the run's metadata.
 record=$(decode records "${key# }" Record)

@@ -9,6 +9,7 @@
 #include <kj/io.h>
 
 #include "soma/detail/fact_lists.hpp"
+#include "soma/detail/run_words.hpp"
 #include "soma/detail/seal.hpp"
 #include "soma/vocabulary.hpp"
 #include "soma/schema/soma.capnp.h"
@@ -25,6 +26,34 @@ const std::string key = soma::detail::record_key("test", 3);
 // that a change that makes them bigger is seen. Issue 27's target, 1.5 x
 // format 2's 121 = 181, is missed: docs/formats.md says where they go.
 constexpr std::size_t seed_forward_bytes = 256;
+
+// And in format 4, as the store writes them: issue 37's target, 160.
+constexpr std::size_t seed_forward_bytes_v4 = 160;
+
+// The seed's forward: five facts as its graph and a loss make them.
+std::vector<soma::fact> seed_facts() {
+  return {
+    {"ran", {{"node", "tokenize"}, {"began_us", 70}, {"took_us", 3}}},
+    {"ran", {{"node", "embed"}, {"began_us", 79}, {"took_us", 0}}},
+    {"ran", {{"node", "score"}, {"began_us", 210}, {"took_us", 0}}},
+    {"finished", {{"took_us", 212}}},
+    {"loss", {{"value", 1.7087140000000003}}},
+  };
+}
+
+// `facts` through format 4 with `words`, and back with what the words are
+// once written (their own encoding, as a reader gets them).
+std::vector<soma::fact> through_v4(const std::vector<soma::fact>& facts, soma::detail::run_words& words,
+                                   std::string* bytes = nullptr) {
+  std::string blob;
+  soma::detail::encode_facts_into(blob, facts, key, words);
+  auto wkey = soma::detail::words_key("test");
+  auto kept = soma::detail::decode_run_words(wkey, soma::detail::encode_run_words(words, wkey),
+                                             {"the words"});
+  if (bytes)
+    *bytes = blob;
+  return soma::detail::decode_facts(key, blob, {"test"}, &kept);
+}
 
 // Whether decoding throws a store_error whose text starts with `start`, of
 // the kind that text says: `damaged` for damage, `failed` for a newer format
@@ -167,6 +196,134 @@ BOOST_AUTO_TEST_CASE(a_forward_of_the_seed_is_small) {
   BOOST_TEST(blob.size() + rec.size() <= seed_forward_bytes);
 }
 
+BOOST_AUTO_TEST_CASE(format_4_takes_a_seed_forward_in_160_bytes_and_reads_it_back) {
+  auto facts = seed_facts();
+  soma::detail::run_words words;
+  std::string blob;
+  auto back = through_v4(facts, words, &blob);
+  BOOST_TEST((back == facts));
+  BOOST_TEST(back[4]["value"].is_real());
+  BOOST_TEST(back[0]["began_us"].is_integer());
+  BOOST_TEST(static_cast<unsigned char>(blob[2]) == 4u); // says format 4
+  // The run's words: the node names and the user's fact name, in order;
+  // "value" is held in the fact, so it needs none.
+  BOOST_TEST((words.all() == std::vector<std::string>{"tokenize", "embed", "score", "loss"}));
+  soma::record r{3, soma::outcome::ok, 3, 212, 1796131251, {{"loss.value", 1.7087140000000003}}};
+  auto rec = soma::detail::encode_record(r, key);
+  BOOST_TEST_MESSAGE("a seed forward, format 4: facts " << blob.size() << " bytes, record " << rec.size());
+  BOOST_TEST(blob.size() + rec.size() <= seed_forward_bytes_v4);
+  // The next forward adds no word.
+  std::string again;
+  soma::detail::encode_facts_into(again, facts, key, words);
+  BOOST_TEST(words.size() == 4u);
+  BOOST_TEST(again == blob);
+}
+
+BOOST_AUTO_TEST_CASE(format_4_keeps_every_field_in_its_order_and_kind) {
+  // Fields that look like the held ones but are not (another kind, out of
+  // order, a repeat), texts the words cannot hold (a NUL, too long), and
+  // names and keys that are engine words, user words or neither.
+  std::string long_node(soma::detail::run_words::longest + 1, 'n');
+  std::vector<soma::fact> facts{
+    {"ran", {{"node", "tokenize"}, {"began_us", 8}, {"took_us", 318}, {"value", 0.5}, {"extra", 1}}},
+    {"ran", {{"began_us", 8}, {"node", "embed"}}},            // out of order: node is an entry
+    {"ran", {{"node", 7}, {"took_us", 1}}},                     // a node that is no text
+    {"ran", {{"node", long_node}, {"took_us", 2}}},             // too long to be a word
+    {"ran", {{"node", std::string("a\0b", 3)}, {"took_us", 3}}}, // a NUL: written out
+    {"loss", {{"value", 2}}},                                   // an integer value is no real
+    {"loss", {{"value", -0.0}, {"value", 1.5}}},                // a repeat is an entry
+    {"loss", {{"took_us", 2.5}, {"began_us", 1}}},              // a real took_us
+    {"acc", {{"value", 0.25}, {"step", 3}, {"note", "x"}}},
+    {"finished", {{"took_us", INT64_MIN}}},
+    {"finished", {{"took_us", INT64_MAX}, {"began_us", 0}}},    // began after took: an entry
+    {"empty", {}},
+    {std::string("a\0name", 6), {{std::string("k\0", 2), 1}}},
+    {"machine", {{"id", "w-1"}, {"busy", 0.125}, {"cores", 8}}},
+  };
+  soma::detail::run_words words;
+  auto back = through_v4(facts, words);
+  // A NUL in a name or key reads as U+FFFD, as in format 3.
+  auto want = facts;
+  want[12].name = "a\xEF\xBF\xBDname";
+  want[12].fields[0].key = "k\xEF\xBF\xBD";
+  BOOST_TEST((back == want));
+  BOOST_TEST(back[2]["node"].is_integer());
+  BOOST_TEST(back[5]["value"].is_integer());
+  BOOST_TEST(std::signbit(*back[6].fields[0].value.number())); // -0.0 kept
+  BOOST_TEST(back[7]["took_us"].is_real());
+  BOOST_TEST(back[3]["node"].text() == long_node);
+  for (auto& w : words.all())
+    BOOST_TEST(w.size() <= soma::detail::run_words::longest);
+}
+
+BOOST_AUTO_TEST_CASE(a_runs_words_stop_growing_at_their_limit_and_texts_are_written_out) {
+  soma::detail::run_words words;
+  std::vector<soma::fact> facts;
+  for (std::size_t i = 0; i < soma::detail::run_words::most + 10; ++i)
+    facts.push_back({"f" + std::to_string(i), {{"k" + std::to_string(i % 3), static_cast<std::int64_t>(i)}}});
+  auto back = through_v4(facts, words);
+  BOOST_TEST((back == facts));
+  BOOST_TEST(words.size() == soma::detail::run_words::most);
+  BOOST_TEST(words.number_of("f1030") == 0u);
+  BOOST_TEST(words.number_of("f3") == 7u); // f0 k0 f1 k1 f2 k2 f3
+}
+
+BOOST_AUTO_TEST_CASE(a_blob_that_names_a_word_its_run_does_not_hold_is_damage) {
+  soma::detail::run_words words;
+  std::string blob;
+  soma::detail::encode_facts_into(blob, seed_facts(), key, words);
+  soma::detail::run_words fewer{{"tokenize", "embed"}};
+  soma::detail::origin where{"the fact blob", "test", 3, "/tmp/s"};
+  BOOST_TEST(refused([&] { return soma::detail::decode_facts(key, blob, where, &fewer); },
+                     "the fact blob of forward 3 of run 'test' in the store '/tmp/s' is damaged"));
+  try {
+    (void) soma::detail::decode_facts(key, blob, where, &fewer);
+  } catch (const soma::store_error& e) {
+    BOOST_TEST(std::string{e.what()}.find("it names word 3 of its run's words, which hold 2")
+               != std::string::npos, e.what());
+  }
+  // Without the run's words at all (a reader that forgot them): the same.
+  BOOST_TEST(refused([&] { return soma::detail::decode_facts(key, blob, where); },
+                     "the fact blob of forward 3 of run 'test' in the store '/tmp/s' is damaged"));
+}
+
+BOOST_AUTO_TEST_CASE(a_fact_holding_fields_a_newer_soma_added_is_refused) {
+  capnp::MallocMessageBuilder m;
+  auto f = m.initRoot<soma::schema::FactList>().initFacts(1)[0];
+  f.setWord(soma::schema::Word::FINISHED);
+  f.setHeld(16 | 4);
+  f.setTookUs(5);
+  kj::VectorOutputStream out;
+  capnp::writePackedMessage(out, m);
+  auto payload = std::string{reinterpret_cast<const char*>(out.getArray().begin()), out.getArray().size()};
+  auto bytes = soma::detail::sealed(key, soma::detail::sealed_kind::facts, payload, 4);
+  soma::detail::run_words none;
+  BOOST_TEST(refused([&] { return soma::detail::decode_facts(key, bytes, {"the fact blob"}, &none); },
+                     "the fact blob is damaged: its checksum matches but its bytes do not decode as "
+                     "facts (a fact holds fields this soma does not know (a newer soma wrote it))"));
+}
+
+BOOST_AUTO_TEST_CASE(a_runs_words_round_trip_and_are_damage_when_changed) {
+  soma::detail::run_words words{{"tokenize", "loss", "a b", ""}};
+  auto wkey = soma::detail::words_key("test");
+  auto bytes = soma::detail::encode_run_words(words, wkey);
+  auto back = soma::detail::decode_run_words(wkey, bytes, {"the words"});
+  BOOST_TEST((back.all() == words.all()));
+  BOOST_TEST(*back.at(2) == "loss");
+  BOOST_TEST(back.at(0) == nullptr);
+  BOOST_TEST(back.at(5) == nullptr);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    auto bad = bytes;
+    bad[i] ^= 0x10;
+    BOOST_TEST(refused([&] { return soma::detail::decode_run_words(wkey, bad, {"the words"}); },
+                       "the words is damaged"), "byte " << i);
+  }
+  // Under another run's key: damage too.
+  BOOST_TEST(refused([&] { return soma::detail::decode_run_words(soma::detail::words_key("tes"), bytes,
+                                                                 {"the words"}); },
+                     "the words is damaged"));
+}
+
 BOOST_AUTO_TEST_CASE(every_changed_byte_is_seen_as_damage) {
   std::vector<soma::fact> facts{{"ran", {{"node", "a"}, {"took_us", 1}}}, {"loss", {{"value", 0.5}}}};
   auto good = soma::detail::encode_facts(facts, key);
@@ -200,16 +357,16 @@ BOOST_AUTO_TEST_CASE(every_changed_byte_is_seen_as_damage) {
 
 BOOST_AUTO_TEST_CASE(a_newer_format_is_refused_as_newer_not_damaged) {
   auto bytes = soma::detail::encode_record(soma::record{}, key);
-  bytes[2] = static_cast<char>(soma::detail::format_version + 1);
+  bytes[2] = static_cast<char>(soma::detail::newest_format + 1);
   soma::detail::seal(bytes, key); // a newer soma's, whole
   BOOST_TEST(refused([&] { return soma::detail::decode_record(key, bytes, {"the record"}); },
-                     "the record was written by a newer soma (format 4)"));
+                     "the record was written by a newer soma (format 5)"));
   bytes[3] ^= 1; // and damaged: damage is said first
   BOOST_TEST(refused([&] { return soma::detail::decode_record(key, bytes, {"the record"}); },
                      "the record is damaged"));
   bytes[3] ^= 1;
   BOOST_TEST(refused([&] { return soma::detail::decode_record(key, bytes, {"the record"}); },
-                     "the record was written by a newer soma (format 4)"));
+                     "the record was written by a newer soma (format 5)"));
 }
 
 BOOST_AUTO_TEST_CASE(a_summary_field_reads_typed_without_making_the_record) {

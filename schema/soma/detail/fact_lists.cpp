@@ -1,9 +1,11 @@
 #include "soma/detail/fact_lists.hpp"
 
 #include <array>
+#include <span>
 #include <string>
 
 #include "soma/detail/capnp.hpp"
+#include "soma/detail/run_words.hpp"
 
 namespace soma::detail {
 
@@ -38,6 +40,95 @@ capnp::Text::Reader text_for_capnp(std::string_view s, std::string& keep) {
 [[noreturn]] void unknown_word(schema::Word w) {
   throw undecodable("engine word " + std::to_string(static_cast<unsigned>(w))
                     + " is not one this soma knows (a newer soma wrote it)");
+}
+
+// Word `n` of the run's words, which a format-4 blob names.
+std::string_view word_at(const run_words* words, std::uint32_t n) {
+  if (auto* w = words ? words->at(n) : nullptr)
+    return *w;
+  throw undecodable("it names word " + std::to_string(n) + " of its run's words, which hold "
+                    + std::to_string(words ? words->size() : 0));
+}
+
+// The fields a format-4 fact holds in its struct (Fact.held): each its own
+// bit, in this order when several lead the fact's fields.
+enum held_bit : std::uint8_t { held_node = 1, held_began = 2, held_took = 4, held_value = 8 };
+constexpr std::uint8_t held_all = 15;
+
+// Sets in `f` as many of `x`'s leading fields as it can hold, in the order
+// node (a text the run's words number), began_us, took_us (integers),
+// value (a real), and returns how many: a field of another key or kind,
+// or out of that order, ends them, and it and every later one are entries.
+std::size_t hold(schema::Fact::Builder f, const fact& x, run_words& words) {
+  std::uint8_t held = 0;
+  std::size_t k = 0;
+  for (; k < x.fields.size(); ++k) {
+    auto& [key, value] = x.fields[k];
+    if (held < held_node && key == "node" && value.is_text()) {
+      auto n = words.number_of(value.text());
+      if (n == 0)
+        break;
+      f.setNodeAt(n);
+      held |= held_node;
+    } else if (held < held_began && key == "began_us" && value.is_integer()) {
+      f.setBeganUs(value.integer_or(0));
+      held |= held_began;
+    } else if (held < held_took && key == "took_us" && value.is_integer()) {
+      f.setTookUs(value.integer_or(0));
+      held |= held_took;
+    } else if (held < held_value && key == "value" && value.is_real()) {
+      f.setValue(*value.number());
+      held |= held_value;
+    } else {
+      break;
+    }
+  }
+  f.setHeld(held);
+  return k;
+}
+
+// The fields a format-4 fact holds, in their order, appended to `out`.
+void read_held(schema::Fact::Reader f, const run_words* words, std::vector<field>& out) {
+  auto held = f.getHeld();
+  if (held == 0)
+    return;
+  if (held & ~held_all)
+    throw undecodable("a fact holds fields this soma does not know (a newer soma wrote it)");
+  if (held & held_node)
+    out.emplace_back("node", scalar{std::string{word_at(words, f.getNodeAt())}});
+  if (held & held_began)
+    out.emplace_back("began_us", scalar{f.getBeganUs()});
+  if (held & held_took)
+    out.emplace_back("took_us", scalar{f.getTookUs()});
+  if (held & held_value)
+    out.emplace_back("value", scalar{f.getValue()});
+}
+
+void put_entries(capnp::List<schema::Entry>::Builder out, std::span<const field> in,
+                 run_words* words) {
+  std::string keep;
+  for (unsigned i = 0; i < in.size(); ++i) {
+    auto e = out[i];
+    if (auto w = word_of(in[i].key); w != schema::Word::NONE)
+      e.setWord(w);
+    else if (auto n = words ? words->number_of(in[i].key) : 0)
+      e.setKeyAt(n);
+    else
+      e.setKey(text_for_capnp(in[i].key, keep));
+    auto v = e.initValue();
+    in[i].value.visit([&](const auto& x) {
+      using T = std::decay_t<decltype(x)>;
+      if constexpr (std::is_same_v<T, std::int64_t>) {
+        v.setInt(x);
+      } else if constexpr (std::is_same_v<T, double>) {
+        v.setReal(x);
+      } else if (x.find('\0') == std::string::npos) {
+        v.setText(as_text(x));
+      } else {
+        v.setBytes(as_data(x));
+      }
+    });
+  }
 }
 
 } // namespace
@@ -94,31 +185,13 @@ std::string_view text_of_word(schema::Word w) noexcept {
 }
 
 void write_entries(capnp::List<schema::Entry>::Builder out, const std::vector<field>& in) {
-  std::string keep;
-  for (unsigned i = 0; i < in.size(); ++i) {
-    auto e = out[i];
-    if (auto w = word_of(in[i].key); w != schema::Word::NONE)
-      e.setWord(w);
-    else
-      e.setKey(text_for_capnp(in[i].key, keep));
-    auto v = e.initValue();
-    in[i].value.visit([&](const auto& x) {
-      using T = std::decay_t<decltype(x)>;
-      if constexpr (std::is_same_v<T, std::int64_t>) {
-        v.setInt(x);
-      } else if constexpr (std::is_same_v<T, double>) {
-        v.setReal(x);
-      } else if (x.find('\0') == std::string::npos) {
-        v.setText(as_text(x));
-      } else {
-        v.setBytes(as_data(x));
-      }
-    });
-  }
+  put_entries(out, in, nullptr);
 }
 
-std::string_view key_of(schema::Entry::Reader in) {
+std::string_view key_of(schema::Entry::Reader in, const run_words* words) {
   auto w = in.getWord();
+  if (auto n = in.getKeyAt(); n != 0 && w == schema::Word::NONE)
+    return word_at(words, n);
   if (w == schema::Word::NONE) {
     auto k = in.getKey();
     return {k.cStr(), k.size()};
@@ -140,11 +213,11 @@ scalar read_value(schema::Entry::Reader in) {
   throw undecodable("a field's value is of a kind this soma does not know (a newer soma wrote it)");
 }
 
-std::vector<field> read_entries(capnp::List<schema::Entry>::Reader in) {
+std::vector<field> read_entries(capnp::List<schema::Entry>::Reader in, const run_words* words) {
   std::vector<field> out;
   out.reserve(in.size());
   for (auto e : in)
-    out.emplace_back(std::string{key_of(e)}, read_value(e));
+    out.emplace_back(std::string{key_of(e, words)}, read_value(e));
   return out;
 }
 
@@ -170,7 +243,26 @@ void write_facts(capnp::List<schema::Fact>::Builder out, const std::vector<fact>
   }
 }
 
-std::vector<fact> read_facts(capnp::List<schema::Fact>::Reader in) {
+void write_facts(capnp::List<schema::Fact>::Builder out, const std::vector<fact>& facts,
+                 run_words& words) {
+  std::string keep;
+  for (unsigned i = 0; i < facts.size(); ++i) {
+    auto f = out[i];
+    auto& x = facts[i];
+    if (auto w = word_of(x.name); w != schema::Word::NONE)
+      f.setWord(w);
+    else if (auto n = words.number_of(x.name))
+      f.setNameAt(n);
+    else
+      f.setName(text_for_capnp(x.name, keep));
+    auto k = hold(f, x, words);
+    if (k < x.fields.size())
+      put_entries(f.initEntries(static_cast<unsigned>(x.fields.size() - k)),
+                  std::span{x.fields}.subspan(k), &words);
+  }
+}
+
+std::vector<fact> read_facts(capnp::List<schema::Fact>::Reader in, const run_words* words) {
   std::vector<fact> out;
   out.reserve(in.size());
   for (auto f : in) {
@@ -180,10 +272,22 @@ std::vector<fact> read_facts(capnp::List<schema::Fact>::Reader in) {
       if (t.empty())
         unknown_word(w);
       x.name = t;
+    } else if (auto n = f.getNameAt(); n != 0) {
+      x.name = word_at(words, n);
     } else {
       x.name = text_of(f.getName());
     }
-    x.fields = f.hasEntries() ? read_entries(f.getEntries()) : read_fields(f.getFields());
+    read_held(f, words, x.fields);
+    if (f.hasEntries()) {
+      auto more = read_entries(f.getEntries(), words);
+      if (x.fields.empty())
+        x.fields = std::move(more);
+      else
+        x.fields.insert(x.fields.end(), std::make_move_iterator(more.begin()),
+                        std::make_move_iterator(more.end()));
+    } else if (x.fields.empty()) {
+      x.fields = read_fields(f.getFields());
+    }
     out.push_back(std::move(x));
   }
   return out;

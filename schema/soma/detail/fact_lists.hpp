@@ -15,6 +15,8 @@
 
 namespace soma::detail {
 
+class run_words;
+
 /// The engine word `s` is (schema Word), or Word::NONE for any other text.
 [[nodiscard]] schema::Word word_of(std::string_view s) noexcept;
 
@@ -27,21 +29,32 @@ namespace soma::detail {
 /// text cannot hold them); a text value holding one is written as bytes.
 void write_facts(capnp::List<schema::Fact>::Builder out, const std::vector<fact>& facts);
 
-/// The facts of `in`, in order. Throws undecodable for an engine word this
-/// soma does not know.
-[[nodiscard]] std::vector<fact> read_facts(capnp::List<schema::Fact>::Reader in);
+/// Format 4 (a fact blob in the store): as above, but a fact's leading
+/// node, began_us, took_us and value are held in its struct (Fact.held),
+/// and names, keys and nodes the run's `words` number (adding the new ones)
+/// are written as their numbers.
+void write_facts(capnp::List<schema::Fact>::Builder out, const std::vector<fact>& facts,
+                 run_words& words);
+
+/// The facts of `in`, in order; `words` are the run's, for a fact blob of
+/// format 4. Throws undecodable for an engine word this soma does not know,
+/// or a word the run's words do not hold (none without `words`).
+[[nodiscard]] std::vector<fact> read_facts(capnp::List<schema::Fact>::Reader in,
+                                           const run_words* words = nullptr);
 
 /// Fills `out` (sized in.size()) with `in`, typed, as write_facts does.
 void write_entries(capnp::List<schema::Entry>::Builder out, const std::vector<field>& in);
 
 /// The fields of `in`, in order; throws as read_facts does.
-[[nodiscard]] std::vector<field> read_entries(capnp::List<schema::Entry>::Reader in);
+[[nodiscard]] std::vector<field> read_entries(capnp::List<schema::Entry>::Reader in,
+                                              const run_words* words = nullptr);
 
 /// One field of `in` as its value; throws as read_facts does.
 [[nodiscard]] scalar read_value(schema::Entry::Reader in);
 
-/// The key of an entry (its word's text, or its key).
-[[nodiscard]] std::string_view key_of(schema::Entry::Reader in);
+/// The key of an entry (its word's text, the run's word it names, or its
+/// key); throws as read_facts does.
+[[nodiscard]] std::string_view key_of(schema::Entry::Reader in, const run_words* words = nullptr);
 
 /// The fields of a format-1 list of text pairs, each value read as
 /// scalar_of_text reads it.

@@ -7,6 +7,7 @@
 #include "soma/detail/capnp.hpp"
 #include "soma/detail/fact_lists.hpp"
 #include "soma/detail/named_values.hpp"
+#include "soma/detail/run_words.hpp"
 #include "soma/schema/soma.capnp.h"
 
 namespace soma::detail::packed {
@@ -124,9 +125,33 @@ void put_facts(std::string& out, const std::vector<fact>& facts) {
   });
 }
 
-std::vector<fact> get_facts(std::string_view payload) {
-  return get<schema::FactList>(payload,
-                               [](schema::FactList::Reader r) { return read_facts(r.getFacts()); });
+void put_facts(std::string& out, const std::vector<fact>& facts, run_words& words) {
+  put<schema::FactList>(out, [&](schema::FactList::Builder r) {
+    write_facts(r.initFacts(static_cast<unsigned>(facts.size())), facts, words);
+  });
+}
+
+std::vector<fact> get_facts(std::string_view payload, const run_words* words) {
+  return get<schema::FactList>(
+    payload, [&](schema::FactList::Reader r) { return read_facts(r.getFacts(), words); });
+}
+
+void put_run_words(std::string& out, const run_words& x) {
+  put<schema::RunWords>(out, [&](schema::RunWords::Builder r) {
+    auto words = r.initWords(static_cast<unsigned>(x.size()));
+    for (unsigned i = 0; i < x.size(); ++i)
+      words.set(i, as_text(x.all()[i]));
+  });
+}
+
+run_words get_run_words(std::string_view payload) {
+  return get<schema::RunWords>(payload, [](schema::RunWords::Reader r) {
+    std::vector<std::string> words;
+    words.reserve(r.getWords().size());
+    for (auto w : r.getWords())
+      words.push_back(text_of(w));
+    return run_words{std::move(words)};
+  });
 }
 
 void put_run_meta(std::string& out, const run_meta& x) {

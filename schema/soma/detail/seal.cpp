@@ -22,9 +22,9 @@ std::uint32_t checksum(std::string_view key, const unsigned char* header,
   return static_cast<std::uint32_t>(XXH3_64bits_withSeed(payload.data(), payload.size(), seed));
 }
 
-void begin_seal(std::string& out, sealed_kind kind) {
+void begin_seal(std::string& out, sealed_kind kind, std::uint8_t format) {
   const char head[seal_bytes] = {static_cast<char>(magic0), static_cast<char>(magic1),
-                                 static_cast<char>(format_version), static_cast<char>(kind),
+                                 static_cast<char>(format), static_cast<char>(kind),
                                  0, 0, 0, 0};
   out.append(head, seal_bytes);
 }
@@ -71,7 +71,7 @@ seal_state unseal(std::string_view key, std::string_view bytes, sealed_kind kind
     stored |= static_cast<std::uint32_t>(head[4 + i]) << (8 * i);
   if (checksum(key, head, payload) != stored || head[2] < oldest_sealed_format)
     return seal_state::damaged;
-  if (head[2] > format_version)
+  if (head[2] > newest_format)
     return seal_state::newer;
   if (format)
     *format = head[2];

@@ -26,6 +26,12 @@ namespace soma::detail {
 /// compact encoding) too, and values of other kinds are the same in both.
 inline constexpr std::uint8_t format_version = 3;
 
+/// The newest format, which this soma writes where it differs from 3: a
+/// fact blob that names its run's words, and those words (run_words.hpp,
+/// docs/formats.md). Every other value is the same in 3 and 4 and says 3,
+/// so a soma of format 3 reads all but those.
+inline constexpr std::uint8_t newest_format = 4;
+
 /// The oldest sealed format this soma reads (format 1 was not sealed).
 inline constexpr std::uint8_t oldest_sealed_format = 2;
 
@@ -41,6 +47,7 @@ enum class sealed_kind : std::uint8_t {
   trial = 8,    ///< a trial of a study (trials database, t/<study>/<n>)
   study = 9,    ///< a study (trials database, s/<study>)
   waiting = 10, ///< a waiting trial's place in line (trials database, w/<study>/<n>)
+  words = 11,   ///< a run's words (meta database, words/<id>; format 4)
 };
 
 /// The envelope's size.
@@ -48,7 +55,7 @@ inline constexpr std::size_t seal_bytes = 8;
 
 /// Appends an envelope to `out` whose checksum is still to be set; append the
 /// payload after it, then call seal().
-void begin_seal(std::string& out, sealed_kind kind);
+void begin_seal(std::string& out, sealed_kind kind, std::uint8_t format = format_version);
 
 /// Sets the checksum of the envelope that starts at `out[at]`, over `key`
 /// and everything after the envelope.
@@ -70,7 +77,7 @@ enum class seal_state {
 
 /// Reads the envelope of `bytes`, stored at `key`; when ok, `format` (if
 /// given) is the format it was written in (oldest_sealed_format to
-/// format_version).
+/// newest_format).
 [[nodiscard]] seal_state unseal(std::string_view key, std::string_view bytes, sealed_kind kind,
                                 std::string_view& payload,
                                 std::uint8_t* format = nullptr) noexcept;

@@ -47,8 +47,9 @@ inline constexpr std::size_t points_per_part = 16384;
 /// row per node or host, whatever the count).
 inline constexpr std::size_t blobs_per_part = 16384;
 /// The most run tails one part of `tails` holds, and the most records and
-/// stored bytes (records and fact blobs) it may hold: a tail longer than
-/// what is left of a part is cut, and its older forwards come in the next.
+/// bytes of records and fact blobs it may hold, as an answer carries them
+/// (a blob of format 4 as format 3 writes it): a tail longer than what is
+/// left of a part is cut, and its older forwards come in the next.
 inline constexpr std::size_t tails_per_part = 64;
 inline constexpr std::size_t records_per_tails_part = 16384;
 inline constexpr std::size_t bytes_per_tails_part = std::size_t{4} << 20;

@@ -12,6 +12,7 @@
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/run_summaries.hpp"
+#include "soma/store/detail/numbering.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/detail/record.hpp"
@@ -60,6 +61,7 @@ private:
       if (auto h = dbi(d); h != 0 && mdb_stat(txn_, h, &st) == 0)
         total_ += st.ms_entries;
     }
+    meta_ = dbi(db::meta);
     each(dbi(db::records), "records", [&](auto k, auto v) { record(k, v); });
     each(dbi(db::facts), "facts", [&](auto k, auto v) { blob(k, v); });
     each(dbi(db::meta), "meta", [&](auto k, auto v) { meta(k, v); });
@@ -150,7 +152,29 @@ private:
     if (!run_key("facts", key, run, n))
       return;
     seen_[std::string{run}].blobs.insert(n);
-    (void) detail::decode_facts(key, value, at("the fact blob", run, n));
+    auto* words = words_of(run);
+    if (!words) { // damaged, and said so once, under meta: the blob's seal only
+      std::string_view payload;
+      (void) detail::open_sealed(key, value, detail::sealed_kind::facts,
+                                 at("the fact blob", run, n), payload);
+      return;
+    }
+    (void) detail::decode_facts(key, value, at("the fact blob", run, n), words);
+  }
+
+  // The words of `run` (format 4; none for a run an older soma wrote), read
+  // once; null when they are damaged.
+  const detail::run_words* words_of(std::string_view run) {
+    auto it = words_.find(run);
+    if (it == words_.end()) {
+      std::optional<detail::run_words> words;
+      try {
+        words = detail::words_of(env_, txn_, meta_, run);
+      } catch (const store_error&) {
+      }
+      it = words_.emplace(std::string{run}, std::move(words)).first;
+    }
+    return it->second ? &*it->second : nullptr;
   }
 
   void meta(std::string_view key, std::string_view value) {
@@ -158,6 +182,11 @@ private:
       std::string_view pairs;
       detail::open_sealed(key, value, detail::sealed_kind::batch, at("a batch's numbers", {}, 0),
                           pairs);
+      return;
+    }
+    if (key.starts_with("words/")) {
+      auto run = key.substr(6);
+      (void) detail::decode_run_words(key, value, at("the words of run '" + std::string{run} + "'", {}, 0));
       return;
     }
     if (!key.starts_with("run/")) {
@@ -266,6 +295,8 @@ private:
   const check_progress& progress_;
   std::size_t total_ = 0;
   MDB_txn* txn_ = nullptr;
+  MDB_dbi meta_ = 0;
+  std::map<std::string, std::optional<detail::run_words>, std::less<>> words_;
   std::map<std::string, run_seen> seen_;
   std::optional<std::uint64_t> machines_;
   std::uint64_t latest_ = 0;

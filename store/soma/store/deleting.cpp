@@ -36,6 +36,8 @@ std::uint64_t delete_run(store& s, std::string_view run) {
       env.del(txn, meta, key);
       found = true;
     }
+    if (auto words = detail::words_key(run); env.get(txn, meta, words, bytes))
+      env.del(txn, meta, words);
   });
   if (!found)
     detail::no_run_or_damage(env, run);

@@ -64,6 +64,10 @@ std::string meta_key(std::string_view run) {
   return "run/" + std::string{run};
 }
 
+std::string words_key(std::string_view run) {
+  return "words/" + std::string{run};
+}
+
 std::string printable_key(std::string_view key) {
   std::string_view run;
   std::uint64_t n = 0;

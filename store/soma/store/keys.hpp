@@ -43,6 +43,9 @@ namespace detail {
 /// `run/<id>`: where a run's metadata is kept.
 [[nodiscard]] std::string meta_key(std::string_view run);
 
+/// The key of a run's words in the meta database: "words/<id>" (format 4).
+[[nodiscard]] std::string words_key(std::string_view run);
+
 /// A key as a person reads it, for messages: run/<id>/<n> for a run's entry,
 /// else its first 96 bytes with anything unprintable as \xNN.
 [[nodiscard]] std::string printable_key(std::string_view key);

@@ -257,9 +257,11 @@ detail::curve_part detail::local_answers::curve(std::string_view run, std::strin
                    });
       return;
     }
+    auto words = detail::words_of(env, txn, dbi(db::meta), run);
     each_between(env, txn, dbi(db::facts), run, from, to, "fact blobs",
                  [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
-                   auto told = detail::decode_facts(key, bytes, where(env, run, n, "the fact blob"));
+                   auto told = detail::decode_facts(key, bytes, where(env, run, n, "the fact blob"),
+                                                    &words);
                    const scalar* value = nullptr;
                    for (auto& f : told)
                      if (f.name == fact_name)
@@ -285,7 +287,8 @@ std::vector<fact> detail::local_answers::facts(std::string_view run, std::uint64
     auto key = detail::record_key(run, n);
     found = env.get(txn, dbi(db::facts), key, bytes);
     if (found) {
-      out = detail::decode_facts(key, bytes, where(env, run, n, "the fact blob"));
+      auto words = detail::words_of(env, txn, dbi(db::meta), run);
+      out = detail::decode_facts(key, bytes, where(env, run, n, "the fact blob"), &words);
       return;
     }
     auto m = detail::meta_of(env, txn, dbi(db::meta), run);
@@ -331,9 +334,11 @@ void tally_blobs(const detail::environment& env, std::string_view run, std::uint
     out.total = *end;
     auto to = std::min<std::uint64_t>(*end, from + count);
     out.next = std::max(from, to);
+    auto words = detail::words_of(env, txn, dbi(db::meta), run);
     each_between(env, txn, dbi(db::facts), run, from, to, "fact blobs",
                  [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
-                   tally.add(detail::decode_facts(key, bytes, where(env, run, n, "the fact blob")));
+                   tally.add(detail::decode_facts(key, bytes, where(env, run, n, "the fact blob"),
+                                                  &words));
                  });
   });
   if (!any)

@@ -227,9 +227,13 @@ record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>
   return std::move(done.numbered);
 }
 
-void record_log::adopt(const staged_log& done) noexcept {
+void record_log::adopt(staged_log& done) noexcept {
   cleared_ = done.cleared;
   next_ = done.next;
+  if (done.words_written) {
+    words_seen_ = std::move(*done.words_written);
+    words_kept_ = done.words_kept;
+  }
 }
 
 staged_log record_log::stage(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi,
@@ -267,6 +271,20 @@ staged_log record_log::stage(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi
   // cleared the run again (a first batch, with overwrite, sent again).
   for (auto& [id, n] : given)
     next = std::max(next, n + 1);
+  // The run's words as the store holds them: those this log read or wrote
+  // last unless another writer of the run has added some since.
+  auto words_at = words_key(run);
+  std::string_view stored_words;
+  bool has_words = env.get(txn, meta, words_at, stored_words);
+  if (has_words ? stored_words != words_seen_ : !words_seen_.empty()) {
+    words_ = has_words ? decode_run_words(words_at, stored_words,
+                                          origin{"the words of run '" + run + "'", {}, 0,
+                                                 env.path()})
+                       : run_words{};
+    words_seen_ = stored_words;
+    words_kept_ = words_.size();
+  }
+  auto& words = words_;
   bool at_end = true;
   for (auto& e : entries) {
     auto again = e.number ? e.number : given_to(given, e.id);
@@ -281,10 +299,15 @@ staged_log record_log::stage(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi
     encode_record_into(buffer_, e.rec, key);
     put_forward(env, txn, records, key, buffer_, !again, at_end);
     buffer_.clear();
-    encode_facts_into(buffer_, *e.facts, key);
+    encode_facts_into(buffer_, *e.facts, key, words);
     put_forward(env, txn, blobs, key, buffer_, !again, at_end);
     if (totals && !recount)
       add_forward(*totals, e.rec);
+  }
+  if (words.size() != words_kept_) { // the blobs named new words: they are written with them
+    out.words_written = encode_run_words(words, words_at);
+    out.words_kept = words.size();
+    env.put(txn, meta, words_at, *out.words_written);
   }
   if (recount)
     totals = counted(env, txn, records, run);

@@ -54,6 +54,8 @@ struct staged_log {
   bool cleared = false;
   std::uint64_t next = 0;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> numbered; ///< (id, n)
+  std::optional<std::string> words_written; ///< the run's words, when it wrote them (sealed)
+  std::size_t words_kept = 0;               ///< how many words they hold
 };
 
 /// One writer's log of one run. Not thread-safe: one writer owns it.
@@ -82,7 +84,7 @@ public:
   [[nodiscard]] staged_log stage(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi,
                                  std::span<log_entry> entries,
                                  const std::vector<std::uint64_t>& batch);
-  void adopt(const staged_log& done) noexcept;
+  void adopt(staged_log& done) noexcept;
 
   /// Marks the run ended (run_meta::ended_us, this machine's clock now), in
   /// one transaction. Throws store_error.
@@ -102,6 +104,12 @@ private:
   bool cleared_ = false;
   std::uint64_t next_ = 0;
   std::string buffer_; // encodings, reused
+  // The run's words (format 4): as this log last read or wrote them
+  // (`words_seen_`, sealed; empty: none), holding `words_kept_` words, and
+  // any it added since in a write that did not commit.
+  run_words words_;
+  std::string words_seen_;
+  std::size_t words_kept_ = 0;
 };
 
 /// The record that `facts` make, numbered n: state, took_us and when_us as

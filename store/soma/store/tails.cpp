@@ -16,6 +16,7 @@ namespace {
 using detail::cursor;
 using detail::db;
 using detail::environment;
+using detail::run_words;
 
 // The run and number of the record the cursor is at. Where the cursor is
 // must be a record of a run: anything else in the records database is one
@@ -73,13 +74,27 @@ struct part_budget {
   void take(std::size_t n) noexcept { bytes -= std::min(bytes, n), records -= records > 0; }
 };
 
+// What a fact blob takes in an answer: a served store's server sends facts
+// as format 3 writes them (the wire names no run's words), which takes
+// more than a blob of format 4 does on disk, so that is what a part counts.
+std::size_t answered_size(std::string_view blob, const std::vector<fact>& facts,
+                          std::string_view key) {
+  if (blob.size() < detail::seal_bytes || static_cast<std::uint8_t>(blob[2]) != detail::newest_format)
+    return blob.size();
+  thread_local std::string again;
+  again.clear();
+  detail::encode_facts_into(again, facts, key);
+  return again.size();
+}
+
 // Walks back over `last` records of `run` from the one the cursor is at,
 // into `tail`, oldest first, with the fact blobs of the newest `facts`. It
 // stops early, once at least one record is in the part (`first_in_part`
 // says whether none is yet), when `budget` is spent: true then, when older
 // forwards are left to a next part.
-bool walk_back(const environment& env, MDB_txn* txn, MDB_dbi blobs, cursor& c, run_tail& tail,
-               std::size_t last, std::size_t facts, part_budget& budget, bool first_in_part) {
+bool walk_back(const environment& env, MDB_txn* txn, MDB_dbi blobs, const run_words& words,
+               cursor& c, run_tail& tail, std::size_t last, std::size_t facts,
+               part_budget& budget, bool first_in_part) {
   auto& run = tail.run;
   auto& records = tail.records;
   std::string_view view;
@@ -109,8 +124,9 @@ bool walk_back(const environment& env, MDB_txn* txn, MDB_dbi blobs, cursor& c, r
       if (!env.get(txn, blobs, key, blob))
         env.damaged("forward " + std::to_string(n) + " of run '" + run
                     + "' has a record but no fact blob");
-      bytes += blob.size();
-      tail.facts.push_back(detail::decode_facts(key, blob, {"the fact blob", run, n, env.path()}));
+      tail.facts.push_back(
+        detail::decode_facts(key, blob, {"the fact blob", run, n, env.path()}, &words));
+      bytes += answered_size(blob, tail.facts.back(), key);
     }
     budget.take(bytes);
     at_record = c.move(MDB_PREV);
@@ -240,7 +256,8 @@ detail::tails_part detail::local_answers::tails(const tail_options& o,
         ok = more && c.move(MDB_SET_RANGE, next);
         continue;
       }
-      part.cut = walk_back(env, txn, blobs, c, tail, o.last, o.facts, budget, out.empty());
+      auto words = o.facts > 0 ? detail::words_of(env, txn, dbi(db::meta), run) : run_words{};
+      part.cut = walk_back(env, txn, blobs, words, c, tail, o.last, o.facts, budget, out.empty());
       out.push_back(std::move(tail));
       if (o.run)
         break;

@@ -18,6 +18,15 @@ run_meta meta_of(const environment& env, MDB_txn* txn, MDB_dbi meta, std::string
   return decode_run_meta(key, bytes, origin{what, {}, 0, env.path()});
 }
 
+run_words words_of(const environment& env, MDB_txn* txn, MDB_dbi meta, std::string_view run) {
+  std::string_view bytes;
+  auto key = words_key(run);
+  if (meta == 0 || !env.get(txn, meta, key, bytes))
+    return {};
+  auto what = "the words of run '" + std::string{run} + "'";
+  return decode_run_words(key, bytes, origin{what, {}, 0, env.path()});
+}
+
 void no_run_or_damage(const environment& env, std::string_view run) {
   std::optional<std::uint64_t> next;
   env.read([&](MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi) {

@@ -21,6 +21,11 @@ class environment;
 [[nodiscard]] run_meta meta_of(const environment& env, MDB_txn* txn, MDB_dbi meta,
                                std::string_view run);
 
+/// The run's words (format 4); none when it has none (a run an older soma
+/// wrote). Throws store_error when they are damaged.
+[[nodiscard]] run_words words_of(const environment& env, MDB_txn* txn, MDB_dbi meta,
+                                 std::string_view run);
+
 /// Throws no_run_error naming `run`, which a reader did not find, or, when
 /// the run's metadata says it has forwards written, store_error (damaged):
 /// its records are there but cannot be found (a key damaged out of its

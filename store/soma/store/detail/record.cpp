@@ -119,11 +119,23 @@ std::vector<field> get_fields(compact::reader& in) {
 
 } // namespace
 
-void encode_record_into(std::string& out, const record& x, std::string_view key) {
+namespace {
+
+// Appends to `out` what `put` appends, sealed at `key` as a `kind` of `format`.
+template <class Put>
+void sealed_into(std::string& out, std::string_view key, sealed_kind kind, std::uint8_t format,
+                 Put&& put) {
   auto at = out.size();
-  begin_seal(out, sealed_kind::record);
-  packed::put_record(out, x);
+  begin_seal(out, kind, format);
+  put(out);
   seal(out, key, at);
+}
+
+} // namespace
+
+void encode_record_into(std::string& out, const record& x, std::string_view key) {
+  sealed_into(out, key, sealed_kind::record, format_version,
+              [&](std::string& o) { packed::put_record(o, x); });
 }
 
 std::string encode_record(const record& x, std::string_view key) {
@@ -187,10 +199,8 @@ std::optional<scalar> summary_field(std::string_view key, std::string_view bytes
 }
 
 void encode_facts_into(std::string& out, const std::vector<fact>& facts, std::string_view key) {
-  auto at = out.size();
-  begin_seal(out, sealed_kind::facts);
-  packed::put_facts(out, facts);
-  seal(out, key, at);
+  sealed_into(out, key, sealed_kind::facts, format_version,
+              [&](std::string& o) { packed::put_facts(o, facts); });
 }
 
 std::string encode_facts(const std::vector<fact>& facts, std::string_view key) {
@@ -200,13 +210,22 @@ std::string encode_facts(const std::vector<fact>& facts, std::string_view key) {
   return out;
 }
 
-std::vector<fact> decode_facts(std::string_view key, std::string_view bytes, const origin& where) {
+void encode_facts_into(std::string& out, const std::vector<fact>& facts, std::string_view key,
+                       run_words& words) {
+  sealed_into(out, key, sealed_kind::facts, newest_format,
+              [&](std::string& o) { packed::put_facts(o, facts, words); });
+}
+
+std::vector<fact> decode_facts(std::string_view key, std::string_view bytes, const origin& where,
+                               const run_words* words) {
   std::string_view payload;
   auto format = open_sealed(key, bytes, sealed_kind::facts, where, payload);
   if (format == 1)
     return decode_facts_v1(payload, where);
   if (format == 3)
     return read_packed(where, "facts", [&] { return packed::get_facts(payload); });
+  if (format == 4)
+    return read_packed(where, "facts", [&] { return packed::get_facts(payload, words); });
   compact::reader in{payload};
   std::vector<fact> out;
   auto n = in.count(2);
@@ -220,11 +239,26 @@ std::vector<fact> decode_facts(std::string_view key, std::string_view bytes, con
   return out;
 }
 
+std::string encode_run_words(const run_words& words, std::string_view key) {
+  std::string out;
+  sealed_into(out, key, sealed_kind::words, newest_format,
+              [&](std::string& o) { packed::put_run_words(o, words); });
+  return out;
+}
+
+run_words decode_run_words(std::string_view key, std::string_view bytes, const origin& where) {
+  std::string_view payload;
+  auto format = open_sealed(key, bytes, sealed_kind::words, where, payload);
+  if (format != newest_format)
+    damaged_value(where, "a run's words say format " + std::to_string(format)
+                           + ", which never wrote them");
+  return read_packed(where, "a run's words", [&] { return packed::get_run_words(payload); });
+}
+
 std::string encode_run_meta(const run_meta& meta, std::string_view key) {
   std::string out;
-  begin_seal(out, sealed_kind::run_meta);
-  packed::put_run_meta(out, meta);
-  seal(out, key);
+  sealed_into(out, key, sealed_kind::run_meta, format_version,
+              [&](std::string& o) { packed::put_run_meta(o, meta); });
   return out;
 }
 

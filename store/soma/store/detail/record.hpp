@@ -1,9 +1,9 @@
 #pragma once
 
 /// @file
-/// A forward's record, its fact blob and its run's metadata as the store
-/// keeps them: sealed, and encoded as schema/soma/detail/packed.hpp says
-/// (docs/formats.md); older formats read.
+/// A forward's record, its fact blob, its run's metadata and its run's words
+/// as the store keeps them: sealed, and encoded as
+/// schema/soma/detail/packed.hpp says (docs/formats.md); older formats read.
 
 #include <cstdint>
 #include <iosfwd>
@@ -13,6 +13,7 @@
 
 #include <optional>
 
+#include "soma/detail/run_words.hpp"
 #include "soma/detail/seal.hpp"
 #include "soma/fact.hpp"
 #include "soma/outcome.hpp"
@@ -60,10 +61,22 @@ void encode_record_into(std::string& out, const record& x, std::string_view key)
 /// Appends the encoding of `facts` at `key` to `out`.
 void encode_facts_into(std::string& out, const std::vector<fact>& facts, std::string_view key);
 
-/// Decodes a fact blob stored at `key`; throws store_error naming `where`
-/// when damaged.
+/// Format 4: appends the encoding of `facts` at `key` to `out`, naming the
+/// texts that the run's `words` number (and adding new ones to them).
+void encode_facts_into(std::string& out, const std::vector<fact>& facts, std::string_view key,
+                       run_words& words);
+
+/// Decodes a fact blob stored at `key`, `words` its run's (words_of:
+/// needed for format 4); throws store_error naming `where` when damaged,
+/// and when it names a word `words` do not hold.
 [[nodiscard]] std::vector<fact> decode_facts(std::string_view key, std::string_view bytes,
-                                             const origin& where);
+                                             const origin& where,
+                                             const run_words* words = nullptr);
+
+/// Encodes / decodes a run's words stored at `key` (format 4).
+[[nodiscard]] std::string encode_run_words(const run_words& words, std::string_view key);
+[[nodiscard]] run_words decode_run_words(std::string_view key, std::string_view bytes,
+                                         const origin& where);
 
 /// Encodes / decodes a run's metadata stored at `key`.
 [[nodiscard]] std::string encode_run_meta(const run_meta& meta, std::string_view key);
