@@ -224,6 +224,7 @@ struct RunRow {
   endedUs @10 :Int64;     # when its recorder closed it, if `ended`
   ended @11 :Bool;
   trial @12 :RunTrial;    # the trial it was recorded for; null: none
+  executions @13 :List(Soma.Execution);  # who wrote it, one after another; empty: an older server, or not known
 }
 
 struct RunTrial {

@@ -123,6 +123,17 @@ struct RunMeta {
   writer @8 :RunWriter;        # the process that wrote it last; null: a soma before it said
   droppedUs @9 :Int64;         # when a served store's server saw the writing client go
   dropped @10 :Bool;           #   without closing, if set (by the server's clock)
+  executions @11 :List(Execution);  # who wrote it, one after another; empty: a soma before it said
+}
+
+# One execution of a run: a recorder that wrote it, from its first write on
+# (docs/formats.md, RunMeta). A run written once has one.
+struct Execution {
+  forward @0 :UInt64;  # its first forward's number
+  beganUs @1 :Int64;   # its first write, unix µs by its writer's clock; 0: not known
+  host @2 :Text;       # where it ran (a served store's client: the client's host); empty: not known
+  pid @3 :UInt32;      # its process; 0: not known
+  recorder @4 :UInt64; # its recorder's id: a client that reconnects goes on with its execution
 }
 
 # The process that writes a run: enough for a reader on the same machine to

@@ -19,6 +19,7 @@
 #include "soma/detail/record_writer.hpp"
 #include "soma/error.hpp"
 #include "soma/store/keys.hpp"
+#include "soma/store/readers.hpp"
 #include "soma/vocabulary.hpp"
 
 namespace soma {
@@ -420,6 +421,29 @@ caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_option
   return done;
 }
 
+// Throws store_error when `s` holds forwards of `run` (existing_run::refuse).
+void refuse_existing(const store& s, const std::string& run) {
+  run_row row;
+  try {
+    row = run_summary(s, run);
+  } catch (const no_run_error&) {
+    return;
+  }
+  if (row.forwards == 0)
+    return;
+  std::string who;
+  if (!row.executions.empty() && !row.executions.back().host.empty())
+    who = ", the last by " + row.executions.back().host + " pid "
+          + std::to_string(row.executions.back().pid);
+  throw store_error("cannot record run '" + run + "': the store '" + s.path() + "' holds "
+                      + std::to_string(row.forwards) + " forwards of it already ("
+                      + std::to_string(row.execution_count()) + " execution"
+                      + (row.execution_count() == 1 ? "" : "s") + who
+                      + "), and the recorder refuses an existing run; give another run id, or "
+                        "existing_run::continue_run to add an execution, or overwrite to clear it",
+                    store_trouble::refused);
+}
+
 } // namespace
 
 recorder::recorder(caf::actor_system& sys, store s, recorder_options options)
@@ -429,9 +453,12 @@ recorder::recorder(caf::actor_system& sys, store s, recorder_options options)
   if (s.read_only())
     throw store_error("cannot record into '" + s.path() + "': it was opened read-only",
                       store_trouble::read_only);
+  if (options.existing == existing_run::refuse)
+    refuse_existing(s, options.run);
   auto writer = detail::spawn_record_writer(
     sys, std::move(s),
-    {.run = options.run, .summarising = options.summarising, .overwrite = options.overwrite,
+    {.run = options.run, .summarising = options.summarising,
+     .overwrite = options.existing == existing_run::overwrite,
      .batch = options.batch, .params = options.params, .tags = options.tags});
   inbox_ = std::make_shared<detail::recorder_inbox>();
   inbox_->batch = std::max<std::size_t>(1, options.batch);

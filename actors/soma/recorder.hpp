@@ -23,6 +23,19 @@ namespace detail {
 struct recorder_inbox;
 } // namespace detail
 
+/// What a recorder does with a run the store already holds forwards of: a
+/// program run again, or a second recorder of the same run id.
+enum class existing_run {
+  /// Number after them: the run gets another execution, which `soma runs`,
+  /// `soma plot`, `soma live` and the page show, with where it began.
+  continue_run,
+  /// Clear them with the first write, and number from 0.
+  overwrite,
+  /// Throw store_error when the recorder is made, naming the run's forwards
+  /// and who wrote it last.
+  refuse,
+};
+
 /// How a recorder records.
 struct recorder_options {
   /// The run's id: printable, no '/', at most soma::max_run_id bytes.
@@ -31,9 +44,10 @@ struct recorder_options {
   /// there), so reading them back costs one scan instead of a fetch per
   /// forward.
   std::vector<std::string> summarising;
-  /// Clear the run's recorded forwards and number from 0. Without it, a
-  /// recorder on an existing run continues its numbering.
-  bool overwrite = false;
+  /// What to do when the store holds forwards of the run already: continue
+  /// them as a new execution of the run (the default), overwrite them, or
+  /// refuse (docs/recording.md, "Running a program again").
+  existing_run existing = existing_run::continue_run;
   /// A forward's record is durable at most this long after its last fact.
   std::chrono::milliseconds durable_within{100};
   /// Forwards written per transaction at most; a write starts when this
@@ -67,7 +81,9 @@ struct recorder_options {
 class recorder {
 public:
   /// Throws std::invalid_argument for a run id that cannot be a key, and
-  /// store_error for a read-only store.
+  /// store_error for a read-only store, or with existing_run::refuse for a
+  /// run the store holds forwards of (checked here, once: two recorders
+  /// made at the same moment may both find it empty).
   recorder(caf::actor_system& sys, store s, recorder_options options);
 
   recorder(recorder&&) noexcept = default;

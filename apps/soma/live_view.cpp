@@ -348,6 +348,7 @@ view run_follower::read(const store& s, std::int64_t now) {
   auto row = run_summary(s, run_);
   v.status = row.status;
   v.how = row.how;
+  v.executions = std::move(row.executions);
   v.forwards = std::max(*total, next_);
   count_into(v);
   time_into(v, now);
@@ -415,6 +416,23 @@ void add_standing(const view& v, std::size_t width, std::vector<part>& parts) {
     parts.push_back({1, {fitting({quiet + " (the last at " + at + ")", quiet + " (last " + at + ")",
                                   quiet}, width)}});
   }
+}
+
+// A run that more than one execution wrote says so, and where the latest
+// began: its forwards before that are another program's.
+void add_executions(const view& v, std::size_t width, std::vector<part>& parts) {
+  if (v.executions.size() < 2)
+    return;
+  auto& e = v.executions.back();
+  auto n = std::to_string(v.executions.size());
+  std::string at = "forward " + std::to_string(e.forward);
+  if (e.began_us)
+    at += ", " + clock_time(detail::seconds_of(e.began_us), v.now);
+  std::string who = e.host.empty() ? "" : ", " + e.host + (e.pid ? " pid " + std::to_string(e.pid) : "");
+  parts.push_back({1, {fitting({"executions: " + n + "; the latest began at " + at + who,
+                                "executions: " + n + "; the latest from " + at,
+                                "executions: " + n},
+                               width)}});
 }
 
 // Opinions in a line of their own, said to be opinions: the counts above
@@ -544,6 +562,7 @@ std::vector<std::string> render(const view& v, std::size_t width, std::size_t he
     parts.push_back({0, {"waiting for run '" + v.run + "' to be recorded..."}});
   } else {
     add_standing(v, width, parts);
+    add_executions(v, width, parts);
     if (!v.machines.empty())
       parts.push_back(machines_of(v, width));
     parts.push_back(opinions_of(v));

@@ -39,6 +39,9 @@ struct view {
   std::optional<std::int64_t> quiet_s;    ///< set once no forward came for long (quiet_after)
   run_status status = run_status::unknown; ///< where the run stands (soma/store/run_status.hpp)
   std::string how;                ///< how that is known
+  /// Who wrote the run, one after another: more than one when a program
+  /// recorded it again (soma::execution; empty for an older soma's run).
+  std::vector<execution> executions;
   std::int64_t last_when = 0;     ///< unix seconds the latest forward began
   std::int64_t now = 0;           ///< unix seconds the view was read
   std::vector<node_row> slowest;  ///< nodes by mean time, slowest first (last 100 forwards)

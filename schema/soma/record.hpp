@@ -31,6 +31,18 @@ struct record {
   friend bool operator==(const record&, const record&) = default;
 };
 
+/// One execution of a run: a recorder that wrote it, from its first write
+/// on. A program run twice on one run id is two executions.
+struct execution {
+  std::uint64_t forward = 0; ///< its first forward's number
+  std::int64_t began_us = 0; ///< its first write, unix µs by its writer's clock; 0: not known
+  std::string host;          ///< where it ran (a served store's client: the client's); empty: not known
+  std::uint32_t pid = 0;     ///< its process; 0: not known
+  std::uint64_t recorder = 0; ///< its recorder's id: a served client reconnecting goes on with it
+
+  friend bool operator==(const execution&, const execution&) = default;
+};
+
 namespace detail {
 
 /// Whole seconds of unix microseconds `us`, rounded down.
@@ -102,6 +114,9 @@ struct run_meta {
   /// When a served store's server saw the client that wrote the run go
   /// without closing it (unix µs, the server's clock). A later writer clears it.
   std::optional<std::int64_t> dropped_us;
+  /// Who wrote it, one after another (execution). Empty in runs an older
+  /// soma wrote last.
+  std::vector<soma::execution> executions;
 };
 
 } // namespace detail

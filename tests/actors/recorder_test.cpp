@@ -182,13 +182,13 @@ BOOST_AUTO_TEST_CASE(a_curve_is_whole_whichever_recorders_wrote_the_run) {
   BOOST_TEST(soma::curve(store, "later").size() == 8u);
   // An overwrite starts the run's metadata again.
   {
-    soma::recorder c{sys, store, {.run = "later", .overwrite = true}};
+    soma::recorder c{sys, store, {.run = "later", .existing = soma::existing_run::overwrite}};
     record(c, 3);
   }
   BOOST_TEST(soma::curve_costs(store, "later") == soma::curve_cost::fetch);
   BOOST_TEST(soma::curve(store, "later").size() == 3u);
   {
-    soma::recorder d{sys, store, {.run = "later", .summarising = {"loss"}, .overwrite = true}};
+    soma::recorder d{sys, store, {.run = "later", .summarising = {"loss"}, .existing = soma::existing_run::overwrite}};
     record(d, 4);
   }
   BOOST_TEST(soma::curve_costs(store, "later") == soma::curve_cost::scan);
@@ -267,8 +267,32 @@ BOOST_AUTO_TEST_CASE(a_second_recorder_continues_and_overwrite_is_explicit) {
   for (std::uint64_t i = 0; i < 8; ++i)
     BOOST_TEST(fw[i].forward == i);
   BOOST_TEST(soma::curve(store, "r").at(7).second == 2.0 * std::pow(0.93, 7) + 0.1);
+  // Not silently: the run says a second execution began at forward 5.
+  auto row = soma::run_summary(store, "r");
+  BOOST_REQUIRE_EQUAL(row.executions.size(), 2u);
+  BOOST_TEST(row.executions[1].forward == 5u);
+  // A recorder that refuses an existing run says so when it is made, and
+  // writes nothing; on a run the store does not hold it records.
+  try {
+    soma::recorder no{sys, store, {.run = "r", .existing = soma::existing_run::refuse}};
+    BOOST_FAIL("a recorder recorded an existing run it was to refuse");
+  } catch (const soma::store_error& e) {
+    BOOST_TEST((e.trouble() == soma::store_trouble::refused));
+    BOOST_TEST(std::string{e.what()}.starts_with(
+                 "cannot record run 'r': the store '" + store.path()
+                 + "' holds 8 forwards of it already (2 executions, the last by "),
+               e.what());
+    BOOST_TEST(std::string{e.what()}.find("give another run id, or existing_run::continue_run")
+                 != std::string::npos);
+  }
+  BOOST_TEST(soma::forwards(store, "r").size() == 8u);
   {
-    soma::recorder fresh{sys, store, {.run = "r", .overwrite = true}};
+    soma::recorder fresh_run{sys, store, {.run = "r2", .existing = soma::existing_run::refuse}};
+    record(fresh_run, 1);
+  }
+  BOOST_TEST(soma::forwards(store, "r2").size() == 1u);
+  {
+    soma::recorder fresh{sys, store, {.run = "r", .existing = soma::existing_run::overwrite}};
     record(fresh, 2);
   }
   fw = soma::forwards(store, "r");

@@ -154,10 +154,10 @@ version)
 runs)
   soma 0 runs --store "$STORE" --sort run
   no_err
-  table LLRRRLLLL <<EOF
-run	status	forwards	broke	took	first	last	params	tags
-plain	finished	3	1	~	@	@	lr=0.5	baseline,short
-tuesday	finished	12	0	~	@	@	lr=0.05,seed=7	baseline
+  table LLRRRRLLLL <<EOF
+run	status	forwards	broke	execs	took	first	last	params	tags
+plain	finished	3	1	1	~	@	@	lr=0.5	baseline,short
+tuesday	finished	12	0	1	~	@	@	lr=0.05,seed=7	baseline
 EOF
   # The options go before the subcommand too.
   cp "$T/out" "$T/after"
@@ -182,8 +182,15 @@ runs_json)
   no_err
   json '
 assert [list(r) for r in rows] == [["run", "forwards", "broke", "took_us", "first", "last", "status",
-                                    "how", "ended_us", "params", "tags", "trial"]] * 2
+                                    "how", "ended_us", "params", "tags", "trial", "executions",
+                                    "began"]] * 2
 assert all(r["trial"] is None for r in rows)  # no trial gave them
+import os, socket
+for r in rows:  # one recorder each: one execution, from forward 0, make_store
+    assert r["executions"] == 1 and len(r["began"]) == 1, r
+    b = r["began"][0]
+    assert b["forward"] == 0 and b["host"] == socket.gethostname() and type(b["pid"]) is int, b
+    assert r["first"] <= b["began_us"] // 1000000, r  # its first write: after its first forward began
 assert [(r["run"], r["forwards"], r["broke"]) for r in rows] == [("plain", 3, 1), ("tuesday", 12, 0)]
 for r in rows:
     assert all(type(r[k]) is int for k in ("took_us", "first", "last", "ended_us")), r
@@ -202,10 +209,11 @@ assert rows[0]["tags"] == ["baseline", "short"] and rows[1]["tags"] == ["baselin
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
 assert rows[0] == ["run", "forwards", "broke", "took_us", "first", "last", "status", "how",
-                   "ended_us", "params.lr", "tags", "trial", "params.seed"], rows[0]
+                   "ended_us", "params.lr", "tags", "trial", "executions", "began", "params.seed"], rows[0]
 assert [r[0] for r in rows[1:]] == ["plain", "tuesday"], rows
-assert rows[1][9] == "0.5" and rows[1][10] == "baseline;short" and rows[1][12] == "", rows[1]
-assert rows[2][9] == "0.05" and rows[2][12] == "7" and rows[2][11] == "", rows[2]
+assert rows[1][9] == "0.5" and rows[1][10] == "baseline;short" and rows[1][14] == "", rows[1]
+assert rows[2][9] == "0.05" and rows[2][14] == "7" and rows[2][11] == "", rows[2]
+assert rows[1][12] == "1" and rows[1][13].startswith('{"forward":0,"began_us":'), rows[1]
 assert rows[1][6] == "finished" and rows[1][7].startswith("its recorder closed it at "), rows[1]
 PY
   ;;
@@ -249,7 +257,7 @@ runs_filters)
     runs --store "$STORE" --param 'lr>abc'
   # Nothing listed says why on stderr, exit 0, the header still on stdout.
   soma 0 runs --store "$STORE" --tag Study:lr
-  expect_out "run  status  forwards  broke  took  first  last  params  tags"
+  expect_out "run  status  forwards  broke  execs  took  first  last  params  tags"
   expect_err "soma: 0 of 2 runs match --tag Study:lr"
   soma 0 runs --store "$STORE" --json --param 'lr>1' --status finished
   expect_err "soma: 0 of 2 runs match --status finished --param 'lr>1'"

@@ -189,6 +189,12 @@ if case in ("format1", "format2", "format3"):
         # What a run says of itself since (status, params, tags): an older
         # soma's runs have no params or tags, and stand finished (their
         # recorder closed them: format 2) or unknown (format 1 kept nothing).
+        # Executions, since: a run an older soma wrote is one, of unknown origin.
+        if name == "runs":
+            for row in got:
+                said = (row.pop("executions", "missing"), row.pop("began", "missing"))
+                if said != (1, []):
+                    fail(f"`soma runs` on the {case} store: {row['run']} says executions {said}")
         if name == "runs" and case != "format3":
             for row in got:
                 said = {k: row.pop(k, "missing") for k in ("status", "how", "ended_us", "params", "tags", "trial")}

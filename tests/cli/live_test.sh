@@ -190,6 +190,40 @@ case $case_ in
     if grep -q $'\x1b' "$T/piped"; then fail "live wrote terminal escapes into a pipe"; fi
     [ "$(grep -c '^soma live: run tuesday' "$T/piped")" -ge 2 ] || fail "live drew one frame only into a pipe"
     ;;
+  live_executions)
+    # A program that records a run again is a second execution of it: the
+    # runs table counts them, --json says where each began and who wrote
+    # it, live says where the latest began, and the plot draws a line there.
+    S=$T/store
+    "$RECORD_CHILD" "$S" again 5 5 >/dev/null || fail "the first record_child failed"
+    "$RECORD_CHILD" "$S" again 3 3 >/dev/null &
+    second=$!
+    wait "$second" || fail "the second record_child failed"
+    soma 0 runs --store "$S" --json
+    python3 - "$T/out" "$second" "$(hostname)" <<'PY' || fail "runs --json: $(cat "$T/out")"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+r = rows[0]
+assert r["run"] == "again" and r["forwards"] == 8, r
+assert r["executions"] == 2, r
+first, second = r["began"]
+assert first["forward"] == 0 and second["forward"] == 5, r["began"]
+assert second["pid"] == int(sys.argv[2]) and second["host"] == sys.argv[3], r["began"]
+assert first["pid"] != second["pid"] and 0 < first["began_us"] <= second["began_us"], r["began"]
+PY
+    soma 0 runs --store "$S"
+    head=$(head -1 "$T/out") row=$(sed -n 2p "$T/out")
+    [ "$(echo $head | cut -d' ' -f1-6)" = "run status forwards broke execs took" ] \
+      && [ "$(echo $row | cut -d' ' -f1,3-5)" = "again 8 0 2" ] || fail "runs table: $(cat "$T/out")"
+    soma 0 live --run again --store "$S" --once
+    grep -q "^executions: 2; the latest began at forward 5, [0-9:-]* *[0-9:]*, $(hostname) pid $second$" "$T/out" \
+      || fail "live does not say where the latest execution began: $(cat "$T/out")"
+    soma 0 live --run tuesday --store "$STORE" --once
+    if grep -q "^executions:" "$T/out"; then fail "a run written once said executions"; fi
+    soma 0 plot progress again --store "$S" -o "$T/again.svg"
+    grep -q "execution 2: $(hostname) pid $second [0-9-]* [0-9:]*Z" "$T/again.svg" \
+      || fail "the plot does not mark where the second execution began"
+    ;;
   live_waits_for_store)
     # A store that does not exist yet is waited for, as tensorboard --logdir
     # waits: said once on stderr, nothing created, and the run shown once a

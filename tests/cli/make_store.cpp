@@ -45,7 +45,7 @@ namespace {
 template <class Graph>
 void record_tuesday(caf::actor_system& sys, const soma::store& s, const Graph& g) {
   soma::recorder rec{sys, s,
-                     {.run = "tuesday", .summarising = {"loss"}, .overwrite = true,
+                     {.run = "tuesday", .summarising = {"loss"}, .existing = soma::existing_run::overwrite,
                       .params = {{"lr", 0.05}, {"seed", std::int64_t{7}}}, .tags = {"baseline"}}};
   double loss = 2.0;
   for (int step = 0; step < 12; ++step) {
@@ -59,7 +59,7 @@ void record_tuesday(caf::actor_system& sys, const soma::store& s, const Graph& g
 template <class Graph>
 void record_plain(caf::actor_system& sys, const soma::store& s, const Graph& g) {
   soma::recorder rec{sys, s,
-                     {.run = "plain", .overwrite = true, .params = {{"lr", 0.5}},
+                     {.run = "plain", .existing = soma::existing_run::overwrite, .params = {{"lr", 0.5}},
                       .tags = {"baseline", "short"}}};
   const char* texts[] = {"a bc", "", "the end"};
   const double accs[] = {0.5, 0.25, 0.75};
@@ -77,7 +77,7 @@ void record_plain(caf::actor_system& sys, const soma::store& s, const Graph& g) 
 template <class Graph>
 void record_damaged(caf::actor_system& sys, soma::store& s, const Graph& g) {
   {
-    soma::recorder rec{sys, s, {.run = "bad", .overwrite = true}};
+    soma::recorder rec{sys, s, {.run = "bad", .existing = soma::existing_run::overwrite}};
     for (int step = 0; step < 3; ++step)
       g.forward("some words here", {.watching = rec});
     rec.flush();

@@ -43,6 +43,8 @@ SIGNED = re.compile(r"(?<![\w.])[+-]~")
 TEMP = re.compile(r"/tmp/[\w.-]+")
 # --json keeps raw times: microseconds and unix seconds.
 RAW_TIME = re.compile(r'("(?:\w+_us|when|first|last|kept_at)": ?)"?-?[0-9][0-9.e+-]*"?')
+# --json names processes: the host and pid of whatever ran the example.
+PROCESS = re.compile(r'("(?:host|pid)": ?)(?:"[^"]*"|[0-9]+)')
 
 
 def shape(line):
@@ -51,6 +53,7 @@ def shape(line):
     line = SPACED.sub("~", line)
     line = SIGNED.sub("~", line)
     line = RAW_TIME.sub(r"\1#", line)
+    line = PROCESS.sub(r"\1#", line)
     line = TEMP.sub("/tmp/…", line)
     return " ".join(line.split())
 

@@ -8,7 +8,10 @@
 //                                      tag sweep; 5), lr.03 (lr=0.03,
 //                                      seed=3; tags sweep and short; 2) and
 //                                      plain (no params, no tags; 1), each
-//                                      closed by its recorder (finished).
+//                                      closed by its recorder (finished);
+//                                      lr.3 by two recorders, one after
+//                                      the other: 5 forwards, then 3 more
+//                                      (two executions).
 //   runs_store STORE --recording RUN   records a forward of RUN (lr=0.9; tag
 //                                      sweep), prints "recording" once it is
 //                                      durable, and holds the run open until
@@ -41,9 +44,10 @@ std::int64_t now_us() {
 
 template <class Graph>
 void record(caf::actor_system& sys, const soma::store& s, const Graph& g, std::string run,
-            soma::values params, std::vector<std::string> tags, int forwards) {
+            soma::values params, std::vector<std::string> tags, int forwards,
+            soma::existing_run existing = soma::existing_run::overwrite) {
   soma::recorder rec{sys, s,
-                     {.run = std::move(run), .summarising = {"loss"}, .overwrite = true,
+                     {.run = std::move(run), .summarising = {"loss"}, .existing = existing,
                       .params = std::move(params), .tags = std::move(tags)}};
   for (int i = 0; i < forwards; ++i) {
     g.forward("the quick brown fox jumps", {.watching = rec});
@@ -82,6 +86,8 @@ int main(int argc, char** argv) {
     if (mode == "--runs") {
       record(sys, s, g, "lr.1", {{"lr", 0.1}, {"seed", std::int64_t{1}}}, {"baseline"}, 3);
       record(sys, s, g, "lr.3", {{"lr", 0.3}, {"seed", std::int64_t{2}}}, {"sweep"}, 5);
+      record(sys, s, g, "lr.3", {{"lr", 0.3}, {"seed", std::int64_t{2}}}, {"sweep"}, 3,
+             soma::existing_run::continue_run);
       record(sys, s, g, "lr.03", {{"lr", 0.03}, {"seed", std::int64_t{3}}}, {"sweep", "short"}, 2);
       record(sys, s, g, "plain", {}, {}, 1);
       return 0;

@@ -40,6 +40,7 @@ ROWS = "return [...document.querySelectorAll('tr[data-run]')].map(r => r.dataset
 CELLS = """return Object.fromEntries([...document.querySelectorAll('tr[data-run]')].map(r => [r.dataset.run, {
   status: r.querySelector('td.status').textContent, how: r.querySelector('td.status span').title,
   params: r.querySelector('td.params').textContent, tags: r.querySelector('td.tags').textContent,
+  executions: Number(r.querySelector('td.executions').textContent),
   died: r.classList.contains('died')}]))"""
 
 
@@ -107,10 +108,12 @@ def main():
             for run, r in stored.items():
                 shown = cells.get(run, {})
                 want = {"status": r["status"], "how": r["how"], "params": params_text(r["params"]),
-                        "tags": ", ".join(r["tags"]), "died": r["status"] == "died"}
+                        "tags": ", ".join(r["tags"]), "executions": r["executions"],
+                        "died": r["status"] == "died"}
                 check(shown == want, f"{run}'s row shows {shown}; the store says {want}")
             check(cells.get("lr.1", {}).get("params") == "lr=0.1, seed=1", f"lr.1's params: {cells.get('lr.1')}")
             check(cells.get("lr.03", {}).get("tags") == "sweep, short", f"lr.03's tags: {cells.get('lr.03')}")
+            check(cells.get("lr.3", {}).get("executions") == 2, f"lr.3's executions: {cells.get('lr.3')}")
             died = b.run("const s = document.querySelector('tr[data-run=\"lr.9\"] td.status span');"
                          " const c = getComputedStyle(s); return [c.color, c.backgroundColor]")
             check(died[1] not in ("rgba(0, 0, 0, 0)", "transparent"), f"died is marked: {died}")
@@ -201,6 +204,27 @@ def main():
                         "params": [f"{k}={v}" for k, v in r["params"].items()], "tags": r["tags"],
                         "trial": False}
                 check(what == want, f"{run}'s page says {what}; the store says {want}")
+
+            # A run two programs wrote says so on its page, where the second
+            # began, and its curve draws a line there.
+            b.open(url + "run/lr.3")
+            b.until("return document.querySelector('#curve svg .series-execution')", 20,
+                    "the line where lr.3's second execution began")
+            began = b.run("return [...document.querySelectorAll('#executions [data-execution]')]"
+                          ".map(e => [Number(e.dataset.execution), Number(e.dataset.forward)])")
+            shown = b.run("return Number(document.getElementById('executions').dataset.executions)")
+            check(shown == 2 and began == [[1, 0], [2, 5]],
+                  f"lr.3's page says executions {shown}, began {began}; the store says "
+                  f"{[(e['forward']) for e in stored['lr.3']['began']]}")
+            label = b.run("return [...document.querySelectorAll('#curve svg text.series-execution')]"
+                          ".map(t => t.textContent)")
+            check(len(label) == 1 and label[0].startswith("execution 2: "), f"the curve's label: {label}")
+            b.open(url + "run/lr.1")
+            b.until("return document.querySelector('#curve svg') && document.getElementById('executions')",
+                    20, "lr.1's page and its curve")
+            check(b.run("return document.querySelectorAll('#curve svg .series-execution').length") == 0
+                  and b.run("return document.getElementById('executions').textContent") == "1",
+                  "a run written once draws no execution line and says 1")
 
             # The live mark: the store's age, green while a recorder writes.
             recorder = subprocess.Popen([RECORD_CHILD, store, "run-live", "0", "1", "100"],

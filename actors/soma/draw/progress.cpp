@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -241,6 +242,44 @@ std::string name_of(const compared& r, std::string_view fact, bool by_fact) {
   return by_fact ? run + "/" + fact_of(r, fact) : run;
 }
 
+// Where each execution after the first began: a line across the chart at
+// its forward, and who and when beside it, so that values of two programs
+// are never read as one.
+constexpr colour execution_hue{0.75, 0.12, 0.12};
+
+// Whether execution `e` began within the forwards `values` span.
+bool drawn_at(const execution& e, const series& values) {
+  return !values.empty() && e.forward >= values.front().first && e.forward <= values.back().first;
+}
+
+void draw_executions(figure& f, const chart& c, const std::vector<execution>& runs,
+                     const series& values) {
+  constexpr auto red = execution_hue;
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    auto& e = runs[i];
+    if (!drawn_at(e, values))
+      continue;
+    auto x = c.at(static_cast<double>(e.forward), 0).x;
+    f.add(line{{{x, c.top()}, {x, c.bottom()}}, red, 1.5, 0.9, "execution"});
+    std::string label = "execution " + std::to_string(i + 1);
+    if (!e.host.empty())
+      label += ": " + e.host + (e.pid ? " pid " + std::to_string(e.pid) : "");
+    if (e.began_us) {
+      auto t = static_cast<std::time_t>(detail::seconds_of(e.began_us));
+      std::tm at{};
+      gmtime_r(&t, &at);
+      char buf[32];
+      std::strftime(buf, sizeof buf, " %Y-%m-%d %H:%M:%SZ", &at);
+      label += buf;
+    }
+    // Beside the line, on the side with room for it (about 6.2 px a
+    // character at 11 px).
+    bool left = x + 4 + 6.2 * static_cast<double>(label.size()) > c.right();
+    f.add(text{{left ? x - 4 : x + 4, c.top() + 12 + 13 * static_cast<double>((i - 1) % 3)}, label,
+               11, left ? align::end : align::start, red, false, 0, "execution"});
+  }
+}
+
 } // namespace
 
 figure progress(const series& told, std::string_view run, std::string_view fact,
@@ -275,6 +314,9 @@ figure progress(const series& told, std::string_view run, std::string_view fact,
   std::vector<legend_entry> entries{
     {palette::raw, 1, 0.9, "every value told"},
     {palette::mean, 3, 1, "rolling mean, window " + std::to_string(window)}};
+  if (std::any_of(options.executions.begin() + std::min<std::size_t>(1, options.executions.size()),
+                  options.executions.end(), [&](const execution& e) { return drawn_at(e, values); }))
+    entries.push_back({execution_hue, 1.5, 0.9, "a later execution began"});
   ranges r;
   r.take(values);
   layout at{f.width(), f.height(), entries};
@@ -283,6 +325,7 @@ figure progress(const series& told, std::string_view run, std::string_view fact,
   c.y_axis(fact);
   draw_series(f, c, values, window,
               {palette::raw, palette::mean, 0.9, 3, "raw", "mean", "point"});
+  draw_executions(f, c, options.executions, values);
   c.frame();
   legend(f, c, at, entries);
   return f;
@@ -360,7 +403,10 @@ figure progress(const store& s, std::string_view run, std::string_view fact,
     throw store_error("no forward of run '" + std::string{run} + "' told '" + std::string{fact}
                       + "'; `soma facts " + std::string{run}
                       + " 0` shows what a forward told", store_trouble::missing);
-  return progress(values, run, fact, options);
+  auto with = options;
+  if (with.executions.empty())
+    with.executions = run_summary(s, run).executions;
+  return progress(values, run, fact, with);
 }
 
 } // namespace soma::draw

@@ -14,6 +14,7 @@
 
 #include "soma/draw/figure.hpp"
 #include "soma/draw/framing.hpp"
+#include "soma/record.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma::draw {
@@ -34,6 +35,11 @@ struct progress_options {
   bool log_y = false;
   /// Its size and title (check_size's bounds); soma's 960 x 540 otherwise.
   framing frame;
+  /// Who wrote the run, one after another (soma::execution): each after the
+  /// first is drawn as a vertical line at the forward it began at,
+  /// labelled with its number, host, pid and time (UTC). The store overload
+  /// reads them from the run.
+  std::vector<execution> executions;
 };
 
 /// The figure of `values` of fact `fact` over run `run`: the raw series as a

@@ -6,6 +6,7 @@
 
 #include "soma/detail/capnp.hpp"
 #include "soma/detail/fact_lists.hpp"
+#include "soma/detail/executions.hpp"
 #include "soma/detail/named_values.hpp"
 #include "soma/detail/undecodable.hpp"
 #include "soma/schema/remote.capnp.h"
@@ -146,6 +147,8 @@ std::string encode_runs(const std::vector<run_row>& rows) {
       t.setState(as_text(r.trial->state));
       t.setError(as_text(r.trial->error));
     }
+    if (!r.executions.empty())
+      put_executions(x.initExecutions(static_cast<unsigned>(r.executions.size())), r.executions);
   }
   return to_bytes(m);
 }
@@ -168,6 +171,7 @@ std::vector<run_row> decode_runs(std::string_view bytes) {
         r.trial = run_trial{text_of(t.getStudy()), t.getNumber(), text_of(t.getState()),
                             text_of(t.getError())};
       }
+      r.executions = get_executions(x.getExecutions());
       out.push_back(std::move(r));
     }
     return out;

@@ -108,14 +108,15 @@ void show_runs(const store& s, const invocation& inv, std::ostream& out, std::os
   // forwards can all be ok while its trial broke.
   bool trials = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.trial.has_value(); });
   std::vector<column> columns{{"run"},   {"status"}, {"forwards", align::right},
-                              {"broke", align::right}, {"took", align::right},
+                              {"broke", align::right}, {"execs", align::right}, {"took", align::right},
                               {"first"}, {"last"},   {"params"}, {"tags"}};
   if (trials)
     columns.push_back({"trial"});
   table t{std::move(columns)};
   for (auto& r : rows) {
     std::vector<std::string> cells{r.run, std::string{to_string(r.status)}, std::to_string(r.forwards),
-                                   std::to_string(r.broke), duration(static_cast<double>(r.took_us)),
+                                   std::to_string(r.broke), std::to_string(r.execution_count()),
+                                   duration(static_cast<double>(r.took_us)),
                                    utc_seconds(r.first), utc_seconds(r.last), params_text(r.params),
                                    list(r.tags)};
     if (trials)

@@ -373,8 +373,10 @@ draw::figure curve_figure(const store& s, std::string_view run, const params& p)
       // The points a pointer hovers over ride on the figure: one read of the
       // curve serves both.
       auto values = ranged_curve(s, run, p);
+      auto executions = run_summary(s, run).executions; // a line where each later one began
       return figured([&] {
-        auto f = draw::progress(values, run, fact, {.window = window, .log_y = log_y});
+        auto f = draw::progress(values, run, fact,
+                                {.window = window, .log_y = log_y, .executions = executions});
         std::string points;
         for (auto& [n, v] : thinned(values, 2000)) {
           char buf[64];

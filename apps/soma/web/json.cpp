@@ -30,7 +30,19 @@ json json_of(const run_row& x) {
                                 {"state", x.trial->state},
                                 {"error", x.trial->error.empty() ? json(nullptr) : json(x.trial->error)}}
                          : json(nullptr);
+  out["executions"] = x.execution_count();
+  auto began = json::array();
+  for (auto& e : x.executions)
+    began.push_back(json_of(e));
+  out["began"] = std::move(began);
   return out;
+}
+
+json json_of(const execution& x) {
+  return json{{"forward", x.forward},
+              {"began_us", x.began_us ? json(x.began_us) : json(nullptr)},
+              {"host", x.host.empty() ? json(nullptr) : json(x.host)},
+              {"pid", x.pid ? json(x.pid) : json(nullptr)}};
 }
 
 json json_of(const record& x) {

@@ -39,6 +39,10 @@ using json = nlohmann::ordered_json;
 /// {"run", "forwards", "broke", "took_us", "first", "last"}.
 [[nodiscard]] json json_of(const run_row& x);
 
+/// One execution of a run: where it began (forward, began_us), and who
+/// (host, pid); null where not known (a run an older soma wrote).
+[[nodiscard]] json json_of(const execution& x);
+
 /// {"forward", "state", "nodes", "took_us", <summary keys, typed>, "when"},
 /// the seed's order.
 [[nodiscard]] json json_of(const record& x);

@@ -6,6 +6,7 @@
 
 #include "soma/detail/capnp.hpp"
 #include "soma/detail/fact_lists.hpp"
+#include "soma/detail/executions.hpp"
 #include "soma/detail/named_values.hpp"
 #include "soma/detail/run_words.hpp"
 #include "soma/schema/soma.capnp.h"
@@ -194,6 +195,8 @@ void put_run_meta(std::string& out, const run_meta& x) {
       r.setDropped(true);
       r.setDroppedUs(*x.dropped_us);
     }
+    if (!x.executions.empty())
+      put_executions(r.initExecutions(static_cast<unsigned>(x.executions.size())), x.executions);
   });
 }
 
@@ -223,6 +226,7 @@ run_meta get_run_meta(std::string_view payload) {
     }
     if (r.getDropped())
       x.dropped_us = r.getDroppedUs();
+    x.executions = get_executions(r.getExecutions());
     return x;
   });
 }

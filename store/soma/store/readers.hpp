@@ -24,6 +24,7 @@
 /// reads in parts reads as many forwards as the run had when its first part
 /// was read.
 
+#include <algorithm>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -71,6 +72,15 @@ struct run_row {
   /// The trial it was recorded for, when a trial gave it (a run's own
   /// forwards can all be ok while its trial broke: "diverged").
   std::optional<run_trial> trial;
+  /// Who wrote it, one after another: a program that recorded it twice is
+  /// two executions, the second from the forward it began at. Empty for a
+  /// run an older soma wrote last (execution_count() counts it as one).
+  std::vector<execution> executions;
+
+  /// How many executions wrote it: at least 1 once it has a forward.
+  [[nodiscard]] std::size_t execution_count() const noexcept {
+    return std::max<std::size_t>(executions.size(), forwards > 0 ? 1 : 0);
+  }
 };
 
 /// Every run in the store, in key order. One read per run: its writer

@@ -1,7 +1,9 @@
 #include "soma/store/record_log.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <random>
 
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
@@ -183,6 +185,17 @@ std::string batch_numbers(const numbers& numbered, const numbers& given,
 
 } // namespace
 
+namespace {
+
+// An execution's id for a recorder that gives none: 64 random bits, not 0.
+std::uint64_t made_up_id() {
+  std::random_device rd;
+  auto id = std::uint64_t{rd()} << 32 | rd();
+  return id == 0 ? 1 : id;
+}
+
+} // namespace
+
 record make_record(const std::vector<fact>& facts, std::uint64_t n, outcome state,
                    std::int64_t took_us, std::int64_t when_us,
                    const std::vector<std::string>& summarising) {
@@ -215,7 +228,8 @@ record make_record(const std::vector<fact>& facts, std::uint64_t n, outcome stat
 }
 
 record_log::record_log(std::shared_ptr<environment> env, log_options options)
-  : env_(std::move(env)), options_(std::move(options)) {}
+  : env_(std::move(env)), options_(std::move(options)),
+    recorder_(options_.once_for ? options_.once_for : made_up_id()) {}
 
 std::vector<std::pair<std::uint64_t, std::uint64_t>>
 record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>& batch) {
@@ -227,9 +241,32 @@ record_log::write(std::span<log_entry> entries, const std::vector<std::uint64_t>
   return std::move(done.numbered);
 }
 
+bool record_log::note_execution(run_meta& m, std::uint64_t had, std::uint64_t first) const {
+  auto& runs = m.executions;
+  if (runs.empty() && had > 0) // forwards an older soma wrote: by whom, not known
+    runs.push_back({0, m.totals && m.totals->forwards > 0 ? m.totals->first * 1'000'000 : 0, {}, 0, 0});
+  if (!runs.empty() && runs.back().recorder == recorder_)
+    return true; // a served client's recorder that reconnected: the same execution
+  execution e{first, std::chrono::duration_cast<std::chrono::microseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count(),
+              options_.writer.host, options_.writer.pid, recorder_};
+  // A served store's server writes for its client, which it names hostname-pid.
+  if (auto& c = options_.writer.client; !c.empty()) {
+    auto dash = c.rfind('-');
+    e.host = c.substr(0, dash);
+    e.pid = 0;
+    if (dash != std::string::npos)
+      std::from_chars(c.data() + dash + 1, c.data() + c.size(), e.pid);
+  }
+  runs.push_back(std::move(e));
+  return true;
+}
+
 void record_log::adopt(staged_log& done) noexcept {
   cleared_ = done.cleared;
   next_ = done.next;
+  execution_noted_ = execution_noted_ || done.execution_noted;
   if (done.words_written) {
     words_seen_ = std::move(*done.words_written);
     words_kept_ = done.words_kept;
@@ -249,7 +286,8 @@ staged_log record_log::stage(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi
   auto records = dbi(db::records);
   auto blobs = dbi(db::facts);
   auto meta = dbi(db::meta);
-  if (options_.overwrite && !cleared) {
+  bool clears = options_.overwrite && !cleared;
+  if (clears) {
     clear_run(env, txn, records, run);
     clear_run(env, txn, blobs, run);
     cleared = true;
@@ -326,6 +364,10 @@ staged_log record_log::stage(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi
     });
   m.next = std::max(next, after_last(env, txn, records, run));
   m.totals = totals;
+  if (before && !clears)
+    m.executions = before->executions;
+  if (!execution_noted_ && !numbered.empty())
+    out.execution_noted = note_execution(m, had, numbered.front().second);
   describe(env, txn, dbi(db::trials), options_, before, m);
   env.put(txn, meta, meta_at, encode_run_meta(m, meta_at));
   return out;

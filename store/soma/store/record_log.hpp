@@ -54,6 +54,7 @@ struct staged_log {
   bool cleared = false;
   std::uint64_t next = 0;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> numbered; ///< (id, n)
+  bool execution_noted = false;             ///< it added this log's execution to the run's
   std::optional<std::string> words_written; ///< the run's words, when it wrote them (sealed)
   std::size_t words_kept = 0;               ///< how many words they hold
 };
@@ -99,8 +100,14 @@ public:
   void dropped();
 
 private:
+  // Adds this log's execution to `m`'s, whose run had `had` forwards before
+  // this write, which gives `first` first; true.
+  bool note_execution(run_meta& m, std::uint64_t had, std::uint64_t first) const;
+
   std::shared_ptr<environment> env_;
   log_options options_;
+  std::uint64_t recorder_; // the execution's id: once_for, or made up
+  bool execution_noted_ = false;
   bool cleared_ = false;
   std::uint64_t next_ = 0;
   std::string buffer_; // encodings, reused

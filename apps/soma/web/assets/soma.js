@@ -214,6 +214,7 @@ const runColumns = [
   ["status", (r) => `<span class="status ${esc(r.status)}" title="${esc(r.how)}">${esc(r.status)}</span>`, "status"],
   ["forwards", (r) => num(r.forwards), "num forwards"],
   ["broke", (r) => num(r.broke), "num"],
+  ["execs", (r) => num(r.executions), "num executions"],
   ["took", (r) => dur(r.took_us), "num"],
   ["first", (r) => when(r.first)],
   ["last", (r) => `${when(r.last)} <span class="quiet">(${ago(r.last)})</span>`],
@@ -346,6 +347,13 @@ function whatItWas(r) {
     : "none"}</span>`);
   parts.push(`tags <span id="run-tags">${(r.tags || []).length
     ? r.tags.map((t) => `<code data-tag="${esc(t)}">${esc(t)}</code>`).join(" ") : "none"}</span>`);
+  // Who wrote it: a program that recorded it again is a second execution,
+  // and where each began says which forwards are whose.
+  const began = (r.began || []).map((e, i) => `<span data-execution="${i + 1}" data-forward="${e.forward}">`
+    + `#${i + 1} from forward ${e.forward}${e.host ? ` by ${esc(e.host)}${e.pid ? ` pid ${e.pid}` : ""}` : ""}`
+    + `${e.began_us ? ` at ${when(e.began_us / 1e6)}` : ""}</span>`);
+  parts.push(`executions <span id="executions" data-executions="${r.executions}">${r.executions}`
+    + `${r.executions > 1 ? ` (${began.join("; ")})` : ""}</span>`);
   if (r.trial) {
     const t = r.trial, why = t.error ? `: ${t.error}` : "";
     parts.push(`trial <span id="trial" data-study="${esc(t.study)}" data-trial="${t.trial}" data-state="${esc(t.state)}">`

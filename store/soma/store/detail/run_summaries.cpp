@@ -37,6 +37,7 @@ run_row described(run_row row, const run_meta& m, const environment& env, MDB_tx
   row.params = m.params;
   row.tags = m.tags;
   row.ended_us = m.ended_us;
+  row.executions = m.executions;
   if (trials != 0)
     if (auto t = trial_of_run_in(env, txn, trials, row.run)) {
       auto& trial = t->trial;
