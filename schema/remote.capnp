@@ -225,6 +225,7 @@ struct RunRow {
   ended @11 :Bool;
   trial @12 :RunTrial;    # the trial it was recorded for; null: none
   executions @13 :List(Soma.Execution);  # who wrote it, one after another; empty: an older server, or not known
+  values @14 :List(Soma.ValueRange);     # its summarised numbers over the run; empty: none, or an older server
 }
 
 struct RunTrial {

@@ -153,6 +153,17 @@ struct RunTotals {
   tookUs @2 :Int64;
   first @3 :Int64;
   last @4 :Int64;
+  values @5 :List(ValueRange);  # since 0.4: the summarised numbers over the run
+  valuesKept @6 :Bool;          # whether `values` are kept (false: a soma before 0.4 wrote them)
+}
+
+# A number a run's records summarise, over the run (docs/formats.md, RunMeta).
+struct ValueRange {
+  key @0 :Text;           # its summary key, flattened: "loss.value"
+  last @1 :Float64;       # told by the highest-numbered forward that told it
+  lastForward @2 :UInt64;
+  min @3 :Float64;
+  max @4 :Float64;
 }
 
 # A worker's reading of itself, written into the store on its clock

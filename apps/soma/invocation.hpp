@@ -40,7 +40,8 @@ struct invocation {
   std::vector<std::string> statuses; ///< --status S (repeatable): only runs that stand so
   std::vector<std::string> tags;   ///< --tag WORD (repeatable): only runs with every one
   std::vector<std::string> params; ///< --param NAME=VALUE or NAME (repeatable): only runs with it
-  std::string sort = "first";      ///< --sort KEY: a column of `soma runs`, or a parameter's name
+  std::vector<std::string> where;  ///< --where 'KEY<NUMBER' (repeatable): only runs whose values hold it
+  std::string sort = "first";      ///< --sort KEY: a column of `soma runs`, a value's KEY, or a parameter's name
   bool reverse = false;            ///< --reverse
   bool all_machines = false;       ///< --all-machines: `fleet` lists machines that did not touch the run too
   // `soma delete RUN...` (its runs in `runs`).

@@ -31,6 +31,31 @@ struct record {
   friend bool operator==(const record&, const record&) = default;
 };
 
+/// A number the records of a run summarise (a loss), over the run: its
+/// last (the highest-numbered forward that told it), least and greatest.
+struct value_range {
+  std::string key;           ///< its summary key, flattened: "loss.value"
+  double last = 0;
+  std::uint64_t last_forward = 0;
+  double min = 0;
+  double max = 0;
+
+  /// `value` of forward `n`, told after the range's first: min, max and
+  /// (for the highest n so far) last.
+  void add(double value, std::uint64_t n) noexcept {
+    if (value < min)
+      min = value;
+    if (value > max)
+      max = value;
+    if (n >= last_forward) {
+      last = value;
+      last_forward = n;
+    }
+  }
+
+  friend bool operator==(const value_range&, const value_range&) = default;
+};
+
 /// One execution of a run: a recorder that wrote it, from its first write
 /// on. A program run twice on one run id is two executions.
 struct execution {
@@ -70,6 +95,11 @@ struct run_totals {
   std::int64_t took_us = 0;   ///< their took_us, added
   std::int64_t first = 0;     ///< the least `when` of them (0 with no forward)
   std::int64_t last = 0;      ///< the greatest `when` of them (0 with no forward)
+  /// The summarised numbers over them (value_range), in the order first told.
+  std::vector<value_range> values;
+  /// Whether `values` are kept: false in totals a soma before 0.4 wrote,
+  /// whose writer counts the run again once.
+  bool values_kept = true;
 
   friend bool operator==(const run_totals&, const run_totals&) = default;
 };

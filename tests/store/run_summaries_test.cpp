@@ -52,6 +52,9 @@ std::vector<pending> made(std::uint64_t first, std::uint64_t count, std::int64_t
     auto k = static_cast<std::int64_t>(n);
     out.push_back({n + 1, n % 3 == 2 ? soma::outcome::broke : soma::outcome::ok, 100 + 7 * k + salt,
                    1'900'000'000 + (salt % 2 ? -k : k) + salt});
+    // A loss that falls with n and moves with salt, so that a forward written
+    // again can move the run's least, greatest or last loss.
+    out.back().facts.push_back({"loss", {{"value", 10.0 / static_cast<double>(k + 1) + static_cast<double>(salt)}}});
   }
   return out;
 }
@@ -62,7 +65,8 @@ void write(soma::detail::record_log& log, std::vector<pending>& xs,
   std::vector<soma::detail::log_entry> entries;
   for (auto& x : xs)
     entries.push_back({x.id, std::nullopt,
-                       soma::detail::make_record(x.facts, 0, x.state, x.took_us, x.when * 1'000'000, {}),
+                       soma::detail::make_record(x.facts, 0, x.state, x.took_us, x.when * 1'000'000,
+                                                 {"loss"}),
                        &x.facts});
   (void) log.write(entries, batch);
 }
@@ -100,7 +104,7 @@ soma::run_row counted(const soma::store& s, const std::string& run) {
   return r;
 }
 
-void same_row(const soma::run_row& got, const soma::run_row& want) {
+void same_row(const soma::run_row& got, const soma::run_row& want, bool values = true) {
   BOOST_TEST_CONTEXT("run '" << want.run << "'") {
     BOOST_TEST(got.run == want.run);
     BOOST_TEST(got.forwards == want.forwards);
@@ -108,6 +112,9 @@ void same_row(const soma::run_row& got, const soma::run_row& want) {
     BOOST_TEST(got.took_us == want.took_us);
     BOOST_TEST(got.first == want.first);
     BOOST_TEST(got.last == want.last);
+    // The summarised loss: last, least, greatest, as a count of the records.
+    if (values)
+      BOOST_TEST((got.summary_values == want.summary_values));
   }
 }
 
@@ -362,7 +369,7 @@ BOOST_AUTO_TEST_CASE(the_format_1_fixture_lists_as_it_did_and_takes_totals_when_
   auto got = rows(s);
   BOOST_TEST_REQUIRE(got.size() == want.size());
   for (std::size_t i = 0; i < got.size(); ++i)
-    same_row(got[i], want[i]);
+    same_row(got[i], want[i], false); // (runs.json predates values)
   // Today's writer continues "tuesday" (format-1 metadata: no next, no
   // totals) and "remote" (no metadata).
   for (std::string run : {"tuesday", "remote"}) {
@@ -412,7 +419,10 @@ BOOST_AUTO_TEST_CASE(older_encodings_of_run_metadata_decode_as_before) {
         std::optional<std::int64_t>{1}, std::optional<std::int64_t>{-1'796'131'251'000'000}}) {
     for (auto t : {soma::detail::run_totals{}, soma::detail::run_totals{1, 1, -3, 7, 7},
                    soma::detail::run_totals{1'000'000, 17, 1LL << 40, 1'796'131'251,
-                                            1'796'131'999}}) {
+                                            1'796'131'999},
+                   soma::detail::run_totals{3, 0, 10, 5, 6,
+                                            {{"loss.value", 0.5, 2, -0.25, 1e300}, {"acc", 1, 0, 1, 1}},
+                                            true}}) {
       soma::detail::run_meta m{{"loss", "acc"}, 1'000'000, ended, t};
       auto back = decode(soma::detail::encode_run_meta(m, key));
       BOOST_TEST((back.summarising == m.summarising));
@@ -428,6 +438,7 @@ BOOST_AUTO_TEST_CASE(older_encodings_of_run_metadata_decode_as_before) {
   std::string payload{reinterpret_cast<const char*>(example), sizeof example};
   soma::detail::run_meta tuesday{{"loss"}, 12, std::nullopt,
                                  soma::detail::run_totals{12, 1, 1442, 1796131251, 1796131251}};
+  tuesday.totals->values_kept = false; // format 2 kept no summarised numbers
   auto back = decode(soma::detail::sealed(key, soma::detail::sealed_kind::run_meta, payload, 2));
   BOOST_TEST((back.summarising == tuesday.summarising && back.next == tuesday.next));
   BOOST_TEST((back.totals == tuesday.totals));
@@ -501,6 +512,49 @@ BOOST_AUTO_TEST_CASE(changed_totals_are_reported_by_check_and_damaged_metadata_b
                       "is numbered 4")
                != std::string::npos,
              why);
+}
+
+BOOST_AUTO_TEST_CASE(a_runs_summarised_numbers_are_its_last_least_and_greatest) {
+  soma_test::scratch tmp;
+  soma::store s{tmp / "s"};
+  auto log = log_of(s, "r", false, 5);
+  auto xs = made(0, 4); // losses 10, 5, 3.33, 2.5
+  write(log, xs, {1, 2, 3, 4});
+  auto r = soma::run_summary(s, "r");
+  BOOST_TEST_REQUIRE(r.summary_values.size() == 1u);
+  auto v = r.summary_values[0];
+  BOOST_TEST(v.key == "loss.value");
+  BOOST_TEST(v.last == 2.5);
+  BOOST_TEST(v.last_forward == 3u);
+  BOOST_TEST(v.min == 2.5);
+  BOOST_TEST(v.max == 10.0);
+  // Forward 0, the greatest, written again smaller; forward 3, the least
+  // and last, written again greater: only a count knows the new bounds.
+  auto again = made(0, 4, 100); // losses 110, 105, 103.33, 102.5
+  again[0].facts.back() = {"loss", {{"value", 4.0}}};
+  again[3].facts.back() = {"loss", {{"value", 6.0}}};
+  std::vector<pending> two{again[0], again[3]};
+  write(log, two, {1, 4});
+  v = soma::run_summary(s, "r").summary_values.at(0);
+  BOOST_TEST(v.min == 10.0 / 3.0);
+  BOOST_TEST(v.max == 6.0);
+  BOOST_TEST(v.last == 6.0);
+  same_row(soma::run_summary(s, "r"), counted(s, "r"));
+  // Totals a soma before 0.4 kept (no values): counted again at the next write.
+  auto m = meta(s, "r");
+  m.totals->values.clear();
+  m.totals->values_kept = false;
+  put_meta(s, "r", m);
+  BOOST_TEST(soma::run_summary(s, "r").summary_values.empty()); // until written again
+  auto later = log_of(s, "r");
+  auto more = made(4, 1); // loss 2
+  write(later, more);
+  v = soma::run_summary(s, "r").summary_values.at(0);
+  BOOST_TEST(v.min == 2.0);
+  BOOST_TEST(v.max == 6.0);
+  BOOST_TEST(v.last_forward == 4u);
+  same_row(soma::run_summary(s, "r"), counted(s, "r"));
+  BOOST_TEST(soma::check(s).damaged.empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

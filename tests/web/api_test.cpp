@@ -365,9 +365,13 @@ BOOST_AUTO_TEST_CASE(runs_are_found_and_ordered_as_soma_runs_finds_and_orders_th
   auto asked = page({{"status", "died"}, {"tag", "sweep"}, {"param", "lr"}, {"sort", "lr"}});
   BOOST_TEST(asked["query"] == (json{{"prefix", ""}, {"status", json::array({"died"})},
                                      {"tag", json::array({"sweep"})}, {"param", json::array({"lr"})},
-                                     {"sort", "lr"}, {"reverse", false}}),
+                                     {"where", json::array()}, {"sort", "lr"}, {"reverse", false}}),
              asked["query"].dump());
   BOOST_TEST(asked["param_names"] == json::array({"lr", "seed"}));
+  BOOST_TEST(asked["value_names"] == json::array()); // these rows summarise nothing
+  auto where = page({{"where", "loss<1"}});
+  BOOST_TEST(where["query"]["where"] == json::array({"loss<1"}));
+  BOOST_TEST(where["total"] == 0); // no run has a loss: none passes a test of it
 }
 
 BOOST_AUTO_TEST_CASE(a_query_the_runs_cannot_answer_is_a_400_naming_what_was_wrong) {

@@ -175,6 +175,34 @@ def main():
             check("sort=lr" in b.run("return location.search") and "reverse=1" in b.run("return location.search"),
                   f"the sort is in the address: {b.run('return location.search')}")
 
+            # A run's summarised loss: a column of its last, as soma runs
+            # --json says it; sorting by its least, and keeping those under
+            # a bound (soma runs --sort min:loss, --where loss<0.4).
+            b.open(url)
+            b.until("return document.querySelectorAll('td[data-column=\"loss\"]').length === 5", 20,
+                    "a loss column")
+            shown = b.run("return Object.fromEntries([...document.querySelectorAll('tr[data-run]')].map("
+                          "r => [r.dataset.run, r.querySelector('td[data-column=\"loss\"]').textContent]))")
+            stored = {r["run"]: r for r in soma_runs(store)}
+            for run, r in stored.items():
+                last = r["values"].get("loss", {}).get("last")
+                check((shown[run] == "–") if last is None else float(shown[run]) == last,
+                      f"{run}'s loss shows {shown[run]!r}; the store says {r['values']}")
+            check(stored["lr.3"]["values"]["loss"]["min"] == 0.2 and stored["lr.3"]["values"]["loss"]["last"] != 0.2,
+                  f"lr.3's two executions: {stored['lr.3']['values']}")
+            b.until("return [...document.getElementById('sort').options].some(o => o.value === 'min:loss')", 20,
+                    "min:loss among the sort keys")
+            rows = reloaded_with(b, "const s = document.getElementById('sort'); s.value = 'min:loss';"
+                                    " s.dispatchEvent(new Event('change', {bubbles: true}));", "sort min:loss")
+            want = [r["run"] for r in soma_runs(store, "--sort", "min:loss")]
+            check(rows == want and rows[0] == "lr.3", f"sorted by min:loss: the page {rows}, soma runs {want}")
+            rows = reloaded_with(b, "const w = document.getElementById('where'); w.value = 'loss<0.4';"
+                                    " w.dispatchEvent(new Event('change', {bubbles: true}));", "where loss<0.4")
+            want = [r["run"] for r in soma_runs(store, "--sort", "min:loss", "--where", "loss<0.4")]
+            check(rows == want and set(rows) == {"lr.1", "lr.3"}, f"where loss<0.4: the page {rows}, soma runs {want}")
+            status, body = refused(url + "api/runs?where=loss%3C%3C1")
+            check(status == 400 and "'<<' is no operator" in body, f"where=loss<<1: {status} {body!r}")
+
             # A bad status or sort key: a 400 naming it.
             status, body = refused(url + "api/runs?status=bogus")
             check(status == 400 and "bogus" in body, f"status=bogus: {status} {body!r}")

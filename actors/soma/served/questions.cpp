@@ -8,6 +8,7 @@
 #include "soma/detail/fact_lists.hpp"
 #include "soma/detail/executions.hpp"
 #include "soma/detail/named_values.hpp"
+#include "soma/detail/value_ranges.hpp"
 #include "soma/detail/undecodable.hpp"
 #include "soma/schema/remote.capnp.h"
 #include "soma/store/keys.hpp"
@@ -149,6 +150,8 @@ std::string encode_runs(const std::vector<run_row>& rows) {
     }
     if (!r.executions.empty())
       put_executions(x.initExecutions(static_cast<unsigned>(r.executions.size())), r.executions);
+    if (!r.summary_values.empty())
+      put_ranges(x.initValues(static_cast<unsigned>(r.summary_values.size())), r.summary_values);
   }
   return to_bytes(m);
 }
@@ -172,6 +175,7 @@ std::vector<run_row> decode_runs(std::string_view bytes) {
                             text_of(t.getError())};
       }
       r.executions = get_executions(x.getExecutions());
+      r.summary_values = get_ranges(x.getValues());
       out.push_back(std::move(r));
     }
     return out;

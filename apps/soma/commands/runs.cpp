@@ -33,9 +33,15 @@ void runs_options(CLI::App& runs, invocation& inv) {
                   "only runs with this parameter: NAME=VALUE, or NAME for any value (repeatable: "
                   "all of them)")
     ->option_text("NAME[=VALUE]");
+  runs.add_option("--where", inv.where,
+                  "only runs whose summarised value compares so: KEY<NUMBER, <=, >, >=, = or !=; "
+                  "KEY is a value's name (loss: its last), min:NAME or max:NAME (its least, its "
+                  "greatest) (repeatable: all of them)")
+    ->option_text("'KEY<NUMBER'");
   runs.add_option("--sort", inv.sort,
                   "order by: first (when it began; the default), last, run, status, forwards, "
-                  "broke, took, or a parameter's NAME")
+                  "broke, took, a summarised value (loss: its last; min:loss, max:loss), or a "
+                  "parameter's NAME")
     ->option_text("KEY");
   runs.add_flag("--reverse", inv.reverse, "in the other order");
 }
@@ -53,7 +59,7 @@ finish add_runs(command_line& line) {
   auto window = std::make_shared<row_window>(*runs, "runs");
   common_options(*runs, line);
   return finish_as(runs, command::runs, window, [&app = line.app](invocation& inv) {
-    if (auto ok = check_query({inv.prefix, inv.statuses, inv.tags, inv.params}); !ok)
+    if (auto ok = check_query({inv.prefix, inv.statuses, inv.tags, inv.params, inv.where}); !ok)
       throw usage_error("--" + soma::describe(ok.error()) + "; " + help_hint(app));
   });
 }
@@ -87,6 +93,8 @@ void say_none(const store& s, const std::vector<run_row>& all, const invocation&
     asked += " --tag " + x;
   for (auto& x : inv.params)
     asked += " --param '" + x + "'";
+  for (auto& x : inv.where)
+    asked += " --where '" + x + "'";
   err << "soma: 0 of " << total << " match" << (all.size() == 1 ? "es" : "") << asked << '\n';
 }
 
@@ -94,7 +102,7 @@ void show_runs(const store& s, const invocation& inv, std::ostream& out, std::os
   std::vector<run_row> rows, all;
   try {
     all = runs(s);
-    rows = select_runs(all, {inv.prefix, inv.statuses, inv.tags, inv.params, inv.sort,
+    rows = select_runs(all, {inv.prefix, inv.statuses, inv.tags, inv.params, inv.where, inv.sort,
                              inv.reverse});
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string{"--sort "} + e.what());
@@ -109,7 +117,17 @@ void show_runs(const store& s, const invocation& inv, std::ostream& out, std::os
   bool trials = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.trial.has_value(); });
   std::vector<column> columns{{"run"},   {"status"}, {"forwards", align::right},
                               {"broke", align::right}, {"execs", align::right}, {"took", align::right},
-                              {"first"}, {"last"},   {"params"}, {"tags"}};
+                              {"first"}, {"last"}};
+  // A column for each summarised value a run listed has: its last.
+  std::vector<std::string> values;
+  for (auto& r : rows)
+    for (auto& v : r.summary_values)
+      if (auto name = value_name(v); std::find(values.begin(), values.end(), name) == values.end())
+        values.push_back(name);
+  for (auto& name : values)
+    columns.push_back({name, align::right});
+  columns.push_back({"params"});
+  columns.push_back({"tags"});
   if (trials)
     columns.push_back({"trial"});
   table t{std::move(columns)};
@@ -117,8 +135,13 @@ void show_runs(const store& s, const invocation& inv, std::ostream& out, std::os
     std::vector<std::string> cells{r.run, std::string{to_string(r.status)}, std::to_string(r.forwards),
                                    std::to_string(r.broke), std::to_string(r.execution_count()),
                                    duration(static_cast<double>(r.took_us)),
-                                   utc_seconds(r.first), utc_seconds(r.last), params_text(r.params),
-                                   list(r.tags)};
+                                   utc_seconds(r.first), utc_seconds(r.last)};
+    for (auto& name : values) {
+      auto* v = value_named(r, name);
+      cells.push_back(v ? readable(scalar{v->last}.str()) : "-");
+    }
+    cells.push_back(params_text(r.params));
+    cells.push_back(list(r.tags));
     if (trials)
       cells.push_back(r.trial ? r.trial->study + " #" + std::to_string(r.trial->number) + " "
                                   + r.trial->state

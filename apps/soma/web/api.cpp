@@ -174,6 +174,7 @@ run_query run_query_of(const all_params& p) {
   q.statuses = every("status");
   q.tags = every("tag");
   q.params = every("param");
+  q.where = every("where");
   auto* reverse = param(one, "reverse");
   if (reverse && *reverse != "0" && *reverse != "1" && *reverse != "true" && *reverse != "false")
     throw api_error(400, "'reverse' is 1 (the order turned round, as soma runs --reverse) or 0, not '"
@@ -187,8 +188,8 @@ run_query run_query_of(const all_params& p) {
     q.reverse = !turned;
   }
   if (auto ok = check_query(q); !ok)
-    throw api_error(400, describe(ok.error()) + " (/api/runs takes status=, tag=, param=, prefix=, sort= and "
-                               "reverse=, as soma runs does; docs/web.md)");
+    throw api_error(400, describe(ok.error()) + " (/api/runs takes status=, tag=, param=, where=, prefix=, "
+                               "sort= and reverse=, as soma runs does; docs/web.md)");
   return q;
 }
 
@@ -207,6 +208,11 @@ json runs_page(std::vector<run_row> rows, const all_params& all) {
       if (std::find(names.begin(), names.end(), name) == names.end())
         names.push_back(name);
   std::sort(names.begin(), names.end());
+  std::vector<std::string> values; // and the summarised values, each three ways
+  for (auto& r : rows)
+    for (auto& v : r.summary_values)
+      if (auto name = value_name(v); std::find(values.begin(), values.end(), name) == values.end())
+        values.push_back(name);
   try {
     rows = select_runs(std::move(rows), q);
   } catch (const std::invalid_argument& e) { // a sort key that is nothing here
@@ -220,7 +226,8 @@ json runs_page(std::vector<run_row> rows, const all_params& all) {
        i < rows.size() && page.size() < static_cast<std::size_t>(limit); ++i)
     page.push_back(json_of(rows[i]));
   json asked{{"prefix", q.prefix}, {"status", q.statuses}, {"tag", q.tags},
-             {"param", q.params},  {"sort", param(p, "sort") ? json(q.sort) : json(nullptr)},
+             {"param", q.params},  {"where", q.where},
+             {"sort", param(p, "sort") ? json(q.sort) : json(nullptr)},
              {"reverse", param(p, "sort") ? q.reverse : !q.reverse}};
   return json{{"total", rows.size()},
               {"offset", offset},
@@ -228,6 +235,7 @@ json runs_page(std::vector<run_row> rows, const all_params& all) {
               {"filter", filter ? json(*filter) : json(nullptr)},
               {"query", std::move(asked)},
               {"param_names", std::move(names)},
+              {"value_names", std::move(values)},
               {"runs", std::move(page)}};
 }
 

@@ -1,5 +1,6 @@
 #include "soma/web/json.hpp"
 
+#include "soma/store/run_query.hpp"
 #include "soma/store/standing.hpp"
 
 #include <charconv>
@@ -19,6 +20,15 @@ json json_of(const scalar& x) {
   return x.str();
 }
 
+namespace {
+
+// A number for --json: JSON has no NaN or infinity, so those are null.
+json json_number(double x) {
+  return std::isfinite(x) ? json(x) : json(nullptr);
+}
+
+} // namespace
+
 json json_of(const run_row& x) {
   json out{{"run", x.run},         {"forwards", x.forwards}, {"broke", x.broke},
            {"took_us", x.took_us}, {"first", x.first},       {"last", x.last},
@@ -30,6 +40,11 @@ json json_of(const run_row& x) {
                                 {"state", x.trial->state},
                                 {"error", x.trial->error.empty() ? json(nullptr) : json(x.trial->error)}}
                          : json(nullptr);
+  auto values = json::object();
+  for (auto& v : x.summary_values)
+    values[value_name(v)] = json{{"last", json_number(v.last)}, {"min", json_number(v.min)},
+                                 {"max", json_number(v.max)}};
+  out["values"] = std::move(values);
   out["executions"] = x.execution_count();
   auto began = json::array();
   for (auto& e : x.executions)

@@ -9,6 +9,7 @@
 #include "soma/detail/executions.hpp"
 #include "soma/detail/named_values.hpp"
 #include "soma/detail/run_words.hpp"
+#include "soma/detail/value_ranges.hpp"
 #include "soma/schema/soma.capnp.h"
 
 namespace soma::detail::packed {
@@ -175,6 +176,9 @@ void put_run_meta(std::string& out, const run_meta& x) {
       t.setTookUs(x.totals->took_us);
       t.setFirst(x.totals->first);
       t.setLast(x.totals->last);
+      if (!x.totals->values.empty())
+        put_ranges(t.initValues(static_cast<unsigned>(x.totals->values.size())), x.totals->values);
+      t.setValuesKept(x.totals->values_kept);
     }
     if (!x.params.empty())
       put_values(r.initParams(static_cast<unsigned>(x.params.size())), x.params);
@@ -211,7 +215,8 @@ run_meta get_run_meta(std::string_view payload) {
       x.ended_us = r.getEndedUs();
     if (r.hasTotals()) {
       auto t = r.getTotals();
-      run_totals y{t.getForwards(), t.getBroke(), t.getTookUs(), t.getFirst(), t.getLast()};
+      run_totals y{t.getForwards(), t.getBroke(), t.getTookUs(), t.getFirst(), t.getLast(),
+                   get_ranges(t.getValues()), t.getValuesKept()};
       if (y.broke > y.forwards || (y.forwards > 0 && y.first > y.last))
         throw undecodable("its totals cannot be: more broke than forwards, or first after last");
       x.totals = y;

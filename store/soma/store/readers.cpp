@@ -152,6 +152,18 @@ void detail::count_forward(run_row& row, const record& r) {
   row.took_us += r.took_us;
   row.first = std::min(row.first, r.when_s());
   row.last = std::max(row.last, r.when_s());
+  // The summarised numbers (a text told under a summary key is no number).
+  for (auto& [key, value] : r.summary) {
+    auto x = value.number();
+    if (!x)
+      continue;
+    auto it = std::find_if(row.summary_values.begin(), row.summary_values.end(),
+                           [&](const value_range& v) { return v.key == key; });
+    if (it == row.summary_values.end())
+      row.summary_values.push_back({key, *x, r.forward, *x, *x});
+    else
+      it->add(*x, r.forward);
+  }
 }
 
 // --- The local answers: each one read transaction of the environment. ---

@@ -77,6 +77,11 @@ struct run_row {
   /// run an older soma wrote last (execution_count() counts it as one).
   std::vector<execution> executions;
 
+  /// The numbers its records summarise (a loss), each over the run: last,
+  /// least and greatest (value_range), in the order first told. Empty for a
+  /// run a soma before 0.4 wrote last.
+  std::vector<value_range> summary_values;
+
   /// How many executions wrote it: at least 1 once it has a forward.
   [[nodiscard]] std::size_t execution_count() const noexcept {
     return std::max<std::size_t>(executions.size(), forwards > 0 ? 1 : 0);

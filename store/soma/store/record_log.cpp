@@ -63,6 +63,27 @@ std::optional<run_totals> counted(const environment& env, MDB_txn* txn, MDB_dbi 
   }
 }
 
+// Whether the summarised numbers of `t` stay right with `was` taken out:
+// they do unless one of its numbers was a range's least, greatest or last
+// and `now` does not say the same (then only a count of the run knows).
+bool values_stay(const run_totals& t, const record& was, const record& now) {
+  for (auto& [key, value] : was.summary) {
+    auto x = value.number();
+    if (!x)
+      continue;
+    auto it = std::find_if(t.values.begin(), t.values.end(),
+                           [&](const value_range& v) { return v.key == key; });
+    if (it == t.values.end())
+      return false;
+    bool bound = *x == it->min || *x == it->max || was.forward == it->last_forward;
+    auto same = std::find_if(now.summary.begin(), now.summary.end(),
+                             [&](const field& f) { return f.key == key && f.value.number() == x; });
+    if (bound && same == now.summary.end())
+      return false;
+  }
+  return true;
+}
+
 // Takes the record `was`, about to be written over by `now`, out of `t`;
 // false when that cannot be done without reading the run again: `was` held
 // the run's first or last `when` and `now` does not, or `t` never held it.
@@ -72,7 +93,7 @@ bool take_back(run_totals& t, const record& was, const record& now) {
     return false;
   bool bounds_stay = t.forwards == 1 || was.when_s() == now.when_s()
                      || (t.first < was.when_s() && was.when_s() < t.last);
-  if (!bounds_stay)
+  if (!bounds_stay || !values_stay(t, was, now))
     return false;
   t.forwards -= 1;
   t.broke -= broke;
@@ -123,7 +144,7 @@ std::optional<run_totals> totals_before(const environment& env, MDB_txn* txn, MD
                                         const std::optional<run_meta>& before) {
   if (had == 0)
     return run_totals{};
-  if (before && before->totals && before->totals->forwards == had)
+  if (before && before->totals && before->totals->forwards == had && before->totals->values_kept)
     return before->totals;
   return counted(env, txn, records, run);
 }

@@ -40,6 +40,82 @@ struct param_filter {
   std::optional<double> number;
 };
 
+// Which of a value's numbers a --sort or --where key asks for: its last, or
+// (min:NAME, max:NAME) its least or greatest.
+enum class which_number { last, min, max };
+
+// NAME, min:NAME or max:NAME: which number, and NAME.
+std::pair<which_number, std::string_view> value_key(std::string_view k) {
+  if (k.starts_with("min:"))
+    return {which_number::min, k.substr(4)};
+  if (k.starts_with("max:"))
+    return {which_number::max, k.substr(4)};
+  return {which_number::last, k};
+}
+
+// The number `k` (NAME, min:NAME, max:NAME) asks of `r`, if it has one.
+std::optional<double> value_number(const run_row& r, std::string_view k) {
+  auto [which, name] = value_key(k);
+  auto* v = value_named(r, name);
+  if (!v)
+    return std::nullopt;
+  return which == which_number::min ? v->min : which == which_number::max ? v->max : v->last;
+}
+
+// A --where filter read once: KEY OP NUMBER.
+struct where_filter {
+  std::string_view key;
+  std::string_view op;
+  double number = 0;
+};
+
+constexpr std::string_view where_syntax =
+  "KEY<NUMBER, KEY<=NUMBER, KEY>NUMBER, KEY>=NUMBER, KEY=NUMBER or KEY!=NUMBER, KEY a summarised "
+  "value's name (loss: its last; min:loss, max:loss: its least, its greatest)";
+
+caf::expected<where_filter> read_where(std::string_view w) {
+  auto bad = [&](std::string why) -> caf::expected<where_filter> {
+    return make_error(error_code::invalid, "where '" + std::string{w} + "': " + why + "; it takes "
+                                             + std::string{where_syntax});
+  };
+  auto at = w.find_first_of("<>=!~");
+  if (at == std::string_view::npos)
+    return bad("no operator");
+  if (at == 0 || value_key(w.substr(0, at)).second.empty())
+    return bad("no KEY before the operator");
+  where_filter f{w.substr(0, at), "", 0};
+  for (std::string_view op : {"<=", ">=", "!=", "<", ">", "="})
+    if (w.substr(at).starts_with(op)) {
+      f.op = op;
+      break;
+    }
+  if (f.op.empty())
+    return bad("'" + std::string{w.substr(at, 1)} + "' is no operator");
+  auto value = w.substr(at + f.op.size());
+  if (!value.empty() && std::string_view{"<>=!~"}.find(value.front()) != std::string_view::npos)
+    return bad("'" + std::string{f.op} + value.front() + "' is no operator");
+  auto x = number_in(value);
+  if (!x)
+    return bad("'" + std::string{value} + "' is not a number");
+  f.number = *x;
+  return f;
+}
+
+// Whether `x` compares to `f`'s number as `f` says.
+bool compares(double x, std::string_view op, double y) {
+  if (op == "=")
+    return x == y;
+  if (op == "!=")
+    return x != y;
+  if (op == "<")
+    return x < y;
+  if (op == "<=")
+    return x <= y;
+  if (op == ">")
+    return x > y;
+  return x >= y;
+}
+
 constexpr std::string_view param_syntax =
   "NAME for any value, or NAME=VALUE, NAME!=VALUE, NAME<VALUE, NAME<=VALUE, NAME>VALUE or "
   "NAME>=VALUE (the last four compare numbers)";
@@ -93,19 +169,14 @@ bool passes(const value& v, const param_filter& f) {
   auto x = number_of(v);
   if (!x)
     return false; // a text is neither more nor less than a number
-  if (f.op == "<")
-    return *x < *f.number;
-  if (f.op == "<=")
-    return *x <= *f.number;
-  if (f.op == ">")
-    return *x > *f.number;
-  return *x >= *f.number;
+  return compares(*x, f.op, *f.number);
 }
 
 // Whether run `r` is one `inv` asks for, its --param filters read as
 // `params` (one that cannot be read matches nothing).
 bool asked_for(const run_row& r, const run_query& inv,
-               const std::vector<caf::expected<param_filter>>& params) {
+               const std::vector<caf::expected<param_filter>>& params,
+               const std::vector<caf::expected<where_filter>>& wheres) {
   if (!r.run.starts_with(inv.prefix))
     return false;
   if (!inv.statuses.empty()
@@ -119,6 +190,11 @@ bool asked_for(const run_row& r, const run_query& inv,
     auto* v = f ? r.params.find(f->name) : nullptr;
     if (!v || !passes(*v, *f))
       return false; // a run without the parameter passes no test of it
+  }
+  for (auto& f : wheres) {
+    auto x = f ? value_number(r, f->key) : std::nullopt;
+    if (!x || !compares(*x, f->op, f->number))
+      return false; // a run without the value passes no test of it
   }
   return true;
 }
@@ -145,11 +221,17 @@ void sort_runs(std::vector<run_row>& rows, const run_query& inv) {
     of = [&](const run_row& r) { return number(static_cast<double>(r.broke)); };
   else if (k == "took")
     of = [&](const run_row& r) { return number(static_cast<double>(r.took_us)); };
-  else {
+  else if (std::any_of(rows.begin(), rows.end(), [&](auto& r) { return value_number(r, k); })) {
+    of = [&](const run_row& r) -> key {
+      auto x = value_number(r, k);
+      return x ? number(*x) : key{3, 0, {}}; // runs without it last
+    };
+  } else {
     bool any = std::any_of(rows.begin(), rows.end(), [&](auto& r) { return r.params.find(k); });
     if (!any && !rows.empty())
       throw std::invalid_argument(k + ": it is not a column (first, last, run, status, forwards, "
-                                  "broke, took), and no run listed has a parameter named so");
+                                  "broke, took), and no run listed has a value (loss, min:loss, "
+                                  "max:loss) or a parameter named so");
     of = [&](const run_row& r) -> key {
       auto* v = r.params.find(k);
       if (!v)
@@ -169,6 +251,19 @@ void sort_runs(std::vector<run_row>& rows, const run_query& inv) {
 
 } // namespace
 
+const value_range* value_named(const run_row& r, std::string_view name) {
+  for (auto& v : r.summary_values)
+    if (v.key == name || (v.key.size() == name.size() + 6 && v.key.starts_with(name)
+                          && std::string_view{v.key}.substr(name.size()) == ".value"))
+      return &v;
+  return nullptr;
+}
+
+std::string value_name(const value_range& v) {
+  std::string_view k = v.key;
+  return std::string{k.ends_with(".value") ? k.substr(0, k.size() - 6) : k};
+}
+
 caf::expected<void> check_query(const run_query& q) {
   for (auto& s : q.statuses)
     if (!run_status_named(s))
@@ -180,6 +275,9 @@ caf::expected<void> check_query(const run_query& q) {
     if (auto f = read_param(p); !f)
       return f.error();
   }
+  for (auto& w : q.where)
+    if (auto f = read_where(w); !f)
+      return f.error();
   return {};
 }
 
@@ -187,7 +285,10 @@ std::vector<run_row> select_runs(std::vector<run_row> rows, const run_query& q) 
   std::vector<caf::expected<param_filter>> params;
   for (auto& p : q.params)
     params.push_back(read_param(p));
-  std::erase_if(rows, [&](const run_row& r) { return !asked_for(r, q, params); });
+  std::vector<caf::expected<where_filter>> wheres;
+  for (auto& w : q.where)
+    wheres.push_back(read_where(w));
+  std::erase_if(rows, [&](const run_row& r) { return !asked_for(r, q, params, wheres); });
   sort_runs(rows, q);
   return rows;
 }

@@ -2,7 +2,7 @@
 
 /// @file
 /// Finding runs: which of a store's runs a person asked for, and in what
-/// order (`soma runs PREFIX --status --tag --param --sort --reverse`, and
+/// order (`soma runs PREFIX --status --tag --param --where --sort --reverse`, and
 /// the runs page's filters). One set of rules for both.
 
 #include <string>
@@ -26,11 +26,25 @@ struct run_query {
   /// (numbers only: a run whose parameter is a text passes none), or "NAME"
   /// (any value). A run without the parameter passes none of them.
   std::vector<std::string> params;
+  /// Only runs whose summarised values (run_row::values) hold every one of
+  /// these: "KEY OP NUMBER", OP one of < <= > >= = !=, KEY a value's name
+  /// (value_named: "loss" is its last), "min:NAME" or "max:NAME" (its
+  /// least, its greatest). A run without the value passes none of them.
+  std::vector<std::string> where;
   /// "first" (when it began), "last", "run", "status", "forwards", "broke",
-  /// "took", or a parameter's name (runs without it last); then by id.
+  /// "took", a summarised value's KEY as `where` takes it ("loss",
+  /// "min:loss"), or a parameter's name (runs without it last); then by id.
   std::string sort = "first";
   bool reverse = false;
 };
+
+/// The summarised value of `r` named `name`: its key ("loss.value"), or
+/// the fact's name when the key is NAME.value ("loss"); null when none.
+[[nodiscard]] const value_range* value_named(const run_row& r, std::string_view name);
+
+/// What a value is called in tables and --json: its key, without ".value"
+/// ("loss.value" is "loss", "acc.top1" stays so).
+[[nodiscard]] std::string value_name(const value_range& v);
 
 /// Nothing when `q` as given by a person can be asked; else an
 /// error_code::invalid error whose describe() names what is wrong (an

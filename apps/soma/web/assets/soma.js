@@ -82,9 +82,12 @@ function failed(where, e) {
 
 // A table from rows: columns are [heading, (row) => html, "num"?].
 function table(columns, rows, rowAttrs = () => "") {
-  const head = columns.map(([h, , k]) => `<th class="${k || ""}">${esc(h)}</th>`).join("");
+  // A fourth element names the column's cells (data-column), for a column
+  // whose name is the store's (a summarised value's).
+  const named = (n) => (n ? ` data-column="${esc(n)}"` : "");
+  const head = columns.map(([h, , k, n]) => `<th class="${k || ""}"${named(n)}>${esc(h)}</th>`).join("");
   const body = rows.map((r) => `<tr ${rowAttrs(r)}>` +
-    columns.map(([, f, k]) => `<td class="${k || ""}">${f(r)}</td>`).join("") + "</tr>").join("");
+    columns.map(([, f, k, n]) => `<td class="${k || ""}"${named(n)}>${f(r)}</td>`).join("") + "</tr>").join("");
   return `<table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
@@ -226,7 +229,7 @@ const runColumns = [
 const runSortKeys = ["first", "last", "run", "status", "forwards", "broke", "took"];
 const runStatuses = ["running", "finished", "died", "unknown"];
 // The address' parameters the runs page keeps (and /api/runs takes).
-const runQueryNames = ["filter", "prefix", "status", "tag", "param", "sort", "reverse"];
+const runQueryNames = ["filter", "prefix", "status", "tag", "param", "where", "sort", "reverse"];
 
 // "a, b,c" as ["a", "b", "c"].
 const listOf = (text) => text.split(",").map((x) => x.trim()).filter(Boolean);
@@ -248,6 +251,7 @@ async function runsView() {
         `<label><input type="checkbox" data-status="${x}" ${statuses.includes(x) ? "checked" : ""}> ${x}</label>`).join(" ")}</span>
       <label title="soma runs --tag: runs with every one of these tags (comma-separated)">tags <input id="tags" value="${esc(query.getAll("tag").join(", "))}" placeholder="baseline, short"></label>
       <label title="soma runs --param: NAME=VALUE (the same text or number) or NAME (any value), comma-separated; every one must hold">params <input id="params" value="${esc(query.getAll("param").join(", "))}" placeholder="lr=0.05, seed"></label>
+      <label title="soma runs --where: KEY<NUMBER (<=, >, >=, =, !=) of a summarised value (loss: its last; min:loss, max:loss), comma-separated; every one must hold">values <input id="where" value="${esc(query.getAll("where").join(", "))}" placeholder="loss<0.2"></label>
       <label title="soma runs --sort">sort <select id="sort"><option value="" ${sort ? "" : "selected"}>most recent first</option>
         ${[...runSortKeys, ...(sort && !runSortKeys.includes(sort) ? [sort] : [])].map((k) => `<option value="${esc(k)}" ${k === sort ? "selected" : ""}>${esc(k)}</option>`).join("")}</select></label>
       <label title="soma runs --reverse: the order turned round"><input type="checkbox" id="reverse" ${reverse ? "checked" : ""}> reverse</label>
@@ -256,14 +260,21 @@ async function runsView() {
   const sortBox = document.getElementById("sort");
   const order = sort ? `by ${sort}${reverse ? ", reversed" : ""}` : reverse ? "oldest first" : "most recent first";
   const show = (page) => {
-    // The parameters' names, to sort by one (soma runs --sort NAME).
-    for (const name of page.param_names || [])
+    // The summarised values (their last, least and greatest) and the
+    // parameters' names, to sort by one (soma runs --sort KEY).
+    const values = page.value_names || [];
+    for (const name of [...values.flatMap((v) => [v, `min:${v}`, `max:${v}`]), ...(page.param_names || [])])
       if (![...sortBox.options].some((o) => o.value === name))
         sortBox.insertAdjacentHTML("beforeend", `<option value="${esc(name)}">${esc(name)}</option>`);
+    // A column for each summarised value: its last, as soma runs shows it.
+    const columns = [...runColumns];
+    columns.splice(columns.findIndex(([h]) => h === "params"), 0, ...values.map((v) =>
+      [v, (r) => { const x = (r.values || {})[v]; return x && x.last !== null ? esc(String(x.last)) : "–"; },
+        "num value", v]));
     document.getElementById("total").textContent =
       `${page.total} run${page.total === 1 ? "" : "s"}, ${order}`;
     document.getElementById("runs").innerHTML = page.runs.length
-      ? table(runColumns, page.runs, (r) => `data-run="${esc(r.run)}" data-status="${esc(r.status)}" class="${r.broke ? "broke" : ""} ${r.status === "died" ? "died" : ""}"`)
+      ? table(columns, page.runs, (r) => `data-run="${esc(r.run)}" data-status="${esc(r.status)}" class="${r.broke ? "broke" : ""} ${r.status === "died" ? "died" : ""}"`)
       : `<p class="quiet">No run${asked ? " matches" : " yet: a recorder writes one per run"}.</p>`;
     const link = (o) => { const l = new URLSearchParams(query); l.set("limit", limit); l.set("offset", o); return `?${l}`; };
     document.getElementById("pager").innerHTML =
@@ -281,6 +292,7 @@ async function runsView() {
     for (const box of document.querySelectorAll("input[data-status]:checked")) n.append("status", box.dataset.status);
     for (const t of listOf(text("tags"))) n.append("tag", t);
     for (const p of listOf(text("params"))) n.append("param", p);
+    for (const w of listOf(text("where"))) n.append("where", w);
     if (sortBox.value) n.set("sort", sortBox.value);
     if (document.getElementById("reverse").checked) n.set("reverse", "1");
     n.set("limit", limit);

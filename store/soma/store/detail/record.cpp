@@ -290,6 +290,7 @@ run_meta decode_run_meta(std::string_view key, std::string_view bytes, const ori
       t.took_us = compact::unzigzag(in.varint());
       t.first = compact::unzigzag(in.varint());
       t.last = compact::unzigzag(in.varint());
+      t.values_kept = false; // format 2 kept no summarised numbers
       if (t.broke > t.forwards || (t.forwards > 0 && t.first > t.last))
         in.failed = true;
       out.totals = t;

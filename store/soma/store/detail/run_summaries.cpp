@@ -16,13 +16,17 @@ void add_forward(run_totals& t, const record& r) {
   // the records can never differ in how they add up.
   run_row row{.forwards = t.forwards, .broke = t.broke, .took_us = t.took_us, .first = t.first,
               .last = t.last};
+  row.summary_values = std::move(t.values);
   count_forward(row, r);
-  t = run_totals{row.forwards, row.broke, row.took_us, row.first, row.last};
+  t = run_totals{row.forwards, row.broke, row.took_us, row.first, row.last, std::move(row.summary_values),
+                 t.values_kept};
 }
 
 run_row row_of(std::string_view run, const run_totals& t) {
-  return run_row{.run = std::string{run}, .forwards = t.forwards, .broke = t.broke,
-                 .took_us = t.took_us, .first = t.first, .last = t.last};
+  auto row = run_row{.run = std::string{run}, .forwards = t.forwards, .broke = t.broke,
+                     .took_us = t.took_us, .first = t.first, .last = t.last};
+  row.summary_values = t.values;
+  return row;
 }
 
 namespace {
