@@ -62,6 +62,37 @@ std::optional<double> value_number(const run_row& r, std::string_view k) {
   return which == which_number::min ? v->min : which == which_number::max ? v->max : v->last;
 }
 
+// NAME OP VALUE split at its operator (one of < <= > >= = !=): the
+// operator's place and the operator, or why it cannot be read (signs that
+// make no operator, as `=>` or `~`). `at` is npos when there is no sign of
+// an operator at all.
+struct split_text {
+  std::size_t at = std::string_view::npos;
+  std::string_view op;
+  std::string_view value;
+  std::string wrong; // not empty: why the operator cannot be read
+};
+
+split_text split_at_operator(std::string_view t) {
+  split_text out;
+  out.at = t.find_first_of("<>=!~");
+  if (out.at == std::string_view::npos)
+    return out;
+  for (std::string_view op : {"<=", ">=", "!=", "<", ">", "="})
+    if (t.substr(out.at).starts_with(op)) {
+      out.op = op;
+      break;
+    }
+  if (out.op.empty()) {
+    out.wrong = "'" + std::string{t.substr(out.at, 1)} + "' is no operator";
+    return out;
+  }
+  out.value = t.substr(out.at + out.op.size());
+  if (!out.value.empty() && std::string_view{"<>=!~"}.find(out.value.front()) != std::string_view::npos)
+    out.wrong = "'" + std::string{out.op} + out.value.front() + "' is no operator";
+  return out;
+}
+
 // A --where filter read once: KEY OP NUMBER.
 struct where_filter {
   std::string_view key;
@@ -78,27 +109,17 @@ caf::expected<where_filter> read_where(std::string_view w) {
     return make_error(error_code::invalid, "where '" + std::string{w} + "': " + why + "; it takes "
                                              + std::string{where_syntax});
   };
-  auto at = w.find_first_of("<>=!~");
-  if (at == std::string_view::npos)
+  auto split = split_at_operator(w);
+  if (split.at == std::string_view::npos)
     return bad("no operator");
-  if (at == 0 || value_key(w.substr(0, at)).second.empty())
+  if (split.at == 0 || value_key(w.substr(0, split.at)).second.empty())
     return bad("no KEY before the operator");
-  where_filter f{w.substr(0, at), "", 0};
-  for (std::string_view op : {"<=", ">=", "!=", "<", ">", "="})
-    if (w.substr(at).starts_with(op)) {
-      f.op = op;
-      break;
-    }
-  if (f.op.empty())
-    return bad("'" + std::string{w.substr(at, 1)} + "' is no operator");
-  auto value = w.substr(at + f.op.size());
-  if (!value.empty() && std::string_view{"<>=!~"}.find(value.front()) != std::string_view::npos)
-    return bad("'" + std::string{f.op} + value.front() + "' is no operator");
-  auto x = number_in(value);
+  if (!split.wrong.empty())
+    return bad(split.wrong);
+  auto x = number_in(split.value);
   if (!x)
-    return bad("'" + std::string{value} + "' is not a number");
-  f.number = *x;
-  return f;
+    return bad("'" + std::string{split.value} + "' is not a number");
+  return where_filter{w.substr(0, split.at), split.op, *x};
 }
 
 // Whether `x` compares to `f`'s number as `f` says.
@@ -126,23 +147,14 @@ caf::expected<param_filter> read_param(std::string_view p) {
     return make_error(error_code::invalid, "param '" + std::string{p} + "': " + why + "; it takes "
                                              + std::string{param_syntax});
   };
-  auto at = p.find_first_of("<>=!~");
-  if (at == std::string_view::npos)
+  auto split = split_at_operator(p);
+  if (split.at == std::string_view::npos)
     return param_filter{p, "", "", std::nullopt};
-  if (at == 0)
+  if (split.at == 0)
     return bad("no NAME before the operator");
-  param_filter f{p.substr(0, at), "", "", std::nullopt};
-  for (std::string_view op : {"<=", ">=", "!=", "<", ">", "="})
-    if (p.substr(at).starts_with(op)) {
-      f.op = op;
-      break;
-    }
-  if (f.op.empty())
-    return bad("'" + std::string{p.substr(at, 1)} + "' is no operator");
-  f.value = p.substr(at + f.op.size());
-  if (!f.value.empty() && std::string_view{"<>=!~"}.find(f.value.front()) != std::string_view::npos)
-    return bad("'" + std::string{f.op} + f.value.front() + "' is no operator");
-  f.number = number_in(f.value);
+  if (!split.wrong.empty())
+    return bad(split.wrong);
+  param_filter f{p.substr(0, split.at), split.op, split.value, number_in(split.value)};
   if (f.op != "=" && f.op != "!=" && !f.number)
     return bad(std::string{f.op} + " compares numbers, and '" + std::string{f.value}
                + "' is not one");
