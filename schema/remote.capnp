@@ -226,6 +226,8 @@ struct RunRow {
   trial @12 :RunTrial;    # the trial it was recorded for; null: none
   executions @13 :List(Soma.Execution);  # who wrote it, one after another; empty: an older server, or not known
   values @14 :List(Soma.ValueRange);     # its summarised numbers over the run; empty: none, or an older server
+  durationUs @15 :Int64;                 # how long it lasted, wall clock, if `hasDuration`
+  hasDuration @16 :Bool;
 }
 
 struct RunTrial {

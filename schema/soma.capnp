@@ -155,6 +155,8 @@ struct RunTotals {
   last @4 :Int64;
   values @5 :List(ValueRange);  # since 0.4: the summarised numbers over the run
   valuesKept @6 :Bool;          # whether `values` are kept (false: a soma before 0.4 wrote them)
+  firstUs @7 :Int64;            # since 0.4: when the first forward began, unix µs
+  endUs @8 :Int64;              # since 0.4: when the last forward ended (its when + tookUs), unix µs
 }
 
 # A number a run's records summarise, over the run (docs/formats.md, RunMeta).

@@ -100,6 +100,11 @@ struct run_totals {
   /// Whether `values` are kept: false in totals a soma before 0.4 wrote,
   /// whose writer counts the run again once.
   bool values_kept = true;
+  /// When the first of them began and the last of them ended (its `when`
+  /// and took_us after it), unix µs: how long the run lasted, by the wall
+  /// clock. 0 in totals a soma before 0.4 wrote (values_kept is false).
+  std::int64_t first_us = 0;
+  std::int64_t end_us = 0;
 
   friend bool operator==(const run_totals&, const run_totals&) = default;
 };

@@ -154,10 +154,10 @@ version)
 runs)
   soma 0 runs --store "$STORE" --sort run
   no_err
-  table LLRRRRLLRLL <<EOF
-run	status	forwards	broke	execs	took	first	last	loss	params	tags
-plain	finished	3	1	1	~	@	@	-	lr=0.5	baseline,short
-tuesday	finished	12	0	1	~	@	@	1.00021	lr=0.05,seed=7	baseline
+  table LLRRRRRLLRLL <<EOF
+run	status	forwards	broke	execs	duration	took	first	last	loss	params	tags
+plain	finished	3	1	1	~	~	@	@	-	lr=0.5	baseline,short
+tuesday	finished	12	0	1	~	~	@	@	1.00021	lr=0.05,seed=7	baseline
 EOF
   # The options go before the subcommand too.
   cp "$T/out" "$T/after"
@@ -181,7 +181,7 @@ runs_json)
   soma 0 runs --store "$STORE" --json --sort run
   no_err
   json '
-assert [list(r) for r in rows] == [["run", "forwards", "broke", "took_us", "first", "last", "status",
+assert [list(r) for r in rows] == [["run", "forwards", "broke", "took_us", "first", "last", "duration_us", "status",
                                     "how", "ended_us", "params", "tags", "trial", "values",
                                     "executions", "began"]] * 2
 # The summarised loss over each run: for tuesday (make_store: 2.1 falling to
@@ -191,6 +191,8 @@ loss = rows[1]["values"]["loss"]
 assert loss["max"] == 2.1 and loss["min"] == loss["last"] and 1.0 < loss["last"] < 1.001, loss
 assert all(r["trial"] is None for r in rows)  # no trial gave them
 import os, socket
+for r in rows:  # how long it lasted by the wall clock, first forward began to last ended
+    assert type(r["duration_us"]) is int and r["duration_us"] > 0, r
 for r in rows:  # one recorder each: one execution, from forward 0, make_store
     assert r["executions"] == 1 and len(r["began"]) == 1, r
     b = r["began"][0]
@@ -213,15 +215,15 @@ assert rows[0]["tags"] == ["baseline", "short"] and rows[1]["tags"] == ["baselin
   python3 - "$T/out" <<'PY' || fail "the CSV differs"
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
-assert rows[0] == ["run", "forwards", "broke", "took_us", "first", "last", "status", "how",
+assert rows[0] == ["run", "forwards", "broke", "took_us", "first", "last", "duration_us", "status", "how",
                    "ended_us", "params.lr", "tags", "trial", "executions", "began", "params.seed",
                    "values.loss.last", "values.loss.min", "values.loss.max"], rows[0]
 assert [r[0] for r in rows[1:]] == ["plain", "tuesday"], rows
-assert rows[1][9] == "0.5" and rows[1][10] == "baseline;short" and rows[1][14] == "", rows[1]
-assert rows[2][9] == "0.05" and rows[2][14] == "7" and rows[2][11] == "", rows[2]
-assert rows[1][12] == "1" and rows[1][13].startswith('{"forward":0,"began_us":'), rows[1]
-assert rows[1][15:] == ["", "", ""] and rows[2][17] == "2.1", rows
-assert rows[1][6] == "finished" and rows[1][7].startswith("its recorder closed it at "), rows[1]
+assert rows[1][10] == "0.5" and rows[1][11] == "baseline;short" and rows[1][15] == "", rows[1]
+assert rows[2][10] == "0.05" and rows[2][15] == "7" and rows[2][12] == "", rows[2]
+assert rows[1][13] == "1" and rows[1][14].startswith('{"forward":0,"began_us":'), rows[1]
+assert rows[1][16:] == ["", "", ""] and rows[2][18] == "2.1", rows
+assert rows[1][7] == "finished" and rows[1][8].startswith("its recorder closed it at "), rows[1]
 PY
   ;;
 
@@ -247,7 +249,7 @@ runs_filters)
   soma 0 runs --store "$STORE" --json --sort seed; want "tuesday plain" "--sort seed"
   expect_usage_error "--status done: a run stands running, finished, died or unknown; \`soma runs --help\` says how it goes" \
     runs --store "$STORE" --status done
-  expect_usage_error "--sort speed: it is not a column (first, last, run, status, forwards, broke, took), and no run listed has a value (loss, min:loss, max:loss) or a parameter named so" \
+  expect_usage_error "--sort speed: it is not a column (first, last, run, status, forwards, broke, duration, took), and no run listed has a value (loss, min:loss, max:loss) or a parameter named so" \
     runs --store "$STORE" --sort speed
   # Comparisons: tuesday has lr=0.05, plain lr=0.5; a run without the
   # parameter passes no test of it.
@@ -264,7 +266,7 @@ runs_filters)
     runs --store "$STORE" --param 'lr>abc'
   # Nothing listed says why on stderr, exit 0, the header still on stdout.
   soma 0 runs --store "$STORE" --tag Study:lr
-  expect_out "run  status  forwards  broke  execs  took  first  last  params  tags"
+  expect_out "run  status  forwards  broke  execs  duration  took  first  last  params  tags"
   expect_err "soma: 0 of 2 runs match --tag Study:lr"
   # Summarised values: --where compares them, --sort orders by them (the
   # last, the least or the greatest); a run without the value passes no
@@ -276,6 +278,12 @@ runs_filters)
   soma 0 runs --store "$STORE" --json --sort loss; want "tuesday plain" "--sort loss"
   soma 0 runs --store "$STORE" --json --sort max:loss --reverse; want "plain tuesday" "--sort max:loss --reverse"
   soma 0 runs --store "$STORE" --json --sort min:loss; want "tuesday plain" "--sort min:loss"
+  soma 0 runs --store "$STORE" --json --sort duration
+  python3 - "$T/out" <<'PY' || fail "--sort duration: $(cat "$T/out")"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert [r["duration_us"] for r in rows] == sorted(r["duration_us"] for r in rows), rows
+PY
   wsyntax="it takes KEY<NUMBER, KEY<=NUMBER, KEY>NUMBER, KEY>=NUMBER, KEY=NUMBER or KEY!=NUMBER, KEY a summarised value's name (loss: its last; min:loss, max:loss: its least, its greatest); \`soma runs --help\` says how it goes"
   expect_usage_error "--where 'loss': no operator; $wsyntax" runs --store "$STORE" --where loss
   expect_usage_error "--where 'loss<<2': '<<' is no operator; $wsyntax" runs --store "$STORE" --where 'loss<<2'

@@ -197,6 +197,9 @@ if case in ("format1", "format2", "format3"):
                 values = row.pop("values", "missing")
                 if not isinstance(values, dict) or (case != "format1" and values != {}):
                     fail(f"`soma runs` on the {case} store: {row['run']} says values {values}")
+                lasted = row.pop("duration_us", "missing")
+                if not (lasted is None or (type(lasted) is int and lasted >= 0)):  # counted: known
+                    fail(f"`soma runs` on the {case} store: {row['run']} says duration_us {lasted}")
                 said = (row.pop("executions", "missing"), row.pop("began", "missing"))
                 if said != (1, []):
                     fail(f"`soma runs` on the {case} store: {row['run']} says executions {said}")

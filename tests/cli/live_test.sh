@@ -213,7 +213,7 @@ assert first["pid"] != second["pid"] and 0 < first["began_us"] <= second["began_
 PY
     soma 0 runs --store "$S"
     head=$(head -1 "$T/out") row=$(sed -n 2p "$T/out")
-    [ "$(echo $head | cut -d' ' -f1-6)" = "run status forwards broke execs took" ] \
+    [ "$(echo $head | cut -d' ' -f1-7)" = "run status forwards broke execs duration took" ] \
       && [ "$(echo $row | cut -d' ' -f1,3-5)" = "again 8 0 2" ] || fail "runs table: $(cat "$T/out")"
     soma 0 live --run again --store "$S" --once
     grep -q "^executions: 2; the latest began at forward 5, [0-9:-]* *[0-9:]*, $(hostname) pid $second$" "$T/out" \

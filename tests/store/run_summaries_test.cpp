@@ -113,8 +113,10 @@ void same_row(const soma::run_row& got, const soma::run_row& want, bool values =
     BOOST_TEST(got.first == want.first);
     BOOST_TEST(got.last == want.last);
     // The summarised loss: last, least, greatest, as a count of the records.
-    if (values)
+    if (values) {
       BOOST_TEST((got.summary_values == want.summary_values));
+      BOOST_TEST((got.duration_us == want.duration_us)); // first began to last ended
+    }
   }
 }
 
@@ -260,10 +262,13 @@ BOOST_AUTO_TEST_CASE(the_totals_of_a_run_are_read_back_number_by_number) {
   write(log, xs);
   auto m = meta(s, "r");
   BOOST_TEST_REQUIRE(m.totals.has_value());
-  BOOST_TEST((*m.totals == soma::detail::run_totals{3, 1, 1220, 1'900'000'003, 1'900'000'020}));
+  // The span: forward 2 began first; forward 3 ended last (its when and
+  // took_us); forward 2's negative took_us ends it where it began.
+  BOOST_TEST((*m.totals == soma::detail::run_totals{3, 1, 1220, 1'900'000'003, 1'900'000'020, {}, true,
+                                                     1'900'000'003'000'000, 1'900'000'020'001'000}));
   auto got = rows(s);
   BOOST_TEST_REQUIRE(got.size() == 1u);
-  same_row(got[0], {"r", 3, 1, 1220, 1'900'000'003, 1'900'000'020});
+  same_row(got[0], {"r", 3, 1, 1220, 1'900'000'003, 1'900'000'020}, false);
   BOOST_TEST(!row(s, "q").has_value());
   BOOST_TEST(!row(s, "r0").has_value());
 }

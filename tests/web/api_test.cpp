@@ -381,7 +381,7 @@ BOOST_AUTO_TEST_CASE(a_query_the_runs_cannot_answer_is_a_400_naming_what_was_wro
   BOOST_TEST(why.starts_with("status bogus: a run stands running, finished, died or unknown"), why);
   std::tie(status, why) = refused({{"sort", "nope"}});
   BOOST_TEST(status == 400);
-  BOOST_TEST(why.starts_with("sort nope: it is not a column (first, last, run, status, forwards, broke, took)"), why);
+  BOOST_TEST(why.starts_with("sort nope: it is not a column (first, last, run, status, forwards, broke, duration, took)"), why);
   std::tie(status, why) = refused({{"param", "=3"}});
   BOOST_TEST(status == 400);
   BOOST_TEST(why.find("param '=3'") != std::string::npos, why);

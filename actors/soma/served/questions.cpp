@@ -152,6 +152,10 @@ std::string encode_runs(const std::vector<run_row>& rows) {
       put_executions(x.initExecutions(static_cast<unsigned>(r.executions.size())), r.executions);
     if (!r.summary_values.empty())
       put_ranges(x.initValues(static_cast<unsigned>(r.summary_values.size())), r.summary_values);
+    if (r.duration_us) {
+      x.setHasDuration(true);
+      x.setDurationUs(*r.duration_us);
+    }
   }
   return to_bytes(m);
 }
@@ -176,6 +180,8 @@ std::vector<run_row> decode_runs(std::string_view bytes) {
       }
       r.executions = get_executions(x.getExecutions());
       r.summary_values = get_ranges(x.getValues());
+      if (x.getHasDuration())
+        r.duration_us = x.getDurationUs();
       out.push_back(std::move(r));
     }
     return out;

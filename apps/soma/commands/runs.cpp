@@ -40,7 +40,7 @@ void runs_options(CLI::App& runs, invocation& inv) {
     ->option_text("'KEY<NUMBER'");
   runs.add_option("--sort", inv.sort,
                   "order by: first (when it began; the default), last, run, status, forwards, "
-                  "broke, took, a summarised value (loss: its last; min:loss, max:loss), or a "
+                  "broke, duration, took, a summarised value (loss: its last; min:loss, max:loss), or a "
                   "parameter's NAME")
     ->option_text("KEY");
   runs.add_flag("--reverse", inv.reverse, "in the other order");
@@ -116,7 +116,8 @@ void show_runs(const store& s, const invocation& inv, std::ostream& out, std::os
   // forwards can all be ok while its trial broke.
   bool trials = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.trial.has_value(); });
   std::vector<column> columns{{"run"},   {"status"}, {"forwards", align::right},
-                              {"broke", align::right}, {"execs", align::right}, {"took", align::right},
+                              {"broke", align::right}, {"execs", align::right},
+                              {"duration", align::right}, {"took", align::right},
                               {"first"}, {"last"}};
   // A column for each summarised value a run listed has: its last.
   std::vector<std::string> values;
@@ -134,6 +135,7 @@ void show_runs(const store& s, const invocation& inv, std::ostream& out, std::os
   for (auto& r : rows) {
     std::vector<std::string> cells{r.run, std::string{to_string(r.status)}, std::to_string(r.forwards),
                                    std::to_string(r.broke), std::to_string(r.execution_count()),
+                                   r.duration_us ? duration(static_cast<double>(*r.duration_us)) : "-",
                                    duration(static_cast<double>(r.took_us)),
                                    utc_seconds(r.first), utc_seconds(r.last)};
     for (auto& name : values) {

@@ -32,6 +32,7 @@ json json_number(double x) {
 json json_of(const run_row& x) {
   json out{{"run", x.run},         {"forwards", x.forwards}, {"broke", x.broke},
            {"took_us", x.took_us}, {"first", x.first},       {"last", x.last},
+           {"duration_us", x.duration_us ? json(*x.duration_us) : json(nullptr)},
            {"status", std::string{to_string(x.status)}},     {"how", x.how}};
   out["ended_us"] = x.ended_us ? json(*x.ended_us) : json(nullptr);
   out["params"] = json_of(x.params);

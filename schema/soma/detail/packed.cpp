@@ -179,6 +179,8 @@ void put_run_meta(std::string& out, const run_meta& x) {
       if (!x.totals->values.empty())
         put_ranges(t.initValues(static_cast<unsigned>(x.totals->values.size())), x.totals->values);
       t.setValuesKept(x.totals->values_kept);
+      t.setFirstUs(x.totals->first_us);
+      t.setEndUs(x.totals->end_us);
     }
     if (!x.params.empty())
       put_values(r.initParams(static_cast<unsigned>(x.params.size())), x.params);
@@ -216,7 +218,7 @@ run_meta get_run_meta(std::string_view payload) {
     if (r.hasTotals()) {
       auto t = r.getTotals();
       run_totals y{t.getForwards(), t.getBroke(), t.getTookUs(), t.getFirst(), t.getLast(),
-                   get_ranges(t.getValues()), t.getValuesKept()};
+                   get_ranges(t.getValues()), t.getValuesKept(), t.getFirstUs(), t.getEndUs()};
       if (y.broke > y.forwards || (y.forwards > 0 && y.first > y.last))
         throw undecodable("its totals cannot be: more broke than forwards, or first after last");
       x.totals = y;

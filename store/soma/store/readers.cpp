@@ -145,8 +145,15 @@ void each_between(const detail::environment& env, MDB_txn* txn, MDB_dbi which,
 } // namespace
 
 void detail::count_forward(run_row& row, const record& r) {
-  if (row.forwards == 0)
+  auto end = r.when_us + std::max<std::int64_t>(0, r.took_us);
+  if (row.forwards == 0) {
     row.first = row.last = r.when_s();
+    row.first_us = r.when_us;
+    row.end_us = end;
+  }
+  row.first_us = std::min(row.first_us, r.when_us);
+  row.end_us = std::max(row.end_us, end);
+  row.duration_us = row.end_us - row.first_us;
   row.forwards += 1;
   row.broke += r.state == outcome::broke;
   row.took_us += r.took_us;

@@ -64,6 +64,10 @@ struct run_row {
   std::int64_t took_us = 0; ///< all its forwards' took_us, added
   std::int64_t first = 0;   ///< unix seconds of its first forward
   std::int64_t last = 0;    ///< unix seconds of its last forward
+  /// How long it lasted by the wall clock, µs: from when its first forward
+  /// began to when its last ended (not `took_us`, its forwards' time
+  /// added); none for a run a soma before 0.4 wrote last.
+  std::optional<std::int64_t> duration_us;
   values params;                  ///< what the run was (recorder_options::params, or its trial's)
   std::vector<std::string> tags;  ///< words to find it by (recorder_options::tags)
   run_status status = run_status::unknown; ///< where it stands, judged where the store is
@@ -81,6 +85,10 @@ struct run_row {
   /// least and greatest (value_range), in the order first told. Empty for a
   /// run a soma before 0.4 wrote last.
   std::vector<value_range> summary_values;
+
+  /// When its first forward began and its last ended, unix µs (0: not
+  /// known): what duration_us is made of, as count_forward counts them.
+  std::int64_t first_us = 0, end_us = 0;
 
   /// How many executions wrote it: at least 1 once it has a forward.
   [[nodiscard]] std::size_t execution_count() const noexcept {

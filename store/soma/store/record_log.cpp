@@ -93,7 +93,13 @@ bool take_back(run_totals& t, const record& was, const record& now) {
     return false;
   bool bounds_stay = t.forwards == 1 || was.when_s() == now.when_s()
                      || (t.first < was.when_s() && was.when_s() < t.last);
-  if (!bounds_stay || !values_stay(t, was, now))
+  // Its span (first began to last ended, µs) shrinks only when `was` held
+  // one end and `now` gives up some of it.
+  auto end_of = [](const record& r) { return r.when_us + std::max<std::int64_t>(0, r.took_us); };
+  bool span_stays = t.forwards == 1
+                    || ((was.when_us != t.first_us || now.when_us <= was.when_us)
+                        && (end_of(was) != t.end_us || end_of(now) >= end_of(was)));
+  if (!bounds_stay || !span_stays || !values_stay(t, was, now))
     return false;
   t.forwards -= 1;
   t.broke -= broke;

@@ -233,6 +233,10 @@ void sort_runs(std::vector<run_row>& rows, const run_query& inv) {
     of = [&](const run_row& r) { return number(static_cast<double>(r.broke)); };
   else if (k == "took")
     of = [&](const run_row& r) { return number(static_cast<double>(r.took_us)); };
+  else if (k == "duration")
+    of = [&](const run_row& r) {
+      return r.duration_us ? number(static_cast<double>(*r.duration_us)) : key{3, 0, {}};
+    };
   else if (std::any_of(rows.begin(), rows.end(), [&](auto& r) { return value_number(r, k); })) {
     of = [&](const run_row& r) -> key {
       auto x = value_number(r, k);
@@ -242,7 +246,7 @@ void sort_runs(std::vector<run_row>& rows, const run_query& inv) {
     bool any = std::any_of(rows.begin(), rows.end(), [&](auto& r) { return r.params.find(k); });
     if (!any && !rows.empty())
       throw std::invalid_argument(k + ": it is not a column (first, last, run, status, forwards, "
-                                  "broke, took), and no run listed has a value (loss, min:loss, "
+                                  "broke, duration, took), and no run listed has a value (loss, min:loss, "
                                   "max:loss) or a parameter named so");
     of = [&](const run_row& r) -> key {
       auto* v = r.params.find(k);

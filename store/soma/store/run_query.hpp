@@ -32,7 +32,7 @@ struct run_query {
   /// least, its greatest). A run without the value passes none of them.
   std::vector<std::string> where;
   /// "first" (when it began), "last", "run", "status", "forwards", "broke",
-  /// "took", a summarised value's KEY as `where` takes it ("loss",
+  /// "duration", "took", a summarised value's KEY as `where` takes it ("loss",
   /// "min:loss"), or a parameter's name (runs without it last); then by id.
   std::string sort = "first";
   bool reverse = false;

@@ -218,6 +218,7 @@ const runColumns = [
   ["forwards", (r) => num(r.forwards), "num forwards"],
   ["broke", (r) => num(r.broke), "num"],
   ["execs", (r) => num(r.executions), "num executions"],
+  ["duration", (r) => (r.duration_us === null ? "–" : dur(r.duration_us)), "num duration"],
   ["took", (r) => dur(r.took_us), "num"],
   ["first", (r) => when(r.first)],
   ["last", (r) => `${when(r.last)} <span class="quiet">(${ago(r.last)})</span>`],
@@ -226,7 +227,7 @@ const runColumns = [
 ];
 
 // What `soma runs --sort` takes, beside the parameters' names.
-const runSortKeys = ["first", "last", "run", "status", "forwards", "broke", "took"];
+const runSortKeys = ["first", "last", "run", "status", "forwards", "broke", "duration", "took"];
 const runStatuses = ["running", "finished", "died", "unknown"];
 // The address' parameters the runs page keeps (and /api/runs takes).
 const runQueryNames = ["filter", "prefix", "status", "tag", "param", "where", "sort", "reverse"];

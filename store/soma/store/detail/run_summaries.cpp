@@ -17,15 +17,21 @@ void add_forward(run_totals& t, const record& r) {
   run_row row{.forwards = t.forwards, .broke = t.broke, .took_us = t.took_us, .first = t.first,
               .last = t.last};
   row.summary_values = std::move(t.values);
+  row.first_us = t.first_us;
+  row.end_us = t.end_us;
   count_forward(row, r);
   t = run_totals{row.forwards, row.broke, row.took_us, row.first, row.last, std::move(row.summary_values),
-                 t.values_kept};
+                 t.values_kept, row.first_us, row.end_us};
 }
 
 run_row row_of(std::string_view run, const run_totals& t) {
   auto row = run_row{.run = std::string{run}, .forwards = t.forwards, .broke = t.broke,
                      .took_us = t.took_us, .first = t.first, .last = t.last};
   row.summary_values = t.values;
+  row.first_us = t.first_us;
+  row.end_us = t.end_us;
+  if (t.values_kept && t.forwards > 0)
+    row.duration_us = t.end_us - t.first_us;
   return row;
 }
 
