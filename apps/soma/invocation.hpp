@@ -60,6 +60,7 @@ struct invocation {
   std::string study;               ///< STUDY, for `trials STUDY`, `reclaim` and `plot study`
   double quiet_over = 0;           ///< --quiet-over S, for `reclaim`
   std::string result;              ///< --result NAME, for `plot study`
+  std::string by;                  ///< --by PARAM, for `plot study`: the x axis
   std::string rules;               ///< --rules FILE, for `health`
   bool rules_given = false;        ///< whether --rules was given (an empty FILE is an error)
   std::optional<std::int64_t> at_us; ///< --at TIME as unix microseconds, for `health`

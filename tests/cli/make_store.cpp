@@ -23,6 +23,10 @@
 //                             every 0.5 s for a minute from
 //                             2027-01-15T08:00:00Z, beta-202 silent from
 //                             08:00:20 to 08:00:40 (docs/health.md, replay).
+//   make_store DIR --sweep    study "sweep" of 6 trials of lr (0.0001 to
+//                             10, five decades), each done with loss
+//                             (lr 0.01 the lowest, 0.1), but lr 1, which
+//                             broke; and study "pair", two parameters.
 
 #include <chrono>
 #include <cstdio>
@@ -191,19 +195,40 @@ void write_quiet_gap(soma::store& s) {
   }
 }
 
+// A sweep to draw (soma plot study --by): one parameter over five decades.
+void write_sweep(soma::store& s) {
+  soma::add_trials(s, "sweep", soma::grid({{"lr", {0.0001, 0.001, 0.01, 0.1, 1.0, 10.0}}}), "sweep");
+  for (int i = 0; i < 6; ++i) {
+    auto n = soma::claim_trial(s, "sweep", "here-1");
+    if (i == 4) {
+      soma::end_trial(s, "sweep", *n, soma::trial_state::broke, {}, "diverged");
+      continue;
+    }
+    double loss[] = {0.9, 0.4, 0.1, 0.3, 0, 2.5};
+    soma::end_trial(s, "sweep", *n, soma::trial_state::done, {{"loss", loss[i]}});
+  }
+  soma::add_trials(s, "pair", soma::grid({{"lr", {0.1, 0.2}}, {"seed", {1.0, 2.0}}}), "sweep");
+  for (int i = 0; i < 4; ++i) {
+    auto n = soma::claim_trial(s, "pair", "here-1");
+    soma::end_trial(s, "pair", *n, soma::trial_state::done, {{"loss", 1.0 + i}});
+  }
+}
+
 int main(int argc, char** argv) {
   std::string_view mode = argc == 3 ? argv[2] : "";
   if (argc < 2 || argc > 3
       || (argc == 3 && mode != "--damaged" && mode != "--cached" && mode != "--fleet"
-          && mode != "--recording" && mode != "--quiet-gap")) {
-    std::fprintf(stderr, "usage: make_store DIR [--damaged|--cached|--fleet|--recording|--quiet-gap]\n");
+          && mode != "--recording" && mode != "--quiet-gap" && mode != "--sweep")) {
+    std::fprintf(stderr, "usage: make_store DIR [--damaged|--cached|--fleet|--recording|--quiet-gap|--sweep]\n");
     return 2;
   }
   try {
-    if (mode == "--fleet" || mode == "--quiet-gap") {
+    if (mode == "--fleet" || mode == "--quiet-gap" || mode == "--sweep") {
       soma::store s{argv[1]};
       if (mode == "--fleet")
         write_fleet(s);
+      else if (mode == "--sweep")
+        write_sweep(s);
       else
         write_quiet_gap(s);
       return 0;

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# plot_test.sh CASE SOMA WORK DRAWING_A_GRAPH: one case of the tests of
+# plot_test.sh CASE SOMA WORK DRAWING_A_GRAPH MAKE_STORE: one case of the tests of
 # `soma plot` (tests/cli/CMakeLists.txt makes each case a CTest test; those of
 # `soma live` are live_test.sh's). The store is the one cli_test.sh's setup
 # records (WORK/store: runs "tuesday" and "plain").
 
 set -u
-case_=$1 SOMA=$2 WORK=$3 GRAPH=$4
+case_=$1 SOMA=$2 WORK=$3 GRAPH=$4 MAKE_STORE=${5:-}
 STORE=$WORK/store
 FLEET=$WORK/fleet # make_store --fleet: study lr, one trial done
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -77,6 +77,35 @@ case $case_ in
     soma 2 plot study nope -o "$T/st2.svg" --store "$FLEET"
     grep -qF "has no study named 'nope'; it has 'lr'" "$T/err" || fail "no unknown-study error: $(cat "$T/err")"
     [ ! -e "$T/st2.svg" ] || fail "a failed plot left a file"
+    # A study of one parameter is drawn against it: lr over five decades, on
+    # a log axis, the best trial (lr 0.01, loss 0.1) named by its params.
+    "$MAKE_STORE" "$T/sweep" --sweep || fail "make_store --sweep failed"
+    soma 0 plot study sweep -o "$T/sw.svg" --store "$T/sweep"
+    svg_holds "$T/sw.svg" 'sweep: loss by lr, loss over each trial' '>lr (log axis)</text>' \
+      '>best: #2 lr=0.01</text>' '5 of 6 trials drawn (not drawn: 1 broke)' '>1e-04</text>' '>10</text>'
+    # The best is the lowest result, at the x of its lr: left of lr 0.1's.
+    python3 - "$T/sw.svg" <<'PY' || fail "the results are not placed by lr"
+import re, sys
+svg = open(sys.argv[1]).read()
+boxes = [(float(x), float(y)) for x, y in re.findall(r'<rect[^>]*class="series-result"[^>]*x="([0-9.]+)" y="([0-9.]+)"', svg)]
+if not boxes:
+    boxes = [(float(x), float(y)) for y, x in re.findall(r'<rect[^>]*y="([0-9.]+)"[^>]*x="([0-9.]+)"[^>]*class="series-result"', svg)]
+xs = sorted(b[0] for b in boxes)
+assert len(xs) == 5, boxes
+gaps = [b - a for a, b in zip(xs, xs[1:])]
+# 0.0001, 0.001, 0.01, 0.1, 10: even steps a decade apart, two for the last.
+assert max(gaps[:3]) - min(gaps[:3]) < 1 and abs(gaps[3] - 2 * gaps[0]) < 1, gaps
+PY
+    # Two parameters: by number unless one is named; an unknown one is named.
+    soma 0 plot study pair -o "$T/pair.svg" --store "$T/sweep"
+    svg_holds "$T/pair.svg" 'pair: loss per trial' '>trial</text>' '>best: #0 lr=0.1,seed=1</text>'
+    soma 0 plot study sweep --by trial -o "$T/sw2.svg" --store "$T/sweep"
+    svg_holds "$T/sw2.svg" 'sweep: loss per trial' '>trial</text>'
+    soma 0 plot study pair --by seed -o "$T/pair.svg" --store "$T/sweep"
+    svg_holds "$T/pair.svg" 'pair: loss by seed' '>seed</text>'
+    soma 2 plot study pair --by lrr -o "$T/pair2.svg" --store "$T/sweep"
+    grep -qF "soma: no trial of study 'pair' has a parameter 'lrr'; its parameters are 'lr', 'seed'" "$T/err" \
+      || fail "no unknown-parameter error: $(cat "$T/err")"
     ;;
   plot_errors)
     soma 2 plot progress tuesday -o "$T/p.jpg" --store "$STORE"

@@ -77,16 +77,22 @@ chart::chart(figure& f, double left, double top, double right, double bottom, do
     x_lo_ -= 0.5;
     x_hi_ += 0.5;
   }
-  widen(x_lo_, x_hi_);
-  if (how.log_y) {
-    // Whole decades, so the axis has at least two powers of ten to label.
-    auto lo_e = std::floor(std::log10(y_lo_) + 1e-9), hi_e = std::ceil(std::log10(y_hi_) - 1e-9);
+  // Whole decades, so a log axis has at least two powers of ten to label.
+  auto decades = [](double& lo, double& hi) {
+    auto lo_e = std::floor(std::log10(lo) + 1e-9), hi_e = std::ceil(std::log10(hi) - 1e-9);
     if (hi_e <= lo_e) {
       lo_e -= 1;
       hi_e += 1;
     }
-    y_lo_ = std::pow(10, lo_e);
-    y_hi_ = std::pow(10, hi_e);
+    lo = std::pow(10, lo_e);
+    hi = std::pow(10, hi_e);
+  };
+  if (how.log_x)
+    decades(x_lo_, x_hi_);
+  else
+    widen(x_lo_, x_hi_);
+  if (how.log_y) {
+    decades(y_lo_, y_hi_);
     y_ticks_ = log_ticks(y_lo_, y_hi_, std::max(2, static_cast<int>((bottom_ - top_) / 30)));
     for (double v : y_ticks_)
       y_labels_.push_back(short_number(v));
@@ -110,15 +116,26 @@ double chart::y_of(double v) const noexcept {
   return (v - y_lo_) / (y_hi_ - y_lo_);
 }
 
+double chart::x_of(double v) const noexcept {
+  if (how_.log_x)
+    return (std::log10(v) - std::log10(x_lo_)) / (std::log10(x_hi_) - std::log10(x_lo_));
+  return (v - x_lo_) / (x_hi_ - x_lo_);
+}
+
 point chart::at(double x, double y) const noexcept {
-  return {left_ + (x - x_lo_) / (x_hi_ - x_lo_) * (right_ - left_),
-          bottom_ - y_of(y) * (bottom_ - top_)};
+  return {left_ + x_of(x) * (right_ - left_), bottom_ - y_of(y) * (bottom_ - top_)};
 }
 
 void chart::x_axis(std::string_view label) {
-  auto xs = ticks(x_lo_, x_hi_, std::max(2, static_cast<int>((right_ - left_) / 110)),
-                  how_.whole_x ? 1 : 0);
-  auto labels = tick_labels(xs);
+  auto across = std::max(2, static_cast<int>((right_ - left_) / 110));
+  auto xs = how_.log_x ? log_ticks(x_lo_, x_hi_, across)
+                       : ticks(x_lo_, x_hi_, across, how_.whole_x ? 1 : 0);
+  std::vector<std::string> labels;
+  if (how_.log_x)
+    for (double v : xs)
+      labels.push_back(short_number(v));
+  else
+    labels = tick_labels(xs);
   for (std::size_t i = 0; i < xs.size(); ++i) {
     double x = at(xs[i], y_lo_).x;
     f_.add(line{{{x, top_}, {x, bottom_}}, palette::grid, 1});

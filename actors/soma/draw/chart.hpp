@@ -48,6 +48,8 @@ struct axes {
   /// A log y axis: y_lo and y_hi must be positive; ticks at powers of ten
   /// (the range is widened to whole decades).
   bool log_y = false;
+  /// A log x axis, as log_y: x_lo and x_hi must be positive.
+  bool log_x = false;
 };
 
 /// A plot area of a figure: maps data (x to the right, y upwards) to pixels
@@ -83,6 +85,7 @@ public:
 
 private:
   [[nodiscard]] double y_of(double v) const noexcept;
+  [[nodiscard]] double x_of(double v) const noexcept;
 
   figure& f_;
   double left_, top_, right_, bottom_;

@@ -20,9 +20,9 @@ namespace {
 constexpr int default_width = 960, default_height = 760;
 constexpr double left = 96;
 
-// The trial's result `name` as a number, when it has one.
-std::optional<double> number_of(const trial_row& t, const std::string& name) {
-  auto* v = t.result.find(name);
+// The value `name` of `vs` as a number, when it has one.
+std::optional<double> number_in(const values& vs, const std::string& name) {
+  auto* v = vs.find(name);
   if (!v)
     return std::nullopt;
   if (auto* d = std::get_if<double>(v))
@@ -42,35 +42,65 @@ std::string first_numeric_result(const std::vector<trial_row>& rows) {
   return {};
 }
 
-// A done trial's result, as drawn.
+// A done trial's result, as drawn: at its number, or at its parameter `by`.
 struct drawn {
   std::uint64_t number;
   double value;
+  double x;
 };
 
 // The trials' results to draw, and how many were left out and why.
 struct tally {
   std::vector<drawn> results;
-  std::size_t not_done = 0, broke = 0, without = 0;
+  std::size_t not_done = 0, broke = 0, without = 0, without_by = 0;
 };
 
-tally tally_of(const std::vector<trial_row>& rows, const std::string& result) {
+tally tally_of(const std::vector<trial_row>& rows, const std::string& result, const std::string& by) {
   tally out;
   for (auto& t : rows) {
+    auto x = by.empty() ? std::optional{static_cast<double>(t.number)} : number_in(t.params, by);
     if (t.state == trial_state::broke)
       ++out.broke;
     else if (t.state != trial_state::done)
       ++out.not_done;
-    else if (auto v = number_of(t, result); v && std::isfinite(*v))
-      out.results.push_back({t.number, *v});
-    else
+    else if (auto v = number_in(t.result, result); !v || !std::isfinite(*v))
       ++out.without;
+    else if (!x || !std::isfinite(*x))
+      ++out.without_by;
+    else
+      out.results.push_back({t.number, *v, *x});
   }
   return out;
 }
 
+// The parameter a study's figure is drawn against when none is named: its
+// only one, when every trial has just that one; else none (by number).
+std::string only_parameter(const std::vector<trial_row>& rows) {
+  std::string only;
+  for (auto& t : rows) {
+    std::size_t n = 0;
+    for (auto& [name, v] : t.params) {
+      ++n;
+      if (!only.empty() && name != only)
+        return {};
+      only = name;
+    }
+    if (n != 1)
+      return {};
+  }
+  return only;
+}
+
+// Whether values spread over more than 2 decades, all above 0: a log axis.
+bool spans_decades(const std::vector<drawn>& xs) {
+  auto [lo, hi] = std::minmax_element(xs.begin(), xs.end(),
+                                      [](const drawn& a, const drawn& b) { return a.x < b.x; });
+  return lo->x > 0 && hi->x / lo->x > 100;
+}
+
 // The title block's line: how many were drawn, and what was not.
-std::string drawn_line(const tally& t, std::size_t trials, const std::string& result) {
+std::string drawn_line(const tally& t, std::size_t trials, const std::string& result,
+                       const std::string& by) {
   std::string left_out;
   auto say = [&](std::size_t n, const std::string& why) {
     if (n)
@@ -79,6 +109,7 @@ std::string drawn_line(const tally& t, std::size_t trials, const std::string& re
   say(t.not_done, "waiting or claimed");
   say(t.broke, "broke");
   say(t.without, "without " + result);
+  say(t.without_by, "without a number for " + by);
   return std::to_string(t.results.size()) + " of " + std::to_string(trials) + " trials drawn"
          + (left_out.empty() ? "" : " (not drawn:" + left_out.substr(1) + ")") + "; below, bold: the lowest "
          + result;
@@ -96,20 +127,33 @@ areas areas_of(int width, int height) {
   return {right, upper_bottom, lower_top, lower_top + plotted * 0.52};
 }
 
-// Above: the result of each trial, the lowest (`best`) in the mean's colour.
+// Above: the result of each trial against its number, or its parameter
+// `by` (on a log axis when its values span more than 2 decades); the
+// lowest (`best`) in the mean's colour, labelled with its parameters.
 void draw_results(figure& f, const areas& at, const std::vector<trial_row>& rows, const tally& t,
-                  const drawn& lo, const drawn& hi, const std::string& result) {
+                  const drawn& lo, const drawn& hi, const std::string& result, const std::string& by) {
   double pad = (hi.value - lo.value) * 0.08;
-  auto first = static_cast<double>(rows.front().number), last = static_cast<double>(rows.back().number);
+  auto [x_lo, x_hi] = std::minmax_element(t.results.begin(), t.results.end(),
+                                          [](const drawn& a, const drawn& b) { return a.x < b.x; });
+  bool log_x = !by.empty() && spans_decades(t.results);
+  double first = by.empty() ? static_cast<double>(rows.front().number) : x_lo->x;
+  double last = by.empty() ? static_cast<double>(rows.back().number) : x_hi->x;
   chart top{f, left, 78, at.right, at.upper_bottom, first, last, lo.value - pad, hi.value + pad,
-            {.whole_x = true}};
-  top.x_axis("trial");
+            {.whole_x = by.empty(), .log_x = log_x}};
+  top.x_axis(by.empty() ? "trial" : log_x ? by + " (log axis)" : by);
   top.y_axis(result);
   for (auto& r : t.results) {
-    auto p = top.at(static_cast<double>(r.number), r.value);
+    auto p = top.at(r.x, r.value);
     f.add(box{p.x - 3.5, p.y - 3.5, 7, 7, r.number == lo.number ? palette::mean : palette::raw,
               std::nullopt, 3.5, "result"});
   }
+  // The best trial, named by what it was: its parameters, and its number.
+  auto& best = rows[static_cast<std::size_t>(lo.number - rows.front().number)];
+  auto p = top.at(lo.x, lo.value);
+  bool to_left = p.x > (top.left() + top.right()) / 2;
+  f.add(text{{to_left ? p.x - 8 : p.x + 8, p.y - 8},
+             "best: #" + std::to_string(best.number) + (best.params.empty() ? "" : " " + best.params.text()),
+             11.5, to_left ? align::end : align::start, palette::mean, true, 0, "best"});
   top.frame();
 }
 
@@ -170,27 +214,45 @@ void draw_curves(figure& f, const areas& at, const curves& c, std::uint64_t best
 } // namespace
 
 figure study(const store& s, std::string_view name, std::string_view fact, std::string result,
-             const framing& frame) {
+             const framing& frame, std::string by) {
   check_size(frame);
   auto rows = trials(s, name);
   if (result.empty())
     result = first_numeric_result(rows);
-  auto t = tally_of(rows, result);
+  auto has = [&](const std::string& p) {
+    return std::any_of(rows.begin(), rows.end(), [&](const trial_row& t) { return t.params.find(p); });
+  };
+  if (by == "trial" && !has(by))
+    by.clear(); // by number, asked for
+  else if (by.empty())
+    by = only_parameter(rows);
+  else if (!has(by)) {
+    std::string names;
+    for (auto& t : rows)
+      for (auto& [n, v] : t.params)
+        if (names.find("'" + n + "'") == std::string::npos)
+          names += (names.empty() ? "'" : ", '") + n + "'";
+    throw std::invalid_argument("no trial of study '" + std::string{name} + "' has a parameter '"
+                                + by + "'" + (names.empty() ? "; its trials have none"
+                                                            : "; its parameters are " + names));
+  }
+  auto t = tally_of(rows, result, by);
   if (t.results.empty())
     throw std::invalid_argument(
       "nothing to draw: no done trial of study '" + std::string{name} + "' has a finite result"
       + (result.empty() ? std::string{} : " '" + result + "'")
+      + (by.empty() ? std::string{} : " and a number for '" + by + "'")
       + "; `soma trials " + std::string{name} + "` shows what each trial gave");
 
-  auto title = title_of(frame, std::string{name} + ": " + result + " per trial, "
-                                 + std::string{fact} + " over each trial's run");
+  auto title = title_of(frame, std::string{name} + ": " + result + (by.empty() ? " per trial" : " by " + by)
+                                 + ", " + std::string{fact} + " over each trial's run");
   int width = width_of(frame, default_width), height = height_of(frame, default_height);
   figure f{width, height, title};
   auto at = areas_of(width, height);
-  title_block(f, title, drawn_line(t, rows.size(), result));
+  title_block(f, title, drawn_line(t, rows.size(), result, by));
   auto [lo, hi] = std::minmax_element(t.results.begin(), t.results.end(),
                                       [](const drawn& a, const drawn& b) { return a.value < b.value; });
-  draw_results(f, at, rows, t, *lo, *hi, result);
+  draw_results(f, at, rows, t, *lo, *hi, result, by);
   auto c = curves_of(s, rows, t, fact);
   if (!c.of.empty())
     draw_curves(f, at, c, lo->number, fact);

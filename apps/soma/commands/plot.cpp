@@ -93,6 +93,11 @@ void add_figures(CLI::App& plot, invocation& inv, figures& f) {
   f.study->add_option("--result", inv.result,
                       "the result to draw per trial (default: its first number)")
     ->option_text("NAME");
+  f.study->add_option("--by", inv.by,
+                      "draw the result against this parameter (a log axis when its values span "
+                      "more than 2 decades); the default when every trial has just one parameter, "
+                      "else (or with --by trial) the trial's number")
+    ->option_text("PARAM");
   f.graph = plot.add_subcommand(
     "graph", "run PROGRAM with $SOMA_DRAW_GRAPH set; it draws its graph's declaration");
   f.graph->add_option("PROGRAM", inv.program,
@@ -230,7 +235,7 @@ void plot(const store& s, const invocation& inv, std::ostream& out) {
         case command::plot_spent: return draw::spent(s, inv.run, inv.last, frame);
         case command::plot_machines: return draw::machines(s, inv.run, frame);
         case command::plot_study:
-          return draw::study(s, inv.study, inv.fact, inv.result, frame);
+          return draw::study(s, inv.study, inv.fact, inv.result, frame, inv.by);
         default:
           if (inv.runs.size() > 1 || inv.facts.size() > 1)
             return overlaid(s, inv, frame);
