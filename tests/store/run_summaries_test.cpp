@@ -8,6 +8,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -558,6 +559,40 @@ BOOST_AUTO_TEST_CASE(a_runs_summarised_numbers_are_its_last_least_and_greatest) 
   BOOST_TEST(v.min == 2.0);
   BOOST_TEST(v.max == 6.0);
   BOOST_TEST(v.last_forward == 4u);
+  same_row(soma::run_summary(s, "r"), counted(s, "r"));
+  BOOST_TEST(soma::check(s).damaged.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_forward_written_again_at_its_moment_moves_a_bound_only_through_a_count) {
+  // The batch sent again (a served client's, as once_for keeps its last),
+  // each forward at the same when and took_us as before but one: only the
+  // summarised number or the span's end can make the totals be counted again.
+  soma_test::scratch tmp;
+  soma::store s{tmp / "s"};
+  auto log = log_of(s, "r", false, 5);
+  auto xs = made(0, 4); // losses 10, 5, 3.33, 2.5; forward 3 began last
+  write(log, xs, {1, 2, 3, 4});
+  // Forward 0, the greatest loss, now 1: the greatest is forward 1's 5.
+  xs[0].facts.back() = {"loss", {{"value", 1.0}}};
+  write(log, xs, {1, 2, 3, 4});
+  auto v = soma::run_summary(s, "r").summary_values.at(0);
+  BOOST_TEST(v.max == 5.0);
+  BOOST_TEST(v.min == 1.0);
+  same_row(soma::run_summary(s, "r"), counted(s, "r"));
+  // Forward 3, which ended last, now shorter: the span ends earlier.
+  xs[3].took_us = 50;
+  write(log, xs, {1, 2, 3, 4});
+  auto row = soma::run_summary(s, "r");
+  BOOST_TEST(row.forwards == 4u);
+  BOOST_TEST_REQUIRE(row.duration_us.has_value());
+  BOOST_TEST(*row.duration_us == 3'000'050); // forward 0 began, forward 3 ends 50 µs after its when
+  same_row(row, counted(s, "r"));
+  // A NaN told: never a bound, and never in the way of one.
+  xs[1].facts.back() = {"loss", {{"value", std::nan("")}}};
+  write(log, xs, {1, 2, 3, 4});
+  v = soma::run_summary(s, "r").summary_values.at(0);
+  BOOST_TEST(v.max == 10.0 / 3.0);
+  BOOST_TEST(v.min == 1.0);
   same_row(soma::run_summary(s, "r"), counted(s, "r"));
   BOOST_TEST(soma::check(s).damaged.empty());
 }

@@ -404,8 +404,14 @@ figure progress(const store& s, std::string_view run, std::string_view fact,
                       + "'; `soma facts " + std::string{run}
                       + " 0` shows what a forward told", store_trouble::missing);
   auto with = options;
-  if (with.executions.empty())
-    with.executions = run_summary(s, run).executions;
+  if (with.executions.empty()) {
+    try {
+      with.executions = run_summary(s, run).executions;
+    } catch (const store_error&) {
+      // Its metadata cannot be read (damage, soma check says where): the
+      // curve is drawn all the same, without where executions began.
+    }
+  }
   return progress(values, run, fact, with);
 }
 

@@ -381,7 +381,12 @@ draw::figure curve_figure(const store& s, std::string_view run, const params& p)
       // The points a pointer hovers over ride on the figure: one read of the
       // curve serves both.
       auto values = ranged_curve(s, run, p);
-      auto executions = run_summary(s, run).executions; // a line where each later one began
+      std::vector<execution> executions; // a line where each later one began
+      try {
+        executions = run_summary(s, run).executions;
+      } catch (const store_error&) {
+        // (damaged metadata: the curve without the lines, as soma plot draws it)
+      }
       return figured([&] {
         auto f = draw::progress(values, run, fact,
                                 {.window = window, .log_y = log_y, .executions = executions});

@@ -71,7 +71,11 @@ seal_state unseal(std::string_view key, std::string_view bytes, sealed_kind kind
     stored |= static_cast<std::uint32_t>(head[4 + i]) << (8 * i);
   if (checksum(key, head, payload) != stored || head[2] < oldest_sealed_format)
     return seal_state::damaged;
-  if (head[2] > newest_format)
+  // Format 4 changed only fact blobs and added a run's words: a value of
+  // another kind saying 4 is a newer soma's too.
+  auto newest = kind == sealed_kind::facts || kind == sealed_kind::words ? newest_format
+                                                                          : format_version;
+  if (head[2] > newest)
     return seal_state::newer;
   if (format)
     *format = head[2];

@@ -3,6 +3,7 @@
 #include "soma/store/answers.hpp"
 #include "soma/store/backend.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -163,10 +164,12 @@ private:
   }
 
   // The words of `run` (format 4; none for a run an older soma wrote), read
-  // once; null when they are damaged.
+  // once; null when they are damaged. Blobs come in key order, a run's
+  // together, so only the run at hand's are kept.
   const detail::run_words* words_of(std::string_view run) {
     auto it = words_.find(run);
     if (it == words_.end()) {
+      words_.clear();
       std::optional<detail::run_words> words;
       try {
         words = detail::words_of(env_, txn_, meta_, run);
@@ -280,6 +283,17 @@ private:
     field("took_us", kept.took_us, counted.took_us);
     field("first", kept.first, counted.first);
     field("last", kept.last, counted.last);
+    if (kept.values_kept) { // since 0.4: its span and its summarised numbers
+      field("first_us", kept.first_us, counted.first_us);
+      field("end_us", kept.end_us, counted.end_us);
+      auto by_key = [](std::vector<value_range> v) {
+        std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.key < b.key; });
+        return v;
+      };
+      if (by_key(kept.values) != by_key(counted.values))
+        diff += std::string{diff.empty() ? "" : ", "}
+                + "summarised values (last, least, greatest) its records do not add up to";
+    }
     if (!diff.empty())
       bad("meta", detail::meta_key(run), "the summary of run '" + run + "' says " + diff);
   }

@@ -1,6 +1,7 @@
 #include "soma/store/readers.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <limits>
 #include <map>
@@ -159,10 +160,11 @@ void detail::count_forward(run_row& row, const record& r) {
   row.took_us += r.took_us;
   row.first = std::min(row.first, r.when_s());
   row.last = std::max(row.last, r.when_s());
-  // The summarised numbers (a text told under a summary key is no number).
+  // The summarised numbers (a text told under a summary key is no number,
+  // and a NaN has no place among them: no least, no greatest, no order).
   for (auto& [key, value] : r.summary) {
     auto x = value.number();
-    if (!x)
+    if (!x || std::isnan(*x))
       continue;
     auto it = std::find_if(row.summary_values.begin(), row.summary_values.end(),
                            [&](const value_range& v) { return v.key == key; });

@@ -1,6 +1,7 @@
 #include "soma/store/record_log.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <chrono>
 #include <random>
@@ -69,8 +70,8 @@ std::optional<run_totals> counted(const environment& env, MDB_txn* txn, MDB_dbi 
 bool values_stay(const run_totals& t, const record& was, const record& now) {
   for (auto& [key, value] : was.summary) {
     auto x = value.number();
-    if (!x)
-      continue;
+    if (!x || std::isnan(*x))
+      continue; // never counted (count_forward)
     auto it = std::find_if(t.values.begin(), t.values.end(),
                            [&](const value_range& v) { return v.key == key; });
     if (it == t.values.end())
@@ -150,7 +151,8 @@ std::optional<run_totals> totals_before(const environment& env, MDB_txn* txn, MD
                                         const std::optional<run_meta>& before) {
   if (had == 0)
     return run_totals{};
-  if (before && before->totals && before->totals->forwards == had && before->totals->values_kept)
+  if (before && before->totals && before->totals->forwards == had && before->totals->values_kept
+      && (before->totals->first_us != 0 || before->totals->end_us != 0))
     return before->totals;
   return counted(env, txn, records, run);
 }
