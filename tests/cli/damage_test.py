@@ -20,7 +20,9 @@ Cases:
   permissions as an unprivileged user: an unreadable directory and data.mdb
               are "permission denied"; a store whose lock.mdb it may not
               write reads all the same (MDB_NOLOCK)
-  fuzz        random single-byte flips and truncations (a fixed seed, so the
+  fuzz        every letter of every key's run name and every bit of every
+              database's flags flipped in the fixtures of formats 2 and 3; then
+              random single-byte flips and truncations (a fixed seed, so the
               test is the same every run; SOMA_FUZZ_SEED and SOMA_FUZZ_FLIPS
               change it): every reader and `soma check` end in time and by
               exit, never by a signal; an answer that differs from the clean
@@ -315,37 +317,41 @@ elif case == "fuzz":
     # random flip in CI). Every key of the form run/<name>/<n>, in both
     # databases: the live view, which reads every run's tail to judge, must
     # answer or say "damaged", never die.
-    # Both on the fixture of format 2, whose bytes never change, so these
-    # flips land in the same places every run (the store made above differs
-    # in its times, and so in where its pages fall).
-    with open(os.path.join(FIXTURES, "store-v2", "data.mdb"), "rb") as f:
-        fixed = f.read()
-    keys = list(re.finditer(rb"run/([a-z]+)/\x00", fixed))
-    if len(keys) < 20:
-        fail(f"the store's keys were not found to flip (only {len(keys)})")
-    d = os.path.join(T, "keys")
-    os.makedirs(d)
-    for m in keys:
-        for at in range(m.start(1), m.end(1)):
-            what = f"letter {at - m.start(1)} of a key's run name '{m.group(1).decode()}' flipped at byte {at}"
-            answers_or_says_damaged(d, fixed, at, 0, ["live", "--once", "--run", "tuesday"], what)
-    shutil.rmtree(d)
-    # And LMDB's main database, which names the others: each bit of a
-    # database's node flags there, in every copy of its page the file holds
-    # (a flipped flag once sent mdb_dbi_open out of the map while the store
-    # was being opened).
-    names = [b"records", b"facts", b"meta", b"cache", b"cache_age", b"readings", b"trials"]
-    nodes = [(n, m.start()) for n in names for m in re.finditer(bytes([len(n), 0]) + n, fixed)]
-    if len(nodes) < len(names):
-        fail(f"the main database's nodes were not found to flip (only {len(nodes)})")
-    d = os.path.join(T, "main")
-    os.makedirs(d)
-    for name, at in nodes:
-        byte = at - 2  # the flags' low byte (the key size is at `at`)
-        for bit in range(8):
-            what = f"bit {bit} of byte {byte} (the node of database '{name.decode()}' in the main database) flipped"
-            answers_or_says_damaged(d, fixed, byte, bit, ["runs"], what)
-    shutil.rmtree(d)
+    # Both on the fixtures of formats 2 and 3, whose bytes never change, so
+    # these flips land in the same places every run (the store made above
+    # differs in its times, and so in where its pages fall).
+    flipped_keys = flipped_dbs = 0
+    for fixture in ("store-v2", "store-v3"):
+        with open(os.path.join(FIXTURES, fixture, "data.mdb"), "rb") as f:
+            fixed = f.read()
+        keys = list(re.finditer(rb"run/([a-z]+)/\x00", fixed))
+        if len(keys) < 20:
+            fail(f"{fixture}: the store's keys were not found to flip (only {len(keys)})")
+        flipped_keys += len(keys)
+        d = os.path.join(T, fixture + "-keys")
+        os.makedirs(d)
+        for m in keys:
+            for at in range(m.start(1), m.end(1)):
+                what = f"{fixture}: letter {at - m.start(1)} of a key's run name '{m.group(1).decode()}' flipped at byte {at}"
+                answers_or_says_damaged(d, fixed, at, 0, ["live", "--once", "--run", "tuesday"], what)
+        shutil.rmtree(d)
+        # And LMDB's main database, which names the others: each bit of a
+        # database's node flags there, in every copy of its page the file holds
+        # (a flipped flag once sent mdb_dbi_open out of the map while the store
+        # was being opened).
+        names = [b"records", b"facts", b"meta", b"cache", b"cache_age", b"readings", b"trials"]
+        nodes = [(n, m.start()) for n in names for m in re.finditer(bytes([len(n), 0]) + n, fixed)]
+        if len(nodes) < len(names):
+            fail(f"{fixture}: the main database's nodes were not found to flip (only {len(nodes)})")
+        flipped_dbs += len(names)
+        d = os.path.join(T, fixture + "-main")
+        os.makedirs(d)
+        for name, at in nodes:
+            byte = at - 2  # the flags' low byte (the key size is at `at`)
+            for bit in range(8):
+                what = f"{fixture}: bit {bit} of byte {byte} (the node of database '{name.decode()}' in the main database) flipped"
+                answers_or_says_damaged(d, fixed, byte, bit, ["runs"], what)
+        shutil.rmtree(d)
     # Then at random. Only pages LMDB uses: the rest of the file is never read.
     tried = 0
     seen_damage = 0
@@ -398,8 +404,8 @@ elif case == "fuzz":
         seen_damage += differs
         tried += 1
         shutil.rmtree(d)
-    print(f"fuzz: on the fixture, {len(keys)} keys' run names flipped letter by letter and "
-          f"{len(nodes)} databases' flags bit by bit; seed {seed}, {tried} damaged copies of a {len(original)}-byte store, "
+    print(f"fuzz: on the fixtures of formats 2 and 3, {flipped_keys} keys' run names flipped letter by "
+          f"letter and {flipped_dbs} databases' flags bit by bit; seed {seed}, {tried} damaged copies of a {len(original)}-byte store, "
           f"{seen_damage} with an answer changed (each said damaged); no signal, no hang")
 
 else:
