@@ -204,7 +204,7 @@ void write_sweep(soma::store& s) {
       soma::end_trial(s, "sweep", *n, soma::trial_state::broke, {}, "diverged");
       continue;
     }
-    double loss[] = {0.9, 0.4, 0.1, 0.3, 0, 2.5};
+    double loss[] = {0.9, 0.4, 0.1, 0.1 + 0.2, 0, 2.5}; // 0.30000000000000004: 6 digits shown are 0.3
     soma::end_trial(s, "sweep", *n, soma::trial_state::done, {{"loss", loss[i]}});
   }
   soma::add_trials(s, "pair", soma::grid({{"lr", {0.1, 0.2}}, {"seed", {1.0, 2.0}}}), "sweep");

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import webdriver  # noqa: E402
 from harness import check, line_of, report, started, stop  # noqa: E402
 
-SOMA, RUNS_STORE, RECORD_CHILD, OUT = sys.argv[1:5]
+SOMA, RUNS_STORE, RECORD_CHILD, OUT, MAKE_STORE = sys.argv[1:6]
 os.makedirs(OUT, exist_ok=True)
 
 GREEN = "rgb(26, 158, 85)"
@@ -79,6 +79,8 @@ def main():
     writers = []
     try:
         subprocess.run([RUNS_STORE, store, "--runs"], check=True, capture_output=True, timeout=120)
+        # Study sweep (lr over five decades, trial 4 broke) beside them.
+        subprocess.run([MAKE_STORE, store, "--sweep"], check=True, capture_output=True, timeout=60)
         # A writer killed mid-recording: its run never closes, and its
         # process is gone.
         dying = subprocess.Popen([RUNS_STORE, store, "--recording", "lr.9"], stdout=subprocess.PIPE,
@@ -276,6 +278,25 @@ def main():
                   "a store being written keeps the mark green")
             recorder.terminate()
             recorder.wait(20)
+
+            # A study's page: its figure (soma plot study's, against lr), a
+            # trial's numbers at 6 significant digits, and sorting by any
+            # column, turned round by a second click, trials without a
+            # value last either way.
+            b.open(url + "trials/sweep")
+            b.until("return document.querySelector('#study-figure svg') && document.querySelectorAll('tr[data-trial]').length === 6",
+                    20, "the sweep's figure and trials")
+            labels = b.run("return [...document.querySelectorAll('#study-figure svg text')].map(t => t.textContent)")
+            check("best: #2 lr=0.01" in labels and "lr (log axis)" in labels, f"the study's figure says {labels}")
+            result = b.run("return document.querySelector('tr[data-trial=\"3\"] td.result').textContent")
+            check(result == "loss=0.3", f"trial 3's result shows {result!r} (0.30000000000000004 at 6 digits)")
+            order = "return [...document.querySelectorAll('tr[data-trial]')].map(r => Number(r.dataset.trial))"
+            head = "[...document.querySelectorAll('#trials th')].find(h => h.textContent === 'result').click()"
+            b.run(head)
+            check(b.run(order) == [2, 3, 1, 0, 5, 4], f"sorted by result: {b.run(order)}")
+            b.run(head)
+            check(b.run(order) == [5, 0, 1, 3, 2, 4], f"sorted by result, turned round: {b.run(order)}")
+            b.screenshot(os.path.join(OUT, "study.png"))
 
             # A store whose newest write is ten minutes old: not green, and says so.
             # The mark says the store's age as soon as /api/store answers, and

@@ -10,6 +10,7 @@
 
 #include "soma/draw/machines.hpp"
 #include "soma/draw/progress.hpp"
+#include "soma/draw/study.hpp"
 #include "soma/draw/rolling.hpp"
 #include "soma/draw/spent.hpp"
 #include "soma/health/judge.hpp"
@@ -457,6 +458,18 @@ std::string spent_svg(const store& s, std::string_view run, const params& p) {
   auto last = number_param(p, "last", 1000, 1, INT64_MAX);
   return answering([&] {
     return drawn([&] { return draw::spent(s, run, static_cast<std::size_t>(last)); });
+  });
+}
+
+std::string study_svg(const store& s, std::string_view study, const params& p) {
+  auto text = [&](const char* name, const char* otherwise) {
+    auto* v = param(p, name);
+    return v ? *v : std::string{otherwise};
+  };
+  return answering([&] {
+    return drawn([&] {
+      return draw::study(s, study, text("fact", "loss"), text("result", ""), {}, text("by", ""));
+    });
   });
 }
 

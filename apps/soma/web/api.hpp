@@ -24,6 +24,7 @@
 /// | standing_page  | /api/fleet                 | one scan of the latest readings    |
 /// | studies_page   | /api/trials                | one scan of every study's trials   |
 /// | study_page     | /api/trials/S              | one scan of the study's trials     |
+/// | study_svg      | /api/trials/S/figure.svg   | soma::draw::study: the trials, a curve per trial |
 /// | health_page    | /api/health                | soma::health::judge                |
 /// | health_replay_page | /api/health/replay     | soma::health::replay               |
 
@@ -133,6 +134,10 @@ private:
 /// `soma compare A B --json`: the two runs' nodes side by side
 /// (soma/web/compare.hpp).
 [[nodiscard]] json compare_page(const store& s, std::string_view a, std::string_view b);
+
+/// `soma plot study S` as SVG: `by=PARAM` (default: the study's only
+/// parameter), `result=NAME`, `fact=NAME` as its options.
+[[nodiscard]] std::string study_svg(const store& s, std::string_view study, const params& p);
 
 /// `soma plot spent` and `soma plot machines` of the run, as SVG.
 [[nodiscard]] std::string spent_svg(const store& s, std::string_view run, const params& p);

@@ -325,6 +325,9 @@ void add_api(httplib::Server& r, store* st, runs_tally* tally) {
   r.Get(R"(/api/trials/([^/]+))", [st](const httplib::Request& req, httplib::Response& res) {
     answer(res, json_type, [&] { return study_page(*st, req.matches[1].str()); });
   });
+  r.Get(R"(/api/trials/([^/]+)/figure\.svg)", [st](const httplib::Request& req, httplib::Response& res) {
+    answer(res, svg_type, [&] { return study_svg(*st, req.matches[1].str(), params_of(req)); });
+  });
   r.Get("/api/health", [st](const httplib::Request& req, httplib::Response& res) {
     answer(res, json_type, [&] { return health_page(*st, params_of(req)); });
   });

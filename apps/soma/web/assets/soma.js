@@ -824,16 +824,54 @@ async function trialsView(study) {
     follow({}, { fleet: throttle(() => load().catch(() => {}), 2000) });
     return;
   }
-  main.innerHTML = `<h1>Study ${esc(study)}</h1><div id="trials"></div>`;
+  main.innerHTML = `<h1>Study ${esc(study)}</h1>
+    <div class="figure" id="study-figure"></div>
+    <p class="quiet">click a column's name to sort by it, again to turn the order round</p><div id="trials"></div>`;
+  // As soma plot study draws it: the result against the study's parameter.
+  get(`/api/trials/${encodeURIComponent(study)}/figure.svg`, "text")
+    .then((svg) => { document.getElementById("study-figure").innerHTML = svg; })
+    .catch((e) => { document.getElementById("study-figure").innerHTML = `<p class="quiet">${esc(e.message)}</p>`; });
+  // A trial's numbers at 6 significant digits (--json keeps them whole).
+  const six = (v) => (typeof v === "number" && !Number.isInteger(v) ? String(Number(v.toPrecision(6))) : String(v));
+  const named = (o) => Object.entries(o).map(([k, v]) => `${k}=${six(v)}`).join(" ");
+  // What each column sorts by: a number where it holds one, else its text.
+  const first = (o) => { const v = Object.values(o)[0]; return v === undefined ? null : v; };
+  const columns = [
+    ["trial", (r) => num(r.trial), "num", (r) => r.trial], ["state", (r) => esc(r.state), "", (r) => r.state],
+    ["attempt", (r) => num(r.attempt), "num", (r) => r.attempt],
+    ["claimant", (r) => esc(r.claimant || "–"), "", (r) => r.claimant || ""],
+    ["quiet_s", (r) => num(r.quiet_s, 1), "num", (r) => r.quiet_s],
+    ["run", (r) => r.run ? runLink(r.run) : "–", "", (r) => r.run || ""],
+    ["params", (r) => esc(named(r.params)), "params", (r) => first(r.params)],
+    ["result", (r) => esc(named(r.result) || "–"), "result", (r) => first(r.result)],
+    ["error", (r) => esc(r.error || ""), "prose", (r) => r.error || ""],
+    ["abandoned", (r) => num(r.abandoned.length), "num", (r) => r.abandoned.length]];
+  const order = { by: null, down: false };
+  let last = null;
+  const compare = (key) => (a, b) => {
+    const x = key(a), y = key(b);
+    if (x === y) return a.trial - b.trial;
+    if (x === null || x === undefined) return 1; // none: last, whichever way
+    if (y === null || y === undefined) return -1;
+    const less = typeof x === "number" && typeof y === "number" ? x < y : String(x) < String(y);
+    return (less ? -1 : 1) * (order.down ? -1 : 1);
+  };
   const show = (page) => {
-    document.getElementById("trials").innerHTML = table([
-      ["trial", (r) => num(r.trial), "num"], ["state", (r) => esc(r.state)], ["attempt", (r) => num(r.attempt), "num"],
-      ["claimant", (r) => esc(r.claimant || "–")], ["quiet_s", (r) => num(r.quiet_s, 1), "num"],
-      ["run", (r) => r.run ? runLink(r.run) : "–"],
-      ["params", (r) => esc(Object.entries(r.params).map(([k, v]) => `${k}=${v}`).join(" "))],
-      ["result", (r) => esc(Object.entries(r.result).map(([k, v]) => `${k}=${v}`).join(" ") || "–")],
-      ["error", (r) => esc(r.error || ""), "prose"], ["abandoned", (r) => num(r.abandoned.length), "num"]], page.trials,
+    last = page;
+    const rows = [...page.trials];
+    const sorting = columns.find(([h]) => h === order.by);
+    if (sorting) rows.sort(compare(sorting[3]));
+    document.getElementById("trials").innerHTML = table(columns.map(([h, f, k]) => [h, f, k]), rows,
       (r) => `data-trial="${r.trial}"`);
+    for (const th of document.querySelectorAll("#trials th")) {
+      th.style.cursor = "pointer";
+      if (th.textContent === order.by) th.dataset.sorted = order.down ? "down" : "up";
+      th.addEventListener("click", () => {
+        order.down = order.by === th.textContent ? !order.down : false;
+        order.by = th.textContent;
+        show(last);
+      });
+    }
   };
   const load = async () => show(await get(`/api/trials/${encodeURIComponent(study)}`));
   try { await load(); } catch (e) { failed(main, e); return; }
