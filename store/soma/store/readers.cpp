@@ -79,6 +79,15 @@ std::pair<std::string, std::string> split_name(std::string_view name) {
   return {std::string{name.substr(0, dot)}, std::string{name.substr(dot + 1)}};
 }
 
+} // namespace
+
+std::string detail::summary_key(std::string_view name) {
+  auto [fact, field] = split_name(name);
+  return fact + "." + field;
+}
+
+namespace {
+
 double number(const scalar& value, std::string_view run, std::uint64_t n,
               std::string_view name) {
   if (auto x = read_number(value)) // a text such as "nan" or "1e5" is plotted as its number

@@ -165,6 +165,10 @@ struct node_row {
 
 namespace detail {
 
+/// The summary key a person's NAME means, as curve() reads it: a fact
+/// ("loss") means its "value" field ("loss.value"); "acc.top1" is itself.
+[[nodiscard]] std::string summary_key(std::string_view name);
+
 /// Adds forward `r` to its run's row, as runs() does (the first forward
 /// counted sets `first` and `last`): what a reader that tallies runs itself
 /// (soma/store/runs_tally.hpp) counts with.

@@ -268,9 +268,9 @@ void sort_runs(std::vector<run_row>& rows, const run_query& inv) {
 } // namespace
 
 const value_range* value_named(const run_row& r, std::string_view name) {
+  auto key = detail::summary_key(name);
   for (auto& v : r.summary_values)
-    if (v.key == name || (v.key.size() == name.size() + 6 && v.key.starts_with(name)
-                          && std::string_view{v.key}.substr(name.size()) == ".value"))
+    if (v.key == key)
       return &v;
   return nullptr;
 }
