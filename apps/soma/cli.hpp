@@ -18,8 +18,9 @@
 /// and calls the one asked for. What several subcommands share lives in
 /// files named after it: subcommand.hpp (the options all take, --first and
 /// --last, the help hint), output.hpp (--json and --csv), table.hpp,
-/// count.hpp, opened_store.hpp, stop_signals.hpp, several_stores.hpp
-/// (--store A,B), and live_view.hpp for `soma live`'s view.
+/// count.hpp, stop_signals.hpp, several_stores.hpp
+/// (--store A,B), and live_view.hpp for `soma live`'s view; the store is
+/// opened by soma/web/opened_store.hpp, which the Python module shares.
 
 #include <iosfwd>
 #include <optional>

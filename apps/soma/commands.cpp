@@ -24,7 +24,7 @@
 #include "commands/trace.hpp"
 #include "commands/critical.hpp"
 #include "commands/trials.hpp"
-#include "opened_store.hpp"
+#include "soma/web/opened_store.hpp"
 #include "several_stores.hpp"
 #include "soma/store/fleet.hpp"
 #include "soma/store/readings.hpp"
@@ -124,7 +124,7 @@ int run(const invocation& inv, std::ostream& out, std::ostream& err) {
     return exit_ok; // stopped while waiting for the store
   // Read-only: a reader must never create a store where a typo pointed it,
   // nor change one it reads.
-  opened_store opened{inv.store, store_options{.read_only = true}};
+  web::opened_store opened{inv.store, store_options{.read_only = true}};
   auto& s = opened.get();
   try {
     return read(s, asked, out, err);

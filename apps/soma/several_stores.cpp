@@ -7,7 +7,7 @@
 
 #include "commands/fleet.hpp"
 #include "commands/standing.hpp"
-#include "opened_store.hpp"
+#include "soma/web/opened_store.hpp"
 #include "usage_error.hpp"
 
 namespace soma::cli {
@@ -16,14 +16,14 @@ int several_stores(const invocation& inv, std::ostream& out, std::ostream& err) 
   if (inv.what != command::standing && inv.what != command::fleet)
     throw usage_error("--store names several stores (A,B,...) only for `soma standing` and `soma "
                       "fleet`, which merge their machines; give every other command one store");
-  std::vector<std::unique_ptr<opened_store>> opened;
+  std::vector<std::unique_ptr<web::opened_store>> opened;
   std::vector<store> stores;
   for (std::size_t at = 0; at <= inv.store.size();) {
     auto comma = std::min(inv.store.find(',', at), inv.store.size());
     auto one = inv.store.substr(at, comma - at);
     if (one.empty())
       throw usage_error("--store " + inv.store + ": an empty store between commas");
-    opened.push_back(std::make_unique<opened_store>(one, store_options{.read_only = true}));
+    opened.push_back(std::make_unique<web::opened_store>(one, store_options{.read_only = true}));
     stores.push_back(opened.back()->get());
     at = comma + 1;
   }

@@ -264,6 +264,9 @@ std::string encode_curve(const curve_part& p) {
     n.set(i, p.points[i].first);
     v.set(i, p.points[i].second);
   }
+  auto w = x.initWhenUs(static_cast<unsigned>(p.when_us.size()));
+  for (unsigned i = 0; i < p.when_us.size(); ++i)
+    w.set(i, p.when_us[i]);
   x.setNext(p.next);
   x.setTotal(p.total);
   return to_bytes(m);
@@ -280,6 +283,12 @@ curve_part decode_curve(std::string_view bytes) {
     p.points.reserve(n.size());
     for (unsigned i = 0; i < n.size(); ++i)
       p.points.emplace_back(n[i], v[i]);
+    auto w = x.getWhenUs();
+    if (w.size() != 0 && w.size() != n.size())
+      throw undecodable("a curve's times and values differ in number");
+    p.when_us.reserve(w.size());
+    for (auto when : w)
+      p.when_us.push_back(when);
     p.next = x.getNext();
     p.total = x.getTotal();
     return p;

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "opened_store.hpp"
+#include "soma/web/opened_store.hpp"
 #include "output.hpp"
 #include "soma/store/cache.hpp"
 #include "table.hpp"
@@ -52,8 +52,8 @@ void show_cache(const store& s, const invocation& inv, std::ostream& out) {
 void clear_cache(const invocation& inv, std::ostream& out, std::ostream& err) {
   // Writes, but only to a store that is there: opening it read-only first
   // says so without creating one where a typo pointed.
-  { opened_store exists{inv.store, store_options{.read_only = true}}; }
-  opened_store opened{inv.store, {}};
+  { web::opened_store exists{inv.store, store_options{.read_only = true}}; }
+  web::opened_store opened{inv.store, {}};
   auto cleared = cache_clear(opened.get(), inv.node);
   if (inv.csv)
     print_rows(out, inv, json::array({json{{"cleared", cleared}}}));

@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "opened_store.hpp"
+#include "soma/web/opened_store.hpp"
 #include "table.hpp"
 
 namespace soma::cli {
@@ -25,7 +25,7 @@ finish add_copy(command_line& line) {
 
 void copy_store(const invocation& inv, std::ostream& err) {
   auto began = std::chrono::steady_clock::now();
-  opened_store from{inv.from, store_options{.read_only = true}};
+  web::opened_store from{inv.from, store_options{.read_only = true}};
   from.get().copy_to(inv.into);
   std::error_code ec;
   auto bytes = std::filesystem::file_size(std::filesystem::path{inv.into} / "data.mdb", ec);

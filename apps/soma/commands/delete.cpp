@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "opened_store.hpp"
+#include "soma/web/opened_store.hpp"
 #include "soma/store/deleting.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readers.hpp"
@@ -34,7 +34,7 @@ finish add_delete(command_line& line) {
 
 void delete_runs(const invocation& inv, std::ostream& err) {
   {
-    opened_store exists{inv.store, store_options{.read_only = true}};
+    web::opened_store exists{inv.store, store_options{.read_only = true}};
     // Refused before anything is asked: a served store deletes nothing
     // through its clients.
     if (!exists.get().on_this_host())
@@ -43,7 +43,7 @@ void delete_runs(const invocation& inv, std::ostream& err) {
                           "`soma delete` on the host that serves it, with --store DIR (the "
                           "directory its soma-node --serve-store names)");
   }
-  opened_store opened{inv.store, {}};
+  web::opened_store opened{inv.store, {}};
   auto& s = opened.get();
   std::vector<run_row> rows;
   for (auto& run : inv.runs) {

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "opened_store.hpp"
+#include "soma/web/opened_store.hpp"
 #include "output.hpp"
 #include "soma/store/trials.hpp"
 #include "table.hpp"
@@ -42,8 +42,8 @@ finish add_reclaim(command_line& line) {
 }
 
 void reclaim_trials(const invocation& inv, std::ostream& out, std::ostream& err) {
-  { opened_store exists{inv.store, store_options{.read_only = true}}; }
-  opened_store opened{inv.store, {}};
+  { web::opened_store exists{inv.store, store_options{.read_only = true}}; }
+  web::opened_store opened{inv.store, {}};
   auto handed = reclaim(opened.get(), inv.study, inv.quiet_over);
   if (for_script(inv)) {
     auto array = json::array();

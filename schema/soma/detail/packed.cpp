@@ -104,9 +104,12 @@ record get_record(std::string_view payload) {
   });
 }
 
-std::optional<scalar> get_summary_value(std::string_view payload, std::string_view name) {
+std::optional<scalar> get_summary_value(std::string_view payload, std::string_view name,
+                                        std::int64_t* when_us) {
   return get<schema::Record>(payload, [&](schema::Record::Reader r) {
     state_of(r.getState()); // a state this soma does not know is damage here too
+    if (when_us)
+      *when_us = when_us_of(r.getWhen(), r.getWhenSubUs());
     std::optional<scalar> found;
     if (r.hasValues()) {
       for (auto e : r.getValues())

@@ -50,9 +50,11 @@ void put_run_meta(std::string& out, const run_meta& x);
 [[nodiscard]] run_meta get_run_meta(std::string_view payload);
 
 /// The summary field `name` of the record `payload` (the last one of that
-/// name), without making the rest of it; nullopt when it has none. Throws
-/// undecodable as get_record does.
+/// name), without making the rest of it; nullopt when it has none. When
+/// `when_us` is given, the record's when_us goes there. Throws undecodable
+/// as get_record does.
 [[nodiscard]] std::optional<scalar> get_summary_value(std::string_view payload,
-                                                      std::string_view name);
+                                                      std::string_view name,
+                                                      std::int64_t* when_us = nullptr);
 
 } // namespace soma::detail::packed

@@ -281,9 +281,13 @@ detail::curve_part detail::local_answers::curve(std::string_view run, std::strin
     if (out.cost == curve_cost::scan) {
       each_between(env, txn, records, run, from, to, "records",
                    [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
-                     auto value = detail::summary_field(key, bytes, where(env, run, n, "the record"), flat);
-                     if (value)
+                     std::int64_t when = 0;
+                     auto value = detail::summary_field(key, bytes, where(env, run, n, "the record"),
+                                                        flat, &when);
+                     if (value) {
                        out.points.emplace_back(n, number(*value, run, n, flat));
+                       out.when_us.push_back(when);
+                     }
                    });
       return;
     }
@@ -297,8 +301,17 @@ detail::curve_part detail::local_answers::curve(std::string_view run, std::strin
                      if (f.name == fact_name)
                        if (auto* v = f.find(field_name))
                          value = v;
-                   if (value)
-                     out.points.emplace_back(n, number(*value, run, n, flat));
+                   if (!value)
+                     return;
+                   out.points.emplace_back(n, number(*value, run, n, flat));
+                   // The forward's time is its record's.
+                   std::string_view record_bytes;
+                   auto record_key = detail::record_key(run, n);
+                   std::int64_t when = 0;
+                   if (env.get(txn, records, record_key, record_bytes))
+                     (void)detail::summary_field(record_key, record_bytes,
+                                                 where(env, run, n, "the record"), {}, &when);
+                   out.when_us.push_back(when);
                  });
   });
   if (!any)
@@ -462,22 +475,56 @@ curve_cost curve_costs(const store& s, std::string_view run, std::string_view na
   return s.backend().ask().curve(run, name, 0, 0).cost;
 }
 
-std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_view run,
-                                                    std::string_view name, curve_cost* took) {
+namespace {
+
+// Hands `take` each part of the curve, as many forwards as the run had when
+// the first part was read.
+template <class Take>
+void each_curve_part(const store& s, std::string_view run, std::string_view name, curve_cost* took,
+                     Take take) {
   auto& ask = s.backend().ask();
   auto part = ask.curve(run, name, 0, detail::points_per_part);
   auto total = part.total;
-  auto out = std::move(part.points);
   if (took)
     *took = part.cost;
-  // As many forwards as the run had when the first part was read.
+  take(part);
   while (part.next < total) {
     part = ask.curve(run, name, part.next,
                      std::min<std::uint64_t>(detail::points_per_part, total - part.next));
-    out.insert(out.end(), part.points.begin(), part.points.end());
+    take(part);
     if (part.next >= part.total)
       break; // the run shrank (it was written over)
   }
+}
+
+} // namespace
+
+std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_view run,
+                                                    std::string_view name, curve_cost* took) {
+  std::vector<std::pair<std::uint64_t, double>> out;
+  each_curve_part(s, run, name, took, [&](detail::curve_part& p) {
+    if (out.empty())
+      out = std::move(p.points);
+    else
+      out.insert(out.end(), p.points.begin(), p.points.end());
+  });
+  return out;
+}
+
+curve_columns curve_series(const store& s, std::string_view run, std::string_view name,
+                           curve_cost* took) {
+  curve_columns out;
+  bool timed = true;
+  each_curve_part(s, run, name, took, [&](detail::curve_part& p) {
+    timed = timed && p.when_us.size() == p.points.size();
+    for (auto& [n, v] : p.points) {
+      out.forward.push_back(n);
+      out.value.push_back(v);
+    }
+    out.when_us.insert(out.when_us.end(), p.when_us.begin(), p.when_us.end());
+  });
+  if (!timed)
+    out.when_us.clear();
   return out;
 }
 

@@ -143,6 +143,21 @@ std::ostream& operator<<(std::ostream& out, curve_cost x);
 curve(const store& s, std::string_view run, std::string_view name = "loss",
       curve_cost* took = nullptr);
 
+/// A curve as columns, what a notebook makes arrays of: each point's
+/// forward, its value, and when its forward was (the record's when_us).
+struct curve_columns {
+  std::vector<std::uint64_t> forward;
+  std::vector<double> value;
+  /// Beside `value`; empty when a served store of a soma before 0.5
+  /// answered, which did not send the times.
+  std::vector<std::int64_t> when_us;
+};
+
+/// curve(s, run, name, took) as columns, with each point's time.
+[[nodiscard]] curve_columns curve_series(const store& s, std::string_view run,
+                                         std::string_view name = "loss",
+                                         curve_cost* took = nullptr);
+
 /// Every fact forward `n` of `run` was told, in order. One fetch.
 [[nodiscard]] std::vector<fact> facts(const store& s, std::string_view run, std::uint64_t n);
 

@@ -167,24 +167,30 @@ record decode_record(std::string_view key, std::string_view bytes, const origin&
 }
 
 std::optional<scalar> summary_field(std::string_view key, std::string_view bytes,
-                                    const origin& where, std::string_view name) {
+                                    const origin& where, std::string_view name,
+                                    std::int64_t* when_us) {
   std::string_view payload;
   auto format = open_sealed(key, bytes, sealed_kind::record, where, payload);
   if (format == 1) {
-    for (auto& f : decode_record_v1(payload, where).summary)
+    auto r = decode_record_v1(payload, where);
+    if (when_us)
+      *when_us = r.when_us;
+    for (auto& f : r.summary)
       if (f.key == name)
         return f.value;
     return std::nullopt;
   }
   if (format == 3)
     return read_packed(where, "a record",
-                       [&] { return packed::get_summary_value(payload, name); });
+                       [&] { return packed::get_summary_value(payload, name, when_us); });
   compact::reader in{payload};
   in.varint();                       // forward
   auto state = in.byte();
   in.varint();                       // nodes
   in.varint();                       // took_us
-  in.varint();                       // when
+  auto when = compact::unzigzag(in.varint()) * 1'000'000;
+  if (when_us)
+    *when_us = when;
   std::optional<scalar> found;
   auto n = in.count(2);
   for (std::size_t i = 0; i < n && !in.failed; ++i) {

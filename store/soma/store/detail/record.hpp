@@ -50,10 +50,12 @@ void encode_record_into(std::string& out, const record& x, std::string_view key)
                                    const origin& where);
 
 /// The summary field `name` of the record stored at `key`, without making
-/// the rest of it; nullopt when the record has none. Throws store_error as
+/// the rest of it; nullopt when the record has none. When `when_us` is
+/// given, the record's when_us goes there. Throws store_error as
 /// decode_record does.
 [[nodiscard]] std::optional<scalar> summary_field(std::string_view key, std::string_view bytes,
-                                                  const origin& where, std::string_view name);
+                                                  const origin& where, std::string_view name,
+                                                  std::int64_t* when_us = nullptr);
 
 /// Encodes the facts of one forward stored at `key`.
 [[nodiscard]] std::string encode_facts(const std::vector<fact>& facts, std::string_view key);

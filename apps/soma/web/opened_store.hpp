@@ -1,6 +1,6 @@
 #pragma once
 
-// The store a command reads or writes: a directory, or a served store
+// The store a command (or the Python module) reads or writes: a directory, or a served store
 // (soma://HOST:PORT) reached through an actor system of the command's own,
 // made only for one, with TLS from $SOMA_TLS_CERT, $SOMA_TLS_KEY and
 // $SOMA_TLS_CA when they are set.
@@ -17,7 +17,7 @@ namespace soma {
 class system_config;
 } // namespace soma
 
-namespace soma::cli {
+namespace soma::web {
 
 class opened_store {
 public:
@@ -36,4 +36,4 @@ private:
   std::optional<store> store_; ///< closed before the system it was opened through
 };
 
-} // namespace soma::cli
+} // namespace soma::web

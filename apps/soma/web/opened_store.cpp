@@ -1,4 +1,4 @@
-#include "opened_store.hpp"
+#include "soma/web/opened_store.hpp"
 
 #include <cstdlib>
 
@@ -8,7 +8,7 @@
 #include "soma/remote/served_store.hpp"
 #include "soma/system_config.hpp"
 
-namespace soma::cli {
+namespace soma::web {
 
 namespace {
 
@@ -37,4 +37,4 @@ opened_store::opened_store(const std::string& where, store_options options) {
 
 opened_store::~opened_store() { store_.reset(); }
 
-} // namespace soma::cli
+} // namespace soma::web
