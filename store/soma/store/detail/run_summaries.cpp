@@ -39,15 +39,15 @@ namespace {
 
 // `row` with what the run's metadata `m` says of it beside its totals, and
 // the trial it was recorded for (looked for in `trials`, when given).
-run_row described(run_row row, const run_meta& m, const environment& env, MDB_txn* txn,
+run_row described(run_row row, run_meta&& m, const environment& env, MDB_txn* txn,
                   MDB_dbi trials) {
   auto standing = standing_of(m);
   row.status = standing.status;
   row.how = std::move(standing.how);
-  row.params = m.params;
-  row.tags = m.tags;
+  row.params = std::move(m.params);
+  row.tags = std::move(m.tags);
   row.ended_us = m.ended_us;
-  row.executions = m.executions;
+  row.executions = std::move(m.executions);
   if (trials != 0)
     if (auto t = trial_of_run_in(env, txn, trials, row.run)) {
       auto& trial = t->trial;
@@ -102,7 +102,7 @@ run_row row_at(const environment& env, MDB_txn* txn, MDB_dbi records, MDB_dbi me
     // Written last by a soma that kept no totals: counted as runs() counts.
     auto counted = count_run(env, txn, records, run);
     check_count(env, txn, meta, run, "records", counted.seen, counted.last_plus_one);
-    return described(row_of(run, counted.totals), m, env, txn, trials);
+    return described(row_of(run, counted.totals), std::move(m), env, txn, trials);
   }
   auto& t = *m.totals;
   auto name = "run '" + std::string{run} + "'";
@@ -113,7 +113,8 @@ run_row row_at(const environment& env, MDB_txn* txn, MDB_dbi records, MDB_dbi me
     env.damaged(name + " has " + std::to_string(t.forwards) + " forwards written (its "
                 "metadata says), but its last record is numbered "
                 + std::to_string(last_plus_one - 1) + ": some are missing or were moved");
-  return described(row_of(run, t), m, env, txn, trials);
+  auto row = row_of(run, t);
+  return described(std::move(row), std::move(m), env, txn, trials);
 }
 
 // With `c` at the first record of a run: moves it to the run's last record
