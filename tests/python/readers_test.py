@@ -1,0 +1,366 @@
+#!/usr/bin/env python3
+"""soma's Python module (docs/python.md), read against the soma command:
+each reader's answer is what `soma ... --json` prints on the same store,
+local and through soma:// (a real soma-node serving a copy); errors are
+soma.StoreError with their kind; a damaged store is never crashed on; a
+curve of 1,000,000 points comes back as NumPy arrays; the GIL is free while
+a reader reads.
+
+    readers_test.py CLASS   (Local, Served, Errors, Damage, Curve, Frames)
+
+CTest gives the programs and stores in the environment: SOMA_PROGRAM,
+SOMA_NODE_PROGRAM, RECORD_CHILD, CLI_WORK (tests/cli's stores: store,
+fleet), SOMA_FIXTURES (tests/fixtures), and PYTHONPATH (the built module).
+"""
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+import numpy
+
+import soma
+
+SOMA = os.environ["SOMA_PROGRAM"]
+NODE = os.environ.get("SOMA_NODE_PROGRAM", "")
+RECORD_CHILD = os.environ.get("RECORD_CHILD", "")
+WORK = os.environ["CLI_WORK"]
+FIXTURES = os.environ.get("SOMA_FIXTURES", "")
+
+
+def cli(store, *args):
+    """What `soma ARGS --store STORE --json` prints, parsed."""
+    out = subprocess.run([SOMA, *args, "--store", store, "--json"], capture_output=True, text=True,
+                         timeout=60)
+    if out.returncode != 0:
+        raise AssertionError(f"soma {' '.join(args)} exited {out.returncode}: {out.stderr}")
+    return json.loads(out.stdout)
+
+
+def without(rows, *keys):
+    """`rows` (a list of dicts) without `keys`: what depends on the reader's clock."""
+    return [{k: v for k, v in r.items() if k not in keys} for r in rows]
+
+
+class Readers:
+    """The reader checks, for a store opened as `self.where` (a directory or
+    soma://) against the directories STORE and FLEET the CLI reads."""
+
+    STORE = os.path.join(WORK, "store")
+    FLEET = os.path.join(WORK, "fleet")
+
+    def open(self, which):
+        return soma.open(self.where[which])
+
+    def test_runs(self):
+        s = self.open("store")
+        self.assertEqual(s.runs(), cli(self.STORE, "runs"))
+        self.assertEqual([r["run"] for r in s.runs()], ["plain", "tuesday"])
+        for args, kw in [(["--sort", "loss"], {"sort": "loss"}),
+                         (["--sort", "forwards", "--reverse"], {"sort": "forwards", "reverse": True}),
+                         (["--param", "lr=0.05"], {"param": "lr=0.05"}),
+                         (["--where", "loss<2"], {"where": "loss<2"}),
+                         (["--status", "finished", "--tag", "baseline"],
+                          {"status": ["finished"], "tag": "baseline"}),
+                         (["tue"], {"prefix": "tue"})]:
+            with self.subTest(args=args):
+                self.assertEqual(s.runs(**kw), cli(self.STORE, "runs", *args))
+        self.assertEqual(s.runs(where="loss>5"), [])
+        self.assertEqual(self.open("fleet").runs(), cli(self.FLEET, "runs"))
+
+    def test_forwards(self):
+        s = self.open("store")
+        rows = s.forwards("tuesday")
+        self.assertEqual(rows, cli(self.STORE, "forwards", "tuesday"))
+        self.assertEqual([r["forward"] for r in rows], list(range(12)))
+        self.assertEqual(s.forwards("tuesday", last=2), cli(self.STORE, "forwards", "tuesday", "--last", "2"))
+        self.assertEqual(s.forwards("tuesday", first=3), rows[:3])
+        self.assertEqual(s.forwards("plain"), cli(self.STORE, "forwards", "plain"))
+        self.assertEqual([r["state"] for r in s.forwards("plain")], ["ok", "broke", "ok"])
+
+    def test_facts(self):
+        s = self.open("store")
+        for run, n in [("tuesday", 3), ("plain", 1)]:
+            self.assertEqual(s.facts(run, n), cli(self.STORE, "facts", run, str(n)))
+        self.assertEqual(s.facts("tuesday", 0)[0]["fact"], "ran")
+
+    def test_nodes(self):
+        s = self.open("store")
+        self.assertEqual(s.nodes("tuesday"), cli(self.STORE, "nodes", "tuesday"))
+        self.assertEqual(s.nodes("tuesday", last=2), cli(self.STORE, "nodes", "tuesday", "--last", "2"))
+
+    def test_standing(self):
+        got = self.open("fleet").standing()
+        self.assertEqual([m["id"] for m in got], ["alpha-101", "beta-202", "delta-404"])
+        self.assertEqual(got, cli(self.FLEET, "standing"))
+        self.assertEqual(got[1]["quiet_s"], 2.5)
+
+    def test_fleet(self):
+        s = self.open("fleet")
+        self.assertEqual(s.fleet("remote"), cli(self.FLEET, "fleet", "remote"))
+        self.assertEqual(s.fleet("remote", all_machines=True),
+                         cli(self.FLEET, "fleet", "remote", "--all-machines"))
+
+    def test_trials(self):
+        s = self.open("fleet")
+        self.assertEqual(s.trials(), cli(self.FLEET, "trials"))
+        self.assertEqual(s.trials()[0]["study"], "lr")
+        self.assertEqual(s.trials("lr"), cli(self.FLEET, "trials", "lr"))
+        self.assertEqual(self.open("store").trials(), [])
+
+    def test_health(self):
+        s = self.open("store")
+        at = max(r["last"] for r in s.runs()) + 1000
+        got = s.health(at=at)
+        self.assertEqual(got, cli(self.STORE, "health", "--at", str(at)))
+        self.assertIn("broke_forwards", [o["rule"] for o in got])
+        self.assertEqual(s.health(at=at, run="plain"), cli(self.STORE, "health", "plain", "--at", str(at)))
+        self.assertEqual(self.open("fleet").health(), cli(self.FLEET, "health"))
+
+    def test_critical(self):
+        s = self.open("store")
+        self.assertEqual(s.critical("tuesday"), cli(self.STORE, "critical", "tuesday"))
+        self.assertEqual(s.critical("tuesday", last=3), cli(self.STORE, "critical", "tuesday", "--last", "3"))
+        self.assertEqual(self.open("fleet").critical("remote"), cli(self.FLEET, "critical", "remote"))
+
+    def test_curve(self):
+        s = self.open("store")
+        c = s.curve("tuesday")
+        want = cli(self.STORE, "curve", "tuesday", "loss")
+        self.assertEqual(c["forward"].dtype, numpy.uint64)
+        self.assertEqual(c["value"].dtype, numpy.float64)
+        self.assertEqual(c["when_us"].dtype, numpy.int64)
+        self.assertEqual(c["forward"].tolist(), [p["forward"] for p in want])
+        self.assertEqual(c["value"].tolist(), [p["value"] for p in want])
+        when = {r["forward"]: r["when_us"] for r in s.forwards("tuesday")}
+        self.assertEqual(c["when_us"].tolist(), [when[n] for n in c["forward"].tolist()])
+        # A fact the recorder did not summarise: read from the blobs.
+        acc = s.curve("plain", "acc")
+        self.assertEqual(acc["value"].tolist(), [p["value"] for p in cli(self.STORE, "curve", "plain", "acc")])
+        when = {r["forward"]: r["when_us"] for r in s.forwards("plain")}
+        self.assertEqual(acc["when_us"].tolist(), [when[n] for n in acc["forward"].tolist()])
+        self.assertEqual(len(s.curve("plain", "nothing")["value"]), 0)
+
+
+class Local(Readers, unittest.TestCase):
+    where = {"store": Readers.STORE, "fleet": Readers.FLEET}
+
+
+class Served(Readers, unittest.TestCase):
+    """The same readers through soma://, each store a copy a soma-node serves."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="soma-python-served-")
+        cls.nodes = []
+        cls.where = {}
+        for which in ("store", "fleet"):
+            copy = os.path.join(cls.dir, which)
+            shutil.copytree(os.path.join(WORK, which), copy)
+            node = subprocess.Popen([NODE, "--serve-store", copy, "--listen", "127.0.0.1:0"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            cls.nodes.append(node)
+            port = node.stdout.readline().strip()  # its first line: the port it listens on
+            if not port.isdigit():
+                raise AssertionError(f"soma-node said {port!r} where its port belongs")
+            cls.where[which] = f"soma://127.0.0.1:{port}"
+
+    @classmethod
+    def tearDownClass(cls):
+        for node in cls.nodes:
+            node.terminate()
+            node.wait(timeout=10)
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_where(self):
+        s = self.open("store")
+        self.assertTrue(s.where.startswith("soma://127.0.0.1:"))
+        self.assertFalse(s.closed)
+        s.close()
+        self.assertTrue(s.closed)
+        with self.assertRaisesRegex(ValueError, "closed"):
+            s.runs()
+
+
+class Errors(unittest.TestCase):
+    def test_missing_run(self):
+        s = soma.open(os.path.join(WORK, "store"))
+        for call in (lambda: s.forwards("wednesday"), lambda: s.curve("wednesday"),
+                     lambda: s.facts("wednesday", 0), lambda: s.nodes("wednesday"),
+                     lambda: s.critical("wednesday")):
+            with self.assertRaises(soma.StoreError) as e:
+                call()
+            self.assertEqual(e.exception.kind, "missing")
+            self.assertIn("no run 'wednesday'", str(e.exception))
+        with self.assertRaises(soma.StoreError) as e:
+            s.facts("tuesday", 99)
+        self.assertEqual(e.exception.kind, "missing")
+        with self.assertRaises(soma.StoreError) as e:
+            s.trials("nope")
+        self.assertEqual(e.exception.kind, "missing")
+        self.assertIsInstance(e.exception, RuntimeError)
+
+    def test_no_store(self):
+        where = os.path.join(tempfile.gettempdir(), "soma-python-no-such-store")
+        with self.assertRaises(soma.StoreError) as e:
+            soma.open(where)
+        self.assertEqual(e.exception.kind, "missing")
+        self.assertIn(where, str(e.exception))
+        self.assertFalse(os.path.exists(where))  # read-only: nothing made
+
+    def test_unreachable(self):
+        # A port nothing listens on: refused at once, said within the bound.
+        began = time.monotonic()
+        with self.assertRaises(soma.StoreError) as e:
+            soma.open("soma://127.0.0.1:1")
+        self.assertEqual(e.exception.kind, "unreachable")
+        self.assertLess(time.monotonic() - began, 10)
+
+    def test_bad_arguments(self):
+        s = soma.open(os.path.join(WORK, "store"))
+        with self.assertRaisesRegex(ValueError, "status"):
+            s.runs(status="sleeping")
+        with self.assertRaisesRegex(ValueError, "wobble"):
+            s.runs(sort="wobble")
+        with self.assertRaisesRegex(ValueError, "first or last"):
+            s.forwards("tuesday", first=1, last=1)
+        with self.assertRaises(soma.StoreError) as e:
+            s.curve("plain", "ran.node")  # a text, not a number
+        self.assertEqual(e.exception.kind, "invalid")
+        with self.assertRaises(ValueError):
+            s.health(rules=os.path.join(WORK, "no-such.rules"))
+
+
+class Damage(unittest.TestCase):
+    """Bytes flipped in a copy of the format-3 fixture: every reader answers or
+    raises StoreError; none crashes the interpreter (the fault guard holds in
+    Python), and none raises anything else."""
+
+    def read_all(self, where):
+        """How many readers answered (0 when the store would not open)."""
+        try:
+            s = soma.open(where)
+        except soma.StoreError as e:
+            self.assertIn(e.kind, ("damaged", "failed"))
+            return 0
+        answered = 0
+        readers = [lambda: s.runs(), lambda: s.standing(), lambda: s.trials()]
+        for run in ("tuesday", "plain", "remote"):
+            readers += [lambda run=run: s.forwards(run), lambda run=run: s.facts(run, 1),
+                        lambda run=run: s.nodes(run), lambda run=run: s.curve(run),
+                        lambda run=run: s.fleet(run), lambda run=run: s.critical(run)]
+        for read in readers:
+            try:
+                read()
+                answered += 1
+            except soma.StoreError as e:
+                self.assertIn(e.kind, ("damaged", "missing", "invalid", "failed"))
+        return answered
+
+    def test_flips(self):
+        fixture = os.path.join(FIXTURES, "store-v3")
+        rng = random.Random(40)
+        with tempfile.TemporaryDirectory(prefix="soma-python-damage-") as d:
+            size = os.path.getsize(os.path.join(fixture, "data.mdb"))
+            answered = 0
+            for i in range(60):
+                copy = os.path.join(d, f"s{i}")
+                os.mkdir(copy)
+                shutil.copy(os.path.join(fixture, "data.mdb"), copy)
+                with open(os.path.join(copy, "data.mdb"), "r+b") as f:
+                    for _ in range(8):
+                        f.seek(rng.randrange(size))
+                        f.write(bytes([rng.randrange(256)]))
+                answered += self.read_all(copy)
+            # Most flips land where readers still read (a flip that hits
+            # every store at open would test nothing).
+            self.assertGreater(answered, 300)
+            # One damage every reader must see: a record's bytes overwritten.
+            copy = os.path.join(d, "records")
+            shutil.copytree(fixture, copy, ignore=shutil.ignore_patterns("*.json"))
+            with open(os.path.join(copy, "data.mdb"), "r+b") as f:
+                data = bytearray(f.read())
+                at = data.rfind(b"run/tuesday/")
+                self.assertGreater(at, 0)
+                f.seek(at + 40)
+                f.write(bytes([data[at + 40] ^ 0xFF]))
+            with self.assertRaises(soma.StoreError) as e:
+                soma.open(copy).forwards("tuesday")
+            self.assertEqual(e.exception.kind, "damaged")
+            self.assertIn("soma check", str(e.exception))
+
+
+class Curve(unittest.TestCase):
+    """A run of 1,000,000 forwards, recorded by record_child (its loss n at
+    forward n): its curve into NumPy, and the GIL free while it is read."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="soma-python-curve-")
+        cls.where = os.path.join(cls.dir, "s")
+        subprocess.run([RECORD_CHILD, cls.where, "long", "1000000", "250000"], check=True,
+                       stdout=subprocess.DEVNULL, timeout=120)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_million(self):
+        s = soma.open(self.where)
+        c = s.curve("long")
+        self.assertEqual(len(c["value"]), 1000000)
+        self.assertTrue(numpy.array_equal(c["forward"], numpy.arange(1000000, dtype=numpy.uint64)))
+        self.assertTrue(numpy.array_equal(c["value"], numpy.arange(1000000, dtype=numpy.float64)))
+        self.assertTrue(bool(numpy.all(numpy.diff(c["when_us"]) >= 0)))
+        last = s.forwards("long", last=1)[0]
+        self.assertEqual(int(c["when_us"][-1]), last["when_us"])
+        # The arrays own their memory: still right once the store is gone.
+        s.close()
+        del s
+        self.assertEqual(float(c["value"][999999]), 999999.0)
+
+    def test_gil_released(self):
+        s = soma.open(self.where)
+        done = threading.Event()
+        spins = 0
+
+        def read():
+            s.curve("long")
+            done.set()
+
+        t = threading.Thread(target=read)
+        t.start()
+        while not done.is_set():
+            spins += 1
+        t.join(timeout=60)
+        # While the reader read (hundreds of ms), this thread ran on.
+        self.assertGreater(spins, 10000)
+
+
+class Frames(unittest.TestCase):
+    def test_frames(self):
+        import pandas
+        s = soma.open(os.path.join(WORK, "store"))
+        f = soma.frame(s.forwards("tuesday"))
+        self.assertIsInstance(f, pandas.DataFrame)
+        self.assertEqual(list(f["forward"]), list(range(12)))
+        self.assertEqual(list(f.columns[:4]), ["forward", "state", "nodes", "took_us"])
+        c = soma.frame(s.curve("tuesday"))
+        self.assertEqual(list(c.columns), ["forward", "value", "when_us"])
+        r = s.runs_frame(sort="run")
+        self.assertEqual(list(r["run"]), ["plain", "tuesday"])
+        self.assertEqual(list(r["params.lr"]), [0.5, 0.05])
+        self.assertTrue(pandas.isna(r["params.seed"][0]))
+        self.assertEqual(r["params.seed"][1], 7)
+        self.assertAlmostEqual(r["values.loss"][1], s.runs(prefix="tuesday")[0]["values"]["loss"]["last"])
+        self.assertNotIn("params", r.columns)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], *sys.argv[1:]], verbosity=2)
