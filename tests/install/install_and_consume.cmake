@@ -40,6 +40,23 @@ foreach(f ${installed})
   endforeach()
 endforeach()
 message(STATUS "${headers} public headers installed, none private, each including only installed ones")
+# The Python module, when built: the installed package imports from
+# <prefix>/lib/python3/dist-packages alone and reads a store (its library
+# found through its RPATH, not the build tree's).
+if(PYTHON)
+  if(NOT EXISTS ${prefix}/lib/python3/dist-packages/soma/__init__.py)
+    message(FATAL_ERROR "not installed: lib/python3/dist-packages/soma/__init__.py")
+  endif()
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${prefix}/lib/python3/dist-packages LD_LIBRARY_PATH=
+            ${PYTHON} -c "import soma, sys; assert soma.__file__.startswith(sys.argv[1]), soma.__file__; print(len(soma.open(sys.argv[2]).runs()))"
+            ${prefix} ${STORE}
+    OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "^2\n")
+    message(FATAL_ERROR "the installed Python module did not read ${STORE} (${rc}):\n${out}${err}")
+  endif()
+  message(STATUS "the installed Python module read the store's 2 runs")
+endif()
 execute_process(COMMAND ${prefix}/bin/soma-node --version OUTPUT_VARIABLE v RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR NOT v MATCHES "^soma-node [0-9]+\\.[0-9]+\\.[0-9]+")
   message(FATAL_ERROR "installed soma-node --version said '${v}' (${rc})")
