@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""docs_check.py [--update] [--path DIR]... [--work NAME=DIR]... FILE...: the code and
-the output the docs show are the code that builds and the output it gives.
+"""docs_check.py [--update] [--path DIR]... [--work NAME=DIR]... [--python EXE
+--pythonpath DIR] FILE...: the code and the output the docs show are the code
+that builds and the output it gives.
 
-Two markers, each on the line before a fenced block:
+Three markers, each on the line before a fenced block:
 
   <!-- code: PATH#NAME -->
       The block is the region NAME of PATH (relative to the repository): the
@@ -21,18 +22,28 @@ Two markers, each on the line before a fenced block:
       A line `...` (indented or not) stands for any lines up to the next
       one shown.
 
+  <!-- python: NAME -->
+      The block is a Python session: `>>> ` lines (and their `... `
+      continuations) each followed by what the interpreter shows, run in
+      order by --python (with --pythonpath first on its path) in the
+      directory --work gave NAME, one namespace for the block. An exception
+      shows as the interpreter shows it, with its traceback's frames as one
+      line `  ...`. Compared as output blocks are. Without --python these
+      blocks are not checked (a build without the Python module).
+
 Without --update it exits 1 naming each block that differs, and how. With
 --update it rewrites the blocks from the files and the commands (review the
 diff: times become this run's).
 """
 import argparse
+import json
 import os
 import re
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MARK = re.compile(r"^<!-- (code|output): (\S+) -->$")
+MARK = re.compile(r"^<!-- (code|output|python): (\S+) -->$")
 
 DURATION = re.compile(r"(?<![\w.])(?:[0-9]+(?:\.[0-9]+)?(?:µs|ms|s)|[0-9]+m[0-5][0-9]s"
                       r"|[0-9]+h[0-5][0-9]m|[0-9]+d[0-2][0-9]h)(?![\w.])")
@@ -41,10 +52,11 @@ SPACED = re.compile(r"(?<![\w.])[0-9]+(?:\.[0-9]+)? (?:µs|ms|s)(?![\w.])")
 # A difference of two durations (`soma compare`): its sign is the run's too.
 SIGNED = re.compile(r"(?<![\w.])[+-]~")
 TEMP = re.compile(r"/tmp/[\w.-]+")
-# --json keeps raw times: microseconds and unix seconds.
-RAW_TIME = re.compile(r'("(?:\w+_us|when|first|last|kept_at)": ?)"?-?[0-9][0-9.e+-]*"?')
+# --json keeps raw times: microseconds and unix seconds (quoted as JSON or as
+# Python's repr quotes a dict's keys).
+RAW_TIME = re.compile(r'(["\'](?:\w+_us|when|first|last|kept_at)["\']: ?)"?-?[0-9][0-9.e+-]*"?')
 # --json names processes: the host and pid of whatever ran the example.
-PROCESS = re.compile(r'("(?:host|pid)": ?)(?:"[^"]*"|[0-9]+)')
+PROCESS = re.compile(r'(["\'](?:host|pid)["\']: ?)(?:"[^"]*"|\'[^\']*\'|[0-9]+)')
 
 
 def shape(line):
@@ -99,6 +111,56 @@ def outputs(block, paths, work):
     return fresh
 
 
+# What runs a Python block: its statements as JSON on stdin, each compiled as
+# the interactive interpreter compiles a line ("single": an expression's
+# value is printed with its repr), then a NUL line after each one's output.
+SESSION = r"""
+import json, sys
+ns = {"__name__": "__main__"}
+for source in json.load(sys.stdin):
+    try:
+        exec(compile(source, "<docs>", "single"), ns)
+    except Exception as e:
+        kind = type(e)
+        name = kind.__qualname__ if kind.__module__ == "builtins" else kind.__module__ + "." + kind.__qualname__
+        print("Traceback (most recent call last):")
+        print("  ...")
+        print(f"{name}: {e}")
+    sys.stdout.flush()
+    print("\0", flush=True)
+"""
+
+
+def session(block, python, pythonpath, work):
+    """The Python block with each statement's output as it is now."""
+    statements = []  # each statement's lines: `>>> ` and its `... ` continuations
+    continuing = False
+    for line in block:
+        if line.startswith(">>> "):
+            statements.append([line])
+            continuing = True
+        elif continuing and line.startswith("... "):
+            statements[-1].append(line)
+        else:
+            continuing = False  # its output (where a line `...` stands for any lines)
+    sources = ["\n".join(l[4:] for l in lines) + ("\n" if len(lines) > 1 else "")
+               for lines in statements]
+    env = dict(os.environ, PYTHONPATH=pythonpath, SOMA_STORE="store", NO_COLOR="1")
+    try:
+        done = subprocess.run([python, "-c", SESSION], input=json.dumps(sources), cwd=work, env=env,
+                              capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise SystemExit("docs_check: a Python block did not end within 60 s")
+    if done.returncode != 0:
+        raise SystemExit(f"docs_check: the Python session failed: {done.stderr}")
+    said = done.stdout.split("\0\n")
+    fresh = []
+    for k, lines in enumerate(statements):
+        fresh.extend(lines)
+        fresh.extend(said[k].splitlines() if k < len(said) else [])
+    return fresh
+
+
 def matches(shown, fresh):
     """Where SHOWN (with its `...` lines) and FRESH first part, or None: the
     part the furthest into SHOWN of every way the `...` lines may be read."""
@@ -148,6 +210,8 @@ def main():
     p.add_argument("--update", action="store_true")
     p.add_argument("--path", action="append", default=[])
     p.add_argument("--work", action="append", default=[])
+    p.add_argument("--python", default="")
+    p.add_argument("--pythonpath", default="")
     p.add_argument("files", nargs="+")
     a = p.parse_args()
     works = dict(w.split("=", 1) for w in a.work)
@@ -166,6 +230,13 @@ def main():
                     ((k, fresh[k] if k < len(fresh) else "(nothing)")
                      for k in range(max(len(shown), len(fresh)))
                      if k >= len(shown) or k >= len(fresh) or shown[k] != fresh[k]), None)
+            elif kind == "python":
+                if not a.python:
+                    continue  # no Python module in this build
+                if what not in works:
+                    raise SystemExit(f"docs_check: {path}:{first}: no --work {what}=DIR for its session")
+                fresh = session(shown, a.python, os.path.abspath(a.pythonpath), works[what])
+                differs = matches(shown, fresh)
             else:
                 if what not in works:
                     if a.work:

@@ -186,6 +186,9 @@ class Served(Readers, unittest.TestCase):
         self.assertTrue(s.closed)
         with self.assertRaisesRegex(ValueError, "closed"):
             s.runs()
+        with soma.open(self.where["fleet"]) as t:
+            self.assertEqual(t.trials()[0]["study"], "lr")
+        self.assertTrue(t.closed)
 
 
 class Errors(unittest.TestCase):

@@ -60,3 +60,5 @@ def runs_frame(store, *args, **query):
 
 
 Store.runs_frame = runs_frame
+Store.__enter__ = lambda self: self
+Store.__exit__ = lambda self, *exc: self.close()
