@@ -12,6 +12,8 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -95,71 +97,123 @@ private:
   std::unordered_map<std::string, py::str> keys_;
 };
 
-// A number as --json has it: JSON has no NaN or infinity, so those are None.
-py::object finite_or_none(double x) {
-  return std::isfinite(x) ? py::object(py::float_(x)) : py::object(py::none());
+// The rows of runs() are made with Python's C API directly: a store of
+// 10,000 runs is 300,000 values, and pybind11's accessors cost a temporary
+// and two reference counts each.
+namespace raw {
+
+// A new reference, or the Python error that made it fail, thrown.
+PyObject* made(PyObject* x) {
+  if (!x)
+    throw py::error_already_set();
+  return x;
 }
 
-py::object or_none(const std::optional<std::int64_t>& x) {
-  return x ? py::object(py::int_(*x)) : py::object(py::none());
+PyObject* text(std::string_view x) {
+  return made(PyUnicode_FromStringAndSize(x.data(), static_cast<Py_ssize_t>(x.size())));
 }
+PyObject* integer(std::int64_t x) { return made(PyLong_FromLongLong(x)); }
+PyObject* count(std::uint64_t x) { return made(PyLong_FromUnsignedLongLong(x)); }
+PyObject* none() { return Py_NewRef(Py_None); }
+// A number as --json has it: JSON has no NaN or infinity, so those are None.
+PyObject* finite(double x) { return std::isfinite(x) ? made(PyFloat_FromDouble(x)) : none(); }
+PyObject* maybe(const std::optional<std::int64_t>& x) { return x ? integer(*x) : none(); }
+
+// A dict being filled: each put() takes the value's reference.
+class dict {
+public:
+  dict() : d_(made(PyDict_New())) {}
+  ~dict() { Py_XDECREF(d_); }
+  dict(const dict&) = delete;
+  dict& operator=(const dict&) = delete;
+
+  void put(const py::str& key, PyObject* value) {
+    int failed = PyDict_SetItem(d_, key.ptr(), value);
+    Py_DECREF(value);
+    if (failed != 0)
+      throw py::error_already_set();
+  }
+  /// Its reference, handed over.
+  PyObject* release() { return std::exchange(d_, nullptr); }
+
+private:
+  PyObject* d_;
+};
+
+PyObject* value_of(const value& v) {
+  return std::visit(
+    [](auto& y) -> PyObject* {
+      using T = std::decay_t<decltype(y)>;
+      if constexpr (std::is_same_v<T, bool>)
+        return Py_NewRef(y ? Py_True : Py_False);
+      else if constexpr (std::is_same_v<T, std::int64_t>)
+        return integer(y);
+      else if constexpr (std::is_same_v<T, double>)
+        return made(PyFloat_FromDouble(y));
+      else
+        return text(y);
+    },
+    v);
+}
+
+} // namespace raw
 
 // A run's row, made straight from the reader's run_row: the dict that
-// web::json_of(run_row) would give, at a third of the time (runs() on a
+// web::json_of(run_row) would give, at a fraction of the time (runs() on a
 // store of 10,000 runs is the module's one target on rows). The tests hold
 // the two equal on every run of their stores.
-py::dict run_dict(const run_row& x, python_of& p) {
-  py::dict out;
-  out[p.key("run")] = py::str(x.run);
-  out[p.key("forwards")] = py::int_(x.forwards);
-  out[p.key("broke")] = py::int_(x.broke);
-  out[p.key("took_us")] = py::int_(x.took_us);
-  out[p.key("first")] = py::int_(x.first);
-  out[p.key("last")] = py::int_(x.last);
-  out[p.key("duration_us")] = or_none(x.duration_us);
-  out[p.key("status")] = py::str(to_string(x.status).data(), to_string(x.status).size());
-  out[p.key("how")] = py::str(x.how);
-  out[p.key("ended_us")] = or_none(x.ended_us);
-  py::dict params;
+PyObject* run_dict(const run_row& x, python_of& p) {
+  raw::dict out;
+  out.put(p.key("run"), raw::text(x.run));
+  out.put(p.key("forwards"), raw::count(x.forwards));
+  out.put(p.key("broke"), raw::count(x.broke));
+  out.put(p.key("took_us"), raw::integer(x.took_us));
+  out.put(p.key("first"), raw::integer(x.first));
+  out.put(p.key("last"), raw::integer(x.last));
+  out.put(p.key("duration_us"), raw::maybe(x.duration_us));
+  out.put(p.key("status"), Py_NewRef(p.key(std::string{to_string(x.status)}).ptr()));
+  out.put(p.key("how"), raw::text(x.how));
+  out.put(p.key("ended_us"), raw::maybe(x.ended_us));
+  raw::dict params;
   for (auto& [name, v] : x.params)
-    params[py::str(name)] = std::visit([](auto& y) { return py::cast(y); }, v);
-  out[p.key("params")] = std::move(params);
-  py::list tags(x.tags.size());
+    params.put(p.key(name), raw::value_of(v));
+  out.put(p.key("params"), params.release());
+  auto* tags = raw::made(PyList_New(static_cast<Py_ssize_t>(x.tags.size())));
   for (std::size_t i = 0; i < x.tags.size(); ++i)
-    tags[i] = py::str(x.tags[i]);
-  out[p.key("tags")] = std::move(tags);
+    PyList_SET_ITEM(tags, static_cast<Py_ssize_t>(i), raw::text(x.tags[i]));
+  out.put(p.key("tags"), tags);
   if (x.trial) {
-    py::dict trial;
-    trial[p.key("study")] = py::str(x.trial->study);
-    trial[p.key("trial")] = py::int_(x.trial->number);
-    trial[p.key("state")] = py::str(x.trial->state);
-    trial[p.key("error")] = x.trial->error.empty() ? py::object(py::none()) : py::str(x.trial->error);
-    out[p.key("trial")] = std::move(trial);
+    raw::dict trial;
+    trial.put(p.key("study"), raw::text(x.trial->study));
+    trial.put(p.key("trial"), raw::count(x.trial->number));
+    trial.put(p.key("state"), raw::text(x.trial->state));
+    trial.put(p.key("error"), x.trial->error.empty() ? raw::none() : raw::text(x.trial->error));
+    out.put(p.key("trial"), trial.release());
   } else {
-    out[p.key("trial")] = py::none();
+    out.put(p.key("trial"), raw::none());
   }
-  py::dict values;
+  raw::dict values;
   for (auto& v : x.summary_values) {
-    py::dict range;
-    range[p.key("last")] = finite_or_none(v.last);
-    range[p.key("min")] = finite_or_none(v.min);
-    range[p.key("max")] = finite_or_none(v.max);
-    values[p.key(value_name(v))] = std::move(range);
+    raw::dict range;
+    range.put(p.key("last"), raw::finite(v.last));
+    range.put(p.key("min"), raw::finite(v.min));
+    range.put(p.key("max"), raw::finite(v.max));
+    values.put(p.key(value_name(v)), range.release());
   }
-  out[p.key("values")] = std::move(values);
-  out[p.key("executions")] = py::int_(x.execution_count());
-  py::list began(x.executions.size());
+  out.put(p.key("values"), values.release());
+  out.put(p.key("executions"), raw::count(x.execution_count()));
+  auto* began = raw::made(PyList_New(static_cast<Py_ssize_t>(x.executions.size())));
   for (std::size_t i = 0; i < x.executions.size(); ++i) {
     auto& e = x.executions[i];
-    py::dict one;
-    one[p.key("forward")] = py::int_(e.forward);
-    one[p.key("began_us")] = e.began_us ? py::object(py::int_(e.began_us)) : py::object(py::none());
-    one[p.key("host")] = e.host.empty() ? py::object(py::none()) : py::object(py::str(e.host));
-    one[p.key("pid")] = e.pid ? py::object(py::int_(e.pid)) : py::object(py::none());
-    began[i] = std::move(one);
+    raw::dict one;
+    one.put(p.key("forward"), raw::count(e.forward));
+    one.put(p.key("began_us"), e.began_us ? raw::integer(e.began_us) : raw::none());
+    one.put(p.key("host"), e.host.empty() ? raw::none() : raw::text(e.host));
+    one.put(p.key("pid"), e.pid ? raw::integer(e.pid) : raw::none());
+    PyList_SET_ITEM(began, static_cast<Py_ssize_t>(i), one.release());
   }
-  out[p.key("began")] = std::move(began);
-  return out;
+  out.put(p.key("began"), began);
+  return out.release();
 }
 
 // Runs `read` without the GIL, then makes its answer Python's with it.
@@ -233,9 +287,9 @@ py::object runs(const store_handle& h, const std::string& prefix, const std::opt
     rows = select_runs(soma::runs(s), q);
   }
   python_of p;
-  py::list out(rows.size());
+  auto out = py::reinterpret_steal<py::list>(raw::made(PyList_New(static_cast<Py_ssize_t>(rows.size()))));
   for (std::size_t i = 0; i < rows.size(); ++i)
-    out[i] = run_dict(rows[i], p);
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), run_dict(rows[i], p));
   return out;
 }
 
@@ -346,7 +400,7 @@ PYBIND11_MODULE(_soma, m) {
          py::arg("tag") = py::none(), py::arg("param") = py::none(), py::arg("where") = py::none(),
          py::arg("sort") = "first", py::arg("reverse") = false,
          "every run, summed up, as `soma runs --json` lists them, with its filters and order")
-    .def("forwards", &sp::forwards, py::arg("run"), py::kw_only(), py::arg("first") = py::none(),
+    .def("forwards", &sp::forwards, py::arg("run"), py::arg("first") = py::none(),
          py::arg("last") = py::none(), "the run's forwards (all, or the first or last N)")
     .def(
       "facts",
@@ -361,7 +415,7 @@ PYBIND11_MODULE(_soma, m) {
         auto& s = h.get();
         return answer([&] { return array_of(soma::nodes(s, run, last)); });
       },
-      py::arg("run"), py::kw_only(), py::arg("last") = py::none(),
+      py::arg("run"), py::arg("last") = py::none(),
       "each node's time over the run (or its last N forwards)")
     .def(
       "standing",
@@ -381,7 +435,7 @@ PYBIND11_MODULE(_soma, m) {
       "one row per machine of the run")
     .def("trials", &sp::trials, py::arg("study") = py::none(),
          "the studies summed up, or one study's trials")
-    .def("health", &sp::health, py::kw_only(), py::arg("at") = py::none(),
+    .def("health", &sp::health, py::arg("at") = py::none(), py::kw_only(),
          py::arg("run") = py::none(), py::arg("rules") = py::none(),
          "opinions (never written): the shipped rules' judgement, or a rules file's, as of `at` "
          "(unix seconds) or the newest write")
@@ -391,7 +445,7 @@ PYBIND11_MODULE(_soma, m) {
         auto& s = h.get();
         return answer([&] { return soma::web::json_of(soma::critical(s, run, {.last = last})); });
       },
-      py::arg("run"), py::kw_only(), py::arg("last") = 100,
+      py::arg("run"), py::arg("last") = 100,
       "where the run's last forwards spent their time")
     .def("curve", &sp::curve, py::arg("run"), py::arg("name") = "loss",
          "the series NAME (a fact: its value; or fact.field) as NumPy arrays forward, value and "
