@@ -1,15 +1,17 @@
 // bench_python_store: the stores benchmarks/python/bench.py reads from
 // Python, and the C++ reader's time on each, for the ratio.
 //
-//   bench_python_store DIR runs N    N runs of 20 forwards, each with params
-//                                    (lr, seed) and a summarised loss; then
-//                                    soma::runs() + select_runs(), 5 times
-//   bench_python_store DIR curve N   one run ("long") of N forwards, each
-//                                    telling a summarised loss; then
-//                                    soma::curve_series(), 5 times
+//   bench_python_store DIR runs N    writes N runs of 20 forwards, each with
+//                                    params (lr, seed) and a summarised loss
+//   bench_python_store DIR curve N   writes one run ("long") of N forwards,
+//                                    each telling a summarised loss
+//   bench_python_store DIR runs      times soma::runs() + select_runs() on
+//                                    the store, 5 times
+//   bench_python_store DIR curve     times soma::curve_series("long")
 //
-// Prints `cpp_ms MEDIAN` (of the 5) and what the reader returned, so the
-// Python side can check it read the same.
+// Timing prints `cpp_ms MEDIAN` (of the 5) and what the reader returned, so
+// the Python side can check it read the same; bench.py alternates it with
+// its own timings, since this machine's speed drifts between minutes.
 
 #include <algorithm>
 #include <chrono>
@@ -64,8 +66,11 @@ void write_run(soma::store& s, const std::string& run, std::size_t count, soma::
   log.end();
 }
 
+// The median of 5 calls after a warm one (which maps the store's pages into
+// this process, as the Python side's warm call does in its own).
 template <class Read>
 double median_ms(Read read) {
+  read();
   std::vector<double> ms;
   for (int i = 0; i < 5; ++i) {
     auto began = clock_type::now();
@@ -79,29 +84,33 @@ double median_ms(Read read) {
 } // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4 || (std::string{argv[2]} != "runs" && std::string{argv[2]} != "curve")) {
-    std::fprintf(stderr, "usage: bench_python_store DIR runs|curve N\n");
+  if ((argc != 3 && argc != 4)
+      || (std::string{argv[2]} != "runs" && std::string{argv[2]} != "curve")) {
+    std::fprintf(stderr, "usage: bench_python_store DIR runs|curve [N]\n");
     return 2;
   }
-  auto n = static_cast<std::size_t>(std::atoll(argv[3]));
+  bool runs = std::string{argv[2]} == "runs";
   soma::store_options so;
   so.expendable = true; // a benchmark's store: one sync per commit
   soma::store s{argv[1], so};
-  if (std::string{argv[2]} == "runs") {
+  if (argc == 4) {
+    auto n = static_cast<std::size_t>(std::atoll(argv[3]));
+    if (!runs) {
+      write_run(s, "long", n, {});
+      return 0;
+    }
     for (std::size_t k = 0; k < n; ++k)
       write_run(s, "run-" + std::to_string(k), 20,
                 soma::values{{"lr", 0.001 * static_cast<double>(k % 100 + 1)},
                              {"seed", static_cast<std::int64_t>(k)}});
-    std::size_t got = 0;
-    auto ms = median_ms([&] { got = soma::select_runs(soma::runs(s), {}).size(); });
-    auto all = soma::runs(s);
-    auto read_ms = median_ms([&] { all = soma::runs(s); });
-    auto select_ms = median_ms([&] { (void)soma::select_runs(all, {}); });
-    std::printf("cpp_ms %.3f\nreturned %zu\nread_ms %.3f\nselect_ms %.3f\n", ms, got, read_ms,
-                select_ms);
     return 0;
   }
-  write_run(s, "long", n, {});
+  if (runs) {
+    std::size_t got = 0;
+    auto ms = median_ms([&] { got = soma::select_runs(soma::runs(s), {}).size(); });
+    std::printf("cpp_ms %.3f\nreturned %zu\n", ms, got);
+    return 0;
+  }
   std::size_t got = 0;
   auto ms = median_ms([&] { got = soma::curve_series(s, "long", "loss").value.size(); });
   std::printf("cpp_ms %.3f\nreturned %zu\n", ms, got);
