@@ -6,11 +6,12 @@ soma.StoreError with their kind; a damaged store is never crashed on; a
 curve of 1,000,000 points comes back as NumPy arrays; the GIL is free while
 a reader reads.
 
-    readers_test.py CLASS   (Local, Served, Errors, Damage, Curve, Frames)
+    readers_test.py CLASS   (Local, Served, TLS, Errors, Damage, Curve, Frames)
 
 CTest gives the programs and stores in the environment: SOMA_PROGRAM,
 SOMA_NODE_PROGRAM, RECORD_CHILD, CLI_WORK (tests/cli's stores: store,
-fleet), SOMA_FIXTURES (tests/fixtures), and PYTHONPATH (the built module).
+fleet), SOMA_FIXTURES (tests/fixtures), SOMA_CERTS (apps/soma-certs), and
+PYTHONPATH (the built module).
 """
 import json
 import os
@@ -32,6 +33,7 @@ NODE = os.environ.get("SOMA_NODE_PROGRAM", "")
 RECORD_CHILD = os.environ.get("RECORD_CHILD", "")
 WORK = os.environ["CLI_WORK"]
 FIXTURES = os.environ.get("SOMA_FIXTURES", "")
+CERTS = os.environ.get("SOMA_CERTS", "")
 
 
 def cli(store, *args):
@@ -189,6 +191,64 @@ class Served(Readers, unittest.TestCase):
         with soma.open(self.where["fleet"]) as t:
             self.assertEqual(t.trials()[0]["study"], "lr")
         self.assertTrue(t.closed)
+
+
+class TLS(unittest.TestCase):
+    """soma:// with mutual TLS, through the settings the soma command takes:
+    $SOMA_TLS_CERT, $SOMA_TLS_KEY and $SOMA_TLS_CA, read when a store opens."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="soma-python-tls-")
+        certs = os.path.join(cls.dir, "certs")
+        for args in (["ca", certs], ["issue", certs, "node", "--host", "127.0.0.1"],
+                     ["issue", certs, "client"]):
+            subprocess.run(["bash", CERTS, *args], check=True, capture_output=True, timeout=60)
+        cls.files = {name: os.path.join(certs, name) for name in
+                     ("node.pem", "node.key", "client.pem", "client.key", "ca.pem")}
+        copy = os.path.join(cls.dir, "store")
+        shutil.copytree(os.path.join(WORK, "store"), copy)
+        cls.node = subprocess.Popen([NODE, "--serve-store", copy, "--listen", "127.0.0.1:0",
+                                     "--tls-cert", cls.files["node.pem"], "--tls-key", cls.files["node.key"],
+                                     "--tls-ca", cls.files["ca.pem"]],
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        port = cls.node.stdout.readline().strip()
+        if not port.isdigit():
+            raise AssertionError(f"soma-node said {port!r} where its port belongs")
+        cls.where = f"soma://127.0.0.1:{port}"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.node.terminate()
+        cls.node.wait(timeout=10)
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def setUp(self):
+        self.saved = {k: os.environ.get(k) for k in ("SOMA_TLS_CERT", "SOMA_TLS_KEY", "SOMA_TLS_CA")}
+
+    def tearDown(self):
+        for k, v in self.saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+    def test_with_certificates(self):
+        os.environ.update(SOMA_TLS_CERT=self.files["client.pem"], SOMA_TLS_KEY=self.files["client.key"],
+                          SOMA_TLS_CA=self.files["ca.pem"])
+        s = soma.open(self.where)
+        self.assertEqual(s.runs(), soma.open(Readers.STORE).runs())
+        self.assertEqual(s.curve("tuesday")["value"].tolist(),
+                         soma.open(Readers.STORE).curve("tuesday")["value"].tolist())
+
+    def test_without_certificates(self):
+        for k in self.saved:
+            os.environ.pop(k, None)
+        began = time.monotonic()
+        with self.assertRaises(soma.StoreError) as e:
+            soma.open(self.where).runs()
+        self.assertIn(e.exception.kind, ("unreachable", "timed_out", "refused"))
+        self.assertLess(time.monotonic() - began, 15)
 
 
 class Errors(unittest.TestCase):
