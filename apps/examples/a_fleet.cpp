@@ -3,7 +3,7 @@
 // what, and whether sending it there was worth it.
 //
 // Usage: a_fleet [DIR]   (the store and the two machines figures go there;
-//                          default: a fresh directory under /tmp)
+//                          default: a fresh directory under $TMPDIR, else /tmp)
 
 #include <unistd.h>
 
@@ -25,6 +25,7 @@
 #include "soma/store/standing.hpp"
 #include "soma/system_config.hpp"
 #include "soma/remote/worker.hpp"
+#include "store_dir.hpp"
 
 namespace {
 
@@ -39,10 +40,7 @@ std::string maybe(const std::optional<double>& x, const char* format) {
 } // namespace
 
 int main(int argc, char** argv) {
-  std::string dir = argc > 1 ? argv[1]
-                             : (std::filesystem::temp_directory_path()
-                                / ("a-fleet-" + std::to_string(getpid())))
-                                 .string();
+  std::string dir = store_dir(argc, argv, "a-fleet");
   std::filesystem::create_directories(dir);
   // One store for both halves: what the client writes about a run and what
   // each machine writes about itself land where they can be read together.

@@ -3,7 +3,7 @@
 // registered globally: the rule joins a rulebook, and the rulebook is given
 // to judge.
 //
-//   a_rule_of_your_own [STORE]     (default: a fresh directory under /tmp)
+//   a_rule_of_your_own [STORE]     (default: a fresh directory under $TMPDIR, else /tmp)
 
 #include <chrono>
 #include <cstdint>

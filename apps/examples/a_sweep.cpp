@@ -4,7 +4,7 @@
 // it back, the other finishes it, and the record keeps the abandoned attempt.
 //
 // Usage: a_sweep [DIR]   (the store, the logs and study.svg go there;
-//                          default: a fresh directory under /tmp)
+//                          default: a fresh directory under $TMPDIR, else /tmp)
 
 #include <fcntl.h>
 #include <signal.h>
@@ -21,6 +21,7 @@
 
 #include "soma/draw/study.hpp"
 #include "soma/soma.hpp"
+#include "store_dir.hpp"
 
 extern char** environ;
 
@@ -84,10 +85,7 @@ void print_trials(const soma::store& store) {
 } // namespace
 
 int main(int argc, char** argv) try {
-  std::string dir = argc > 1 ? argv[1]
-                             : (std::filesystem::temp_directory_path()
-                                / ("a-sweep-" + std::to_string(getpid())))
-                                 .string();
+  std::string dir = store_dir(argc, argv, "a-sweep");
   std::filesystem::create_directories(dir);
   const std::string kept = dir + "/store";
   soma::store store{kept};

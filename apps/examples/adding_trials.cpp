@@ -3,7 +3,7 @@
 // seeded samples. Then the trials as the store keeps them, waiting for
 // `soma-node --claim lr`.
 //
-//   adding_trials [STORE]     (default: a fresh directory under /tmp)
+//   adding_trials [STORE]     (default: a fresh directory under $TMPDIR, else /tmp)
 
 #include <cstdint>
 #include <cstdio>

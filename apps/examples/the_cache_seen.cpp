@@ -3,7 +3,7 @@
 // A hit and a miss are two different facts, and a hit says nothing about a
 // node having run, because it did not.
 //
-//   the_cache_seen [STORE]     (default: a fresh directory under /tmp)
+//   the_cache_seen [STORE]     (default: a fresh directory under $TMPDIR, else /tmp)
 
 #include <cstdio>
 #include <cstdlib>
@@ -13,18 +13,13 @@
 
 #include "seed_nodes.hpp"
 #include "soma/soma.hpp"
+#include "store_dir.hpp"
 
 int main(int argc, char** argv) {
   soma::system_config cfg;
   caf::actor_system system{cfg};
 
-  std::string dir;
-  if (argc > 1) {
-    dir = argv[1];
-  } else {
-    char tmpl[] = "/tmp/soma-kept-XXXXXX";
-    dir = ::mkdtemp(tmpl);
-  }
+  auto dir = store_dir(argc, argv, "kept");
   //! [cached]
   soma::store kept{dir};
 

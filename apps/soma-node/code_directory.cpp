@@ -1,24 +1,21 @@
 #include "code_directory.hpp"
 
-#include <stdlib.h>
-
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <system_error>
-#include <vector>
+
+#include "soma/detail/temporary.hpp"
 
 namespace soma::node_cli {
 
 std::optional<std::string> make_code_directory() {
-  auto code_template = std::filesystem::temp_directory_path().string() + "/soma-node-XXXXXX";
-  std::vector<char> code_path(code_template.begin(), code_template.end());
-  code_path.push_back('\0');
-  if (!::mkdtemp(code_path.data())) {
-    std::fprintf(stderr, "soma-node: cannot make a private directory in %s\n",
-                 std::filesystem::temp_directory_path().c_str());
+  try {
+    return detail::make_temporary_directory("soma-node");
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "soma-node: no private directory for code sent to it: %s\n", e.what());
     return std::nullopt;
   }
-  return std::string{code_path.data()};
 }
 
 void remove_code_directory(const std::string& dir) {

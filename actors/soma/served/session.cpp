@@ -23,6 +23,7 @@
 #include <caf/to_string.hpp>
 
 #include "soma/detail/record_writer.hpp"
+#include "soma/detail/temporary.hpp"
 #include "soma/detail/undecodable.hpp"
 #include "soma/served/protocol.hpp"
 #include "soma/served/questions.hpp"
@@ -153,11 +154,11 @@ std::unique_ptr<copy> copy_of(const store& served) {
   // Read before the copy begins: a commit during it makes the copy newer
   // than said, never older, so a reader at worst fetches again.
   out->txn = env->last_txn();
-  auto tmpl = (std::filesystem::temp_directory_path() / "soma-serve-copy-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data()))
-    throw store_error("cannot make a directory for a copy of the store under "
-                      + std::filesystem::temp_directory_path().string() + " ($TMPDIR)");
-  out->dir = tmpl;
+  try {
+    out->dir = detail::make_temporary_directory("soma-serve-copy");
+  } catch (const std::runtime_error& e) {
+    throw store_error(std::string{"no directory for a copy of the store: "} + e.what());
+  }
   env->copy_to(out->dir);
   auto file = out->dir + "/data.mdb";
   out->fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
