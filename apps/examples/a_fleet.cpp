@@ -58,9 +58,11 @@ int main(int argc, char** argv) {
   auto busy = stood_up(), later = stood_up(), spare = stood_up();
   std::this_thread::sleep_for(std::chrono::seconds(2));
 
-  for (auto& [name, one] : soma::standing(store))
+  //! [standing]
+  for (auto& [name, one] : soma::standing(store)) // each machine's latest reading
     std::printf("%s  busy %.2f  served %llu  up %lldus\n", name.c_str(), one.busy,
                 static_cast<unsigned long long>(one.served), static_cast<long long>(one.up_us));
+  //! [standing]
 
   // Something cheap, sent away.
   {
@@ -71,11 +73,13 @@ int main(int argc, char** argv) {
       cheap.forward(0, {.watching = watching, .broker = b});
   }
   std::printf("\n");
-  for (auto& one : soma::fleet(store, "cheap"))
+  //! [fleet]
+  for (auto& one : soma::fleet(store, "cheap")) // one row per machine of the run
     if (one.slices > 0 || one.host == "here")
       std::printf("{'host': '%s', 'slices': %llu, 'took_us': %lld, 'waiting_us': %lld}\n",
                   one.host.c_str(), static_cast<unsigned long long>(one.slices),
                   static_cast<long long>(one.took_us), static_cast<long long>(one.waiting_us));
+  //! [fleet]
   auto drawn = soma::draw::machines(store, "cheap");
   drawn.save(dir + "/machines-cheap.png");
   drawn.save(dir + "/machines-cheap.svg");

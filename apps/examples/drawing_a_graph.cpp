@@ -18,11 +18,13 @@
 int main(int argc, char** argv) {
   soma::system_config cfg;
   caf::actor_system system{cfg};
+  //! [asked]
   auto g = soma::graph::somatize(system, Tokenize{}.named("tokenize").frozen("v1").cached()
                                            >> Embed{}.named("embed").at("w1")
                                            >> Score{}.named("score"));
   if (soma::draw::draw_if_asked(g.declaration(), "tokenize >> embed >> score"))
     return 0;
+  //! [asked]
   std::string file = argc > 1 ? argv[1] : "graph.svg";
   soma::draw::graph(g.declaration(), "tokenize >> embed >> score").save(file);
   std::printf("drew %zu nodes to %s\n", g.declaration().size(), file.c_str());

@@ -566,7 +566,8 @@ BOOST_AUTO_TEST_CASE(a_store_another_host_serves_is_served_and_followed_live) {
   BOOST_TEST(res->status == 200, res->body);
   BOOST_TEST(json::parse(res->body) == runs_page(s, {}));
   // Written on the serving host, it reaches the page through the served
-  // store's copies (looked at every 250 ms).
+  // store's answers: the page's events look again every 250 ms, and each
+  // look asks the server.
   stream_client live{port, "/events?run=sweep-b&after=29"};
   BOOST_REQUIRE_EQUAL(live.status(), 200);
   soma_test::append(s, "sweep-b", 30, 3);

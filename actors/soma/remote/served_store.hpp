@@ -8,9 +8,10 @@
 /// LMDB must not sit on a network file system, so a served store's bytes
 /// stay on its server's disk. What travels: a recorder's batches, machine
 /// readings and cached outputs, each written there as if local; and for
-/// readers, a copy of the store, fetched in parts of at most 4 MiB whenever
-/// the server has committed since the copy a reader holds (one round trip
-/// to ask, per read).
+/// readers, their questions and the answers, which the server reads there
+/// and sends in bounded parts (a part of runs, forwards or a curve at a
+/// time: soma/served/protocol.hpp lists each operation). Only `soma copy`
+/// moves the whole store, in parts.
 
 #include <string>
 
