@@ -261,7 +261,7 @@ struct CurvePart {
   values @2 :List(Float64);
   next @3 :UInt64;
   total @4 :UInt64;
-  whenUs @5 :List(Int64); # each point's forward's when_us (none from a soma before 0.4.1)
+  whenUs @5 :List(Int64); # each point's forward's when_us (none from a soma before 0.5)
 }
 
 struct NodeRow {

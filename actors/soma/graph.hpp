@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -20,7 +21,6 @@
 #include "soma/atoms.hpp"
 #include "soma/remote/broker.hpp"
 #include "soma/chain.hpp"
-#include "soma/draw/declaration.hpp"
 #include "soma/graph/completion.hpp"
 #include "soma/graph/node_actor.hpp"
 #include "soma/graph/slice_entry.hpp"
@@ -108,13 +108,6 @@ public:
   /// The nodes in order, as declared.
   [[nodiscard]] const std::vector<node_declaration>& declaration() const noexcept {
     return shared_->declaration;
-  }
-
-  /// The declaration drawn, having never run: the nodes in order, where
-  /// each runs, which are frozen or cached (soma::draw::graph; save it with
-  /// `.save("graph.svg")` or `.png`).
-  [[nodiscard]] soma::draw::figure draw(std::string_view title = "graph") const {
-    return soma::draw::graph(shared_->declaration, title);
   }
 
   /// Made by soma::graph::somatize.

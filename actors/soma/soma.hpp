@@ -1,7 +1,10 @@
 #pragma once
 
 /// @file
-/// Everything a user of soma includes.
+/// Everything a user of soma includes to build graphs, run them, record them
+/// and read them back. The figures (soma::draw, soma::live) are the library
+/// soma::draw's: `#include <soma/draw.hpp>`. Names alone, for a header of
+/// yours: `#include <soma/fwd.hpp>`.
 
 #include "soma/atoms.hpp"
 #include "soma/remote/broker.hpp"
@@ -12,7 +15,6 @@
 #include "soma/fact.hpp"
 #include "soma/forward_error.hpp"
 #include "soma/graph.hpp"
-#include "soma/live.hpp"
 #include "soma/node.hpp"
 #include "soma/print.hpp"
 #include "soma/recorder.hpp"

@@ -83,3 +83,12 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "soma [0-9.]+: 5 2 HIHI programs")
   message(FATAL_ERROR "the consumer ran wrong (${rc}): ${out}")
 endif()
 message(STATUS "${out}")
+# The libraries linked one at a time, each run.
+foreach(library schema store health runtime actors draw)
+  execute_process(COMMAND ${WORK}/consumer/only_${library} ${STORE}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "only_${library}, linked against soma::${library} alone, ran wrong (${rc}): ${out}${err}")
+  endif()
+  message(STATUS "soma::${library} alone: ${out}")
+endforeach()

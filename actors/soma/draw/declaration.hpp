@@ -4,6 +4,7 @@
 /// soma::draw::graph: a graph's declaration drawn having never run: its
 /// nodes in order, where each runs, which are frozen or cached.
 
+#include <concepts>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,18 @@ namespace soma::draw {
 /// declaration.
 [[nodiscard]] figure graph(const std::vector<node_declaration>& nodes,
                            std::string_view title = "graph");
+
+/// The same for a graph `g` (soma::typed_graph: anything with a
+/// declaration()): `soma::draw::graph(g, "seed").save("graph.svg")`. What
+/// `g.draw(title)` was before 0.5; drawing lives with the figures, so a
+/// program that only runs graphs links no figures library.
+template <class Graph>
+  requires requires(const Graph& g) {
+    { g.declaration() } -> std::convertible_to<const std::vector<node_declaration>&>;
+  }
+[[nodiscard]] figure graph(const Graph& g, std::string_view title = "graph") {
+  return graph(g.declaration(), title);
+}
 
 /// The environment variable `soma plot graph` sets to the file it wants.
 inline constexpr const char* draw_graph_variable = "SOMA_DRAW_GRAPH";

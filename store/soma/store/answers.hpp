@@ -74,7 +74,7 @@ struct curve_part {
   curve_cost cost = curve_cost::scan;
   std::vector<std::pair<std::uint64_t, double>> points;
   /// Each point's forward's when_us, beside `points`; empty from a server
-  /// of a soma before 0.4.1, which did not send them.
+  /// of a soma before 0.5, which did not send them.
   std::vector<std::int64_t> when_us;
   std::uint64_t next = 0;  ///< where the next part begins
   std::uint64_t total = 0; ///< the run's forwards as this part saw it

@@ -148,7 +148,7 @@ curve(const store& s, std::string_view run, std::string_view name = "loss",
 struct curve_columns {
   std::vector<std::uint64_t> forward;
   std::vector<double> value;
-  /// Beside `value`; empty when a served store of a soma before 0.4.1
+  /// Beside `value`; empty when a served store of a soma before 0.5
   /// answered, which did not send the times.
   std::vector<std::int64_t> when_us;
 };

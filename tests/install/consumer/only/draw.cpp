@@ -1,0 +1,20 @@
+// Links soma::draw alone: a graph's declaration drawn, through soma/draw.hpp.
+#include <cstdio>
+#include <string>
+
+#include <soma/draw.hpp>
+#include <soma/graph.hpp>
+#include <soma/system_config.hpp>
+
+struct Length : soma::node<Length, std::string, int> {
+  Out forward(const In& s, soma::context&) override { return static_cast<int>(s.size()); }
+};
+
+int main() {
+  soma::system_config cfg;
+  caf::actor_system sys{cfg};
+  auto g = soma::graph::somatize(sys, Length{}.named("length"));
+  auto svg = soma::draw::graph(g, "alone").svg();
+  std::printf("draw: %zu bytes of SVG\n", svg.size());
+  return svg.find("length") != std::string::npos ? 0 : 1;
+}
