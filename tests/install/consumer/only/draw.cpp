@@ -6,9 +6,7 @@
 #include <soma/graph.hpp>
 #include <soma/system_config.hpp>
 
-struct Length : soma::node<Length, std::string, int> {
-  Out forward(const In& s, soma::context&) override { return static_cast<int>(s.size()); }
-};
+#include "length.hpp"
 
 int main() {
   soma::system_config cfg;
