@@ -203,6 +203,7 @@ struct Ask {
   hasName @11 :Bool;    # the cache: only `name`'s entries
   hasBefore @12 :Bool;  # tails: only forwards numbered below `before`
   before @13 :UInt64;
+  times @14 :Bool;      # a curve: each point's forward's time too (a soma before 0.5 sends none)
 }
 
 struct Stored {

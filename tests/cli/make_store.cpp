@@ -23,6 +23,8 @@
 //                             every 0.5 s for a minute from
 //                             2027-01-15T08:00:00Z, beta-202 silent from
 //                             08:00:20 to 08:00:40 (docs/health.md, replay).
+//   make_store DIR --odd-text run "odd": a tag, a text parameter and a
+//                             fact's text that are not UTF-8.
 //   make_store DIR --sweep    study "sweep" of 6 trials of lr (0.0001 to
 //                             10, five decades), each done with loss
 //                             (lr 0.01 the lowest, 0.1), but lr 1, which
@@ -75,6 +77,20 @@ void record_plain(caf::actor_system& sys, const soma::store& s, const Graph& g) 
     }
     rec.tell(soma::fact{"acc", {{"value", accs[step]}}});
   }
+  rec.flush();
+}
+
+// Run "odd": texts that are not UTF-8, as a recorder keeps what it is told
+// without checking it: a tag, a text parameter and a fact's text, each with
+// a byte that is no UTF-8 (0xE9, Latin-1's é).
+template <class Graph>
+void record_odd(caf::actor_system& sys, const soma::store& s, const Graph& g) {
+  soma::recorder rec{sys, s,
+                     {.run = "odd", .existing = soma::existing_run::overwrite,
+                      .params = {{"city", std::string{"Gen\xe8ve"}}},
+                      .tags = {std::string{"caf\xe9"}}}};
+  g.forward("some words", {.watching = rec});
+  rec.tell(soma::fact{"said", {{"text", std::string{"d\xe9j\xe0"}}}});
   rec.flush();
 }
 
@@ -218,8 +234,9 @@ int main(int argc, char** argv) {
   std::string_view mode = argc == 3 ? argv[2] : "";
   if (argc < 2 || argc > 3
       || (argc == 3 && mode != "--damaged" && mode != "--cached" && mode != "--fleet"
-          && mode != "--recording" && mode != "--quiet-gap" && mode != "--sweep")) {
-    std::fprintf(stderr, "usage: make_store DIR [--damaged|--cached|--fleet|--recording|--quiet-gap|--sweep]\n");
+          && mode != "--recording" && mode != "--quiet-gap" && mode != "--sweep"
+          && mode != "--odd-text")) {
+    std::fprintf(stderr, "usage: make_store DIR [--damaged|--cached|--fleet|--recording|--quiet-gap|--sweep|--odd-text]\n");
     return 2;
   }
   try {
@@ -242,6 +259,8 @@ int main(int argc, char** argv) {
       record_damaged(sys, s, g);
     } else if (mode == "--cached") {
       keep_outputs(sys, s);
+    } else if (mode == "--odd-text") {
+      record_odd(sys, s, g);
     } else if (mode == "--recording") {
       // A writer that lives: run "live", until killed.
       soma_test::record_until_killed(sys, s, g, {.run = "live"});

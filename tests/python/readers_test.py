@@ -6,16 +6,18 @@ soma.StoreError with their kind; a damaged store is never crashed on; a
 curve of 1,000,000 points comes back as NumPy arrays; the GIL is free while
 a reader reads.
 
-    readers_test.py CLASS   (Local, Served, TLS, Errors, Damage, Curve, Frames)
+    readers_test.py CLASS   (Local, Served, TLS, OddText, Errors, Damage, Curve, Frames)
 
 CTest gives the programs and stores in the environment: SOMA_PROGRAM,
 SOMA_NODE_PROGRAM, RECORD_CHILD, CLI_WORK (tests/cli's stores: store,
-fleet), SOMA_FIXTURES (tests/fixtures), SOMA_CERTS (apps/soma-certs), and
-PYTHONPATH (the built module).
+fleet), SOMA_FIXTURES (tests/fixtures), SOMA_CERTS (apps/soma-certs),
+MAKE_STORE (tests/cli's), and PYTHONPATH (the built module).
 """
+import datetime
 import json
 import os
 import random
+import select
 import shutil
 import subprocess
 import sys
@@ -34,6 +36,21 @@ RECORD_CHILD = os.environ.get("RECORD_CHILD", "")
 WORK = os.environ["CLI_WORK"]
 FIXTURES = os.environ.get("SOMA_FIXTURES", "")
 CERTS = os.environ.get("SOMA_CERTS", "")
+MAKE_STORE = os.environ.get("MAKE_STORE", "")
+
+
+def serving(args):
+    """A soma-node started with ARGS (serving a store on 127.0.0.1:0) and the
+    soma:// address it listens on: its first line, within 30 s."""
+    node = subprocess.Popen([NODE, *args, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    ready, _, _ = select.select([node.stdout], [], [], 30)
+    port = node.stdout.readline().strip() if ready else ""
+    if not port.isdigit():
+        node.kill()
+        node.wait(timeout=10)
+        raise AssertionError(f"soma-node said {port!r} within 30 s where its port belongs")
+    return node, f"soma://127.0.0.1:{port}"
 
 
 def cli(store, *args):
@@ -74,6 +91,8 @@ class Readers:
             with self.subTest(args=args):
                 self.assertEqual(s.runs(**kw), cli(self.STORE, "runs", *args))
         self.assertEqual(s.runs(where="loss>5"), [])
+        self.assertEqual(s.runs(first=1), cli(self.STORE, "runs", "--first", "1"))
+        self.assertEqual(s.runs(sort="run", last=1), cli(self.STORE, "runs", "--sort", "run", "--last", "1"))
         self.assertEqual(self.open("fleet").runs(), cli(self.FLEET, "runs"))
 
     def test_forwards(self):
@@ -123,6 +142,8 @@ class Readers:
         self.assertEqual(got, cli(self.STORE, "health", "--at", str(at)))
         self.assertIn("broke_forwards", [o["rule"] for o in got])
         self.assertEqual(s.health(at=at, run="plain"), cli(self.STORE, "health", "plain", "--at", str(at)))
+        moment = datetime.datetime.fromtimestamp(at, datetime.timezone.utc)
+        self.assertEqual(s.health(moment), got)
         self.assertEqual(self.open("fleet").health(), cli(self.FLEET, "health"))
 
     def test_critical(self):
@@ -165,13 +186,8 @@ class Served(Readers, unittest.TestCase):
         for which in ("store", "fleet"):
             copy = os.path.join(cls.dir, which)
             shutil.copytree(os.path.join(WORK, which), copy)
-            node = subprocess.Popen([NODE, "--serve-store", copy, "--listen", "127.0.0.1:0"],
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            node, cls.where[which] = serving(["--serve-store", copy])
             cls.nodes.append(node)
-            port = node.stdout.readline().strip()  # its first line: the port it listens on
-            if not port.isdigit():
-                raise AssertionError(f"soma-node said {port!r} where its port belongs")
-            cls.where[which] = f"soma://127.0.0.1:{port}"
 
     @classmethod
     def tearDownClass(cls):
@@ -208,14 +224,8 @@ class TLS(unittest.TestCase):
                      ("node.pem", "node.key", "client.pem", "client.key", "ca.pem")}
         copy = os.path.join(cls.dir, "store")
         shutil.copytree(os.path.join(WORK, "store"), copy)
-        cls.node = subprocess.Popen([NODE, "--serve-store", copy, "--listen", "127.0.0.1:0",
-                                     "--tls-cert", cls.files["node.pem"], "--tls-key", cls.files["node.key"],
-                                     "--tls-ca", cls.files["ca.pem"]],
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        port = cls.node.stdout.readline().strip()
-        if not port.isdigit():
-            raise AssertionError(f"soma-node said {port!r} where its port belongs")
-        cls.where = f"soma://127.0.0.1:{port}"
+        cls.node, cls.where = serving(["--serve-store", copy, "--tls-cert", cls.files["node.pem"],
+                                       "--tls-key", cls.files["node.key"], "--tls-ca", cls.files["ca.pem"]])
 
     @classmethod
     def tearDownClass(cls):
@@ -251,6 +261,32 @@ class TLS(unittest.TestCase):
         self.assertLess(time.monotonic() - began, 15)
 
 
+class OddText(unittest.TestCase):
+    """Texts a recorder was told that are not UTF-8 (a tag, a parameter, a
+    fact's text): each byte that is not becomes U+FFFD, as --json writes it,
+    and the rest of the answer stands."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="soma-python-odd-")
+        cls.store = os.path.join(cls.dir, "s")
+        subprocess.run([MAKE_STORE, cls.store, "--odd-text"], check=True, timeout=60)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_replaced(self):
+        s = soma.open(self.store)
+        rows = s.runs()
+        self.assertEqual(rows, cli(self.store, "runs"))
+        self.assertEqual(rows[0]["tags"], ["caf\ufffd"])
+        self.assertEqual(rows[0]["params"], {"city": "Gen\ufffdve"})
+        told = s.facts("odd", 0)
+        self.assertEqual(told, cli(self.store, "facts", "odd", "0"))
+        self.assertEqual(told[-1], {"fact": "said", "text": "d\ufffdj\ufffd"})
+
+
 class Errors(unittest.TestCase):
     def test_missing_run(self):
         s = soma.open(os.path.join(WORK, "store"))
@@ -259,7 +295,7 @@ class Errors(unittest.TestCase):
                      lambda: s.critical("wednesday")):
             with self.assertRaises(soma.StoreError) as e:
                 call()
-            self.assertEqual(e.exception.kind, "missing")
+            self.assertEqual(e.exception.kind, "no_such_run")
             self.assertIn("no run 'wednesday'", str(e.exception))
         with self.assertRaises(soma.StoreError) as e:
             s.facts("tuesday", 99)
@@ -298,6 +334,19 @@ class Errors(unittest.TestCase):
         self.assertEqual(e.exception.kind, "invalid")
         with self.assertRaises(ValueError):
             s.health(rules=os.path.join(WORK, "no-such.rules"))
+        for at in (float("nan"), float("inf"), -5, 1e30):
+            with self.assertRaisesRegex(ValueError, "1970 to 9999"):
+                s.health(at=at)
+        with self.assertRaisesRegex(ValueError, "unix seconds"):
+            s.health(at="yesterday")
+        with self.assertRaisesRegex(ValueError, "1 or more, not 0"):
+            s.critical("tuesday", last=0)
+        with self.assertRaisesRegex(ValueError, "1 or more, not 0"):
+            s.nodes("tuesday", last=0)
+        with self.assertRaisesRegex(ValueError, "0 or more"):
+            s.forwards("tuesday", last=-1)
+        with self.assertRaisesRegex(ValueError, "one of them"):
+            s.runs(first=1, last=1)
 
 
 class Damage(unittest.TestCase):
@@ -391,19 +440,49 @@ class Curve(unittest.TestCase):
     def test_gil_released(self):
         s = soma.open(self.where)
         done = threading.Event()
-        spins = 0
+        took = []
 
         def read():
+            began = time.monotonic()
             s.curve("long")
+            took.append(time.monotonic() - began)
             done.set()
 
         t = threading.Thread(target=read)
+        # Timed from before the start: the new thread may take the GIL at once.
+        gap, last = 0.0, time.monotonic()
         t.start()
         while not done.is_set():
-            spins += 1
+            now = time.monotonic()
+            gap, last = max(gap, now - last), now
+        gap = max(gap, time.monotonic() - last)  # a stall may end where the loop does
         t.join(timeout=60)
-        # While the reader read (hundreds of ms), this thread ran on.
-        self.assertGreater(spins, 10000)
+        # While the reader read (hundreds of ms), this thread never stood
+        # still for long: a reader holding the GIL would have stopped it for
+        # the whole read.
+        self.assertGreater(took[0], 0.1)
+        self.assertLess(gap, took[0] / 2, f"this thread stood still {gap:.3f} s of a {took[0]:.3f} s read")
+
+    def test_closed_while_read(self):
+        # Closing a store another thread reads drops the handle; the read
+        # keeps the store until it is done, and answers whole.
+        s = soma.open(self.where)
+        got, started = [], threading.Event()
+
+        def read():
+            started.set()
+            got.append(s.curve("long"))
+
+        t = threading.Thread(target=read)
+        t.start()
+        started.wait(10)
+        time.sleep(0.02)  # the read under way (it takes hundreds of ms), then:
+        s.close()
+        t.join(timeout=60)
+        self.assertEqual(len(got[0]["value"]), 1000000)
+        with self.assertRaisesRegex(ValueError, "closed"):
+            s.curve("long")
+        s.close()  # twice is fine
 
 
 class Frames(unittest.TestCase):

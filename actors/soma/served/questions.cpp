@@ -33,6 +33,7 @@ struct ask_args {
   std::uint64_t last = 0, facts = 0;
   bool has_run = false, has_name = false;
   std::optional<std::uint64_t> before;
+  bool times = false;
 };
 
 std::string encode_ask(const ask_args& a) {
@@ -53,6 +54,7 @@ std::string encode_ask(const ask_args& a) {
   x.setHasName(a.has_name);
   x.setHasBefore(a.before.has_value());
   x.setBefore(a.before.value_or(0));
+  x.setTimes(a.times);
   return to_bytes(m);
 }
 
@@ -73,6 +75,7 @@ ask_args decode_ask(std::string_view bytes) {
     a.has_name = x.getHasName();
     if (x.getHasBefore())
       a.before = x.getBefore();
+    a.times = x.getTimes();
     return a;
   });
 }
@@ -659,7 +662,7 @@ std::string answer_question(answers& a, store_op op, std::string_view bytes) {
       if (auto* local = dynamic_cast<detail::local_answers*>(&a))
         return encode_stored_forward_page(local->stored_forwards(q.run, q.from, count));
       return encode_forward_page(q.run, a.forwards(q.run, q.from, count));
-    case store_op::ask_curve: return encode_curve(a.curve(q.run, q.name, q.from, count));
+    case store_op::ask_curve: return encode_curve(a.curve(q.run, q.name, q.from, count, q.times));
     case store_op::ask_facts: return encode_facts_of(q.run, q.from, a.facts(q.run, q.from));
     case store_op::ask_nodes: return encode_nodes(a.nodes(q.run, q.from, count));
     case store_op::ask_hosts: return encode_hosts(a.hosts(q.run, q.from, count));
@@ -771,10 +774,10 @@ forward_page remote_answers::forwards(std::string_view run, std::uint64_t from, 
 }
 
 curve_part remote_answers::curve(std::string_view run, std::string_view name, std::uint64_t from,
-                                 std::size_t count) {
+                                 std::size_t count, bool times) {
   return asked(store_op::ask_curve,
                encode_ask({.run = std::string{run}, .name = std::string{name}, .from = from,
-                           .count = count}),
+                           .count = count, .times = times}),
                decode_curve);
 }
 

@@ -55,7 +55,7 @@ public:
   run_row run_summary(std::string_view run) override;
   forward_page forwards(std::string_view run, std::uint64_t from, std::size_t count) override;
   curve_part curve(std::string_view run, std::string_view name, std::uint64_t from,
-                   std::size_t count) override;
+                   std::size_t count, bool times) override;
   std::vector<fact> facts(std::string_view run, std::uint64_t n) override;
   nodes_part nodes(std::string_view run, std::uint64_t from, std::size_t count) override;
   hosts_part hosts(std::string_view run, std::uint64_t from, std::size_t count) override;

@@ -13,7 +13,8 @@ whose .kind says which kind of trouble it was.
 
 from ._soma import Store, StoreError
 
-__all__ = ["open", "frame", "runs_frame", "Store", "StoreError"]
+# soma.open is not in __all__: `from soma import *` leaves the built-in open alone.
+__all__ = ["frame", "runs_frame", "Store", "StoreError"]
 
 
 def open(where):  # noqa: A001 (soma.open, as the issue and the docs name it)

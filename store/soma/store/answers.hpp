@@ -73,8 +73,8 @@ inline constexpr std::size_t back_per_machine_cap = 64;
 struct curve_part {
   curve_cost cost = curve_cost::scan;
   std::vector<std::pair<std::uint64_t, double>> points;
-  /// Each point's forward's when_us, beside `points`; empty from a server
-  /// of a soma before 0.5, which did not send them.
+  /// Each point's forward's when_us, beside `points`, when asked for; empty
+  /// otherwise, and from a server of a soma before 0.5, which sends none.
   std::vector<std::int64_t> when_us;
   std::uint64_t next = 0;  ///< where the next part begins
   std::uint64_t total = 0; ///< the run's forwards as this part saw it
@@ -158,8 +158,12 @@ public:
 
   /// The curve of `name` over forwards `from` on, reading at most `count`
   /// forwards (0: only how it would be read).
+  /// With `times`, each point's forward's when_us too (curve_part::when_us):
+  /// from the record a scan reads anyway, or one more read per point when
+  /// the curve is read from fact blobs.
   [[nodiscard]] virtual curve_part curve(std::string_view run, std::string_view name,
-                                         std::uint64_t from, std::size_t count) = 0;
+                                         std::uint64_t from, std::size_t count,
+                                         bool times = false) = 0;
 
   /// Every fact forward `n` of `run` was told.
   [[nodiscard]] virtual std::vector<fact> facts(std::string_view run, std::uint64_t n) = 0;
@@ -240,7 +244,7 @@ public:
   run_row run_summary(std::string_view run) override;
   forward_page forwards(std::string_view run, std::uint64_t from, std::size_t count) override;
   curve_part curve(std::string_view run, std::string_view name, std::uint64_t from,
-                   std::size_t count) override;
+                   std::size_t count, bool times) override;
   std::vector<fact> facts(std::string_view run, std::uint64_t n) override;
   nodes_part nodes(std::string_view run, std::uint64_t from, std::size_t count) override;
   hosts_part hosts(std::string_view run, std::uint64_t from, std::size_t count) override;

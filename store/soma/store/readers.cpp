@@ -255,7 +255,7 @@ detail::stored_forward_page detail::local_answers::stored_forwards(std::string_v
 }
 
 detail::curve_part detail::local_answers::curve(std::string_view run, std::string_view name,
-                                                std::uint64_t from, std::size_t count) {
+                                                std::uint64_t from, std::size_t count, bool times) {
   check_run(run);
   count = std::min(count, points_per_part);
   auto [fact_name, field_name] = split_name(name);
@@ -283,10 +283,11 @@ detail::curve_part detail::local_answers::curve(std::string_view run, std::strin
                    [&](std::uint64_t n, std::string_view key, std::string_view bytes) {
                      std::int64_t when = 0;
                      auto value = detail::summary_field(key, bytes, where(env, run, n, "the record"),
-                                                        flat, &when);
+                                                        flat, times ? &when : nullptr);
                      if (value) {
                        out.points.emplace_back(n, number(*value, run, n, flat));
-                       out.when_us.push_back(when);
+                       if (times)
+                         out.when_us.push_back(when);
                      }
                    });
       return;
@@ -304,13 +305,18 @@ detail::curve_part detail::local_answers::curve(std::string_view run, std::strin
                    if (!value)
                      return;
                    out.points.emplace_back(n, number(*value, run, n, flat));
-                   // The forward's time is its record's.
+                   if (!times)
+                     return;
+                   // The forward's time is its record's, which a blob
+                   // never lacks (they are written together).
                    std::string_view record_bytes;
                    auto record_key = detail::record_key(run, n);
+                   if (!env.get(txn, records, record_key, record_bytes))
+                     env.damaged("forward " + std::to_string(n) + " of run '" + std::string{run}
+                                 + "' has a fact blob but no record");
                    std::int64_t when = 0;
-                   if (env.get(txn, records, record_key, record_bytes))
-                     (void)detail::summary_field(record_key, record_bytes,
-                                                 where(env, run, n, "the record"), {}, &when);
+                   (void)detail::summary_field(record_key, record_bytes,
+                                               where(env, run, n, "the record"), {}, &when);
                    out.when_us.push_back(when);
                  });
   });
@@ -481,16 +487,16 @@ namespace {
 // the first part was read.
 template <class Take>
 void each_curve_part(const store& s, std::string_view run, std::string_view name, curve_cost* took,
-                     Take take) {
+                     bool times, Take take) {
   auto& ask = s.backend().ask();
-  auto part = ask.curve(run, name, 0, detail::points_per_part);
+  auto part = ask.curve(run, name, 0, detail::points_per_part, times);
   auto total = part.total;
   if (took)
     *took = part.cost;
   take(part);
   while (part.next < total) {
     part = ask.curve(run, name, part.next,
-                     std::min<std::uint64_t>(detail::points_per_part, total - part.next));
+                     std::min<std::uint64_t>(detail::points_per_part, total - part.next), times);
     take(part);
     if (part.next >= part.total)
       break; // the run shrank (it was written over)
@@ -502,7 +508,7 @@ void each_curve_part(const store& s, std::string_view run, std::string_view name
 std::vector<std::pair<std::uint64_t, double>> curve(const store& s, std::string_view run,
                                                     std::string_view name, curve_cost* took) {
   std::vector<std::pair<std::uint64_t, double>> out;
-  each_curve_part(s, run, name, took, [&](detail::curve_part& p) {
+  each_curve_part(s, run, name, took, false, [&](detail::curve_part& p) {
     if (out.empty())
       out = std::move(p.points);
     else
@@ -515,7 +521,7 @@ curve_columns curve_series(const store& s, std::string_view run, std::string_vie
                            curve_cost* took) {
   curve_columns out;
   bool timed = true;
-  each_curve_part(s, run, name, took, [&](detail::curve_part& p) {
+  each_curve_part(s, run, name, took, true, [&](detail::curve_part& p) {
     timed = timed && p.when_us.size() == p.points.size();
     for (auto& [n, v] : p.points) {
       out.forward.push_back(n);

@@ -153,7 +153,9 @@ struct curve_columns {
   std::vector<std::int64_t> when_us;
 };
 
-/// curve(s, run, name, took) as columns, with each point's time.
+/// curve(s, run, name, took) as columns, with each point's time: from the
+/// records a scan reads anyway; a curve read from fact blobs (`fetch`) reads
+/// each point's record as well.
 [[nodiscard]] curve_columns curve_series(const store& s, std::string_view run,
                                          std::string_view name = "loss",
                                          curve_cost* took = nullptr);
