@@ -24,9 +24,11 @@ struct written {
 
 /// Writes `forwards`, numbered from `first` (0: a new run; the run's next
 /// number: appending to it), and the run's metadata, in one transaction;
-/// `summarising` names the facts its records summarise, as a recorder's do.
+/// `summarising` names the facts its records summarise, as a recorder's do,
+/// and `params` what the run was.
 inline void write_forwards(soma::store& s, const std::string& run, std::vector<written> forwards,
-                           std::uint64_t first = 0, std::vector<std::string> summarising = {}) {
+                           std::uint64_t first = 0, std::vector<std::string> summarising = {},
+                           soma::values params = {}) {
   s.env().write([&](MDB_txn* txn, auto& dbi) {
     for (std::uint64_t i = 0; i < forwards.size(); ++i) {
       auto& r = forwards[i].r;
@@ -41,6 +43,7 @@ inline void write_forwards(soma::store& s, const std::string& run, std::vector<w
     soma::detail::run_meta meta;
     meta.next = first + forwards.size();
     meta.summarising = summarising;
+    meta.params = std::move(params);
     auto key = soma::detail::meta_key(run);
     s.env().put(txn, dbi(soma::detail::db::meta), key, soma::detail::encode_run_meta(meta, key));
   });

@@ -220,6 +220,23 @@ BOOST_FIXTURE_TEST_CASE(the_curve_figure_is_soma_plots_and_compares_runs, fixtur
   BOOST_TEST(spent_svg(s, "sweep-a", {}).find("<svg") != std::string::npos);
 }
 
+// Runs compared are named by what they were, as soma plot progress names
+// them: their params, with the id where two have the same (issue 38).
+BOOST_FIXTURE_TEST_CASE(runs_compared_are_named_by_their_params, fixture) {
+  auto loss = [](double v) {
+    return std::vector<soma_test::written>{{soma::record{}, {soma::fact{"loss", {{"value", v}}}}}};
+  };
+  soma_test::write_forwards(s, "lr.0", loss(1.0), 0, {}, {{"lr", 0.05}});
+  soma_test::write_forwards(s, "lr.1", loss(2.0), 0, {}, {{"lr", 0.1}});
+  soma_test::write_forwards(s, "lr.2", loss(3.0), 0, {}, {{"lr", 0.1}});
+  auto svg = curve_svg(s, "lr.0", {{"with", "lr.1,lr.2,sweep-b"}});
+  BOOST_TEST(svg.find(">lr=0.05 (window 1)<") != std::string::npos, svg.substr(0, 800));
+  BOOST_TEST(svg.find(">lr=0.1 (lr.1) (window 1)<") != std::string::npos);
+  BOOST_TEST(svg.find(">lr=0.1 (lr.2) (window 1)<") != std::string::npos);
+  BOOST_TEST(svg.find(">sweep-b (window 1)<") != std::string::npos); // no params: its id
+  BOOST_TEST(svg.find(">lr.0 (window") == std::string::npos);
+}
+
 // The options of soma plot progress: a log y axis and the rolling mean's
 // window, the same words on the figure; an even window is a 400 that says
 // why. The figure is also a PNG, and the series a CSV of soma curve's rows.

@@ -331,6 +331,18 @@ figure progress(const series& told, std::string_view run, std::string_view fact,
   return f;
 }
 
+std::vector<std::string> labels_by_params(const std::vector<std::string>& runs,
+                                          const std::vector<values>& params) {
+  std::vector<std::string> labels;
+  for (auto& p : params)
+    labels.push_back(p.empty() ? std::string{} : p.text());
+  auto same = labels;
+  for (std::size_t i = 0; i < labels.size() && i < runs.size(); ++i)
+    if (!same[i].empty() && std::count(same.begin(), same.end(), same[i]) > 1)
+      labels[i] += " (" + runs[i] + ")";
+  return labels;
+}
+
 figure compare(const std::vector<compared>& runs, std::string_view fact,
                const compare_options& options) {
   check_size(options.frame);

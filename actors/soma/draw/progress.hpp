@@ -75,6 +75,14 @@ struct compared {
   std::string label;
 };
 
+/// How compare's legend names each run of `runs` (compared::label), by what
+/// it was: its params (`params[i]`, "lr=0.05"), with its id too where two
+/// runs have the same ("lr=0.05 (lr.1)"); empty, so its id alone, for a run
+/// without params. `soma plot progress` and the page's comparison both name
+/// runs so.
+[[nodiscard]] std::vector<std::string> labels_by_params(const std::vector<std::string>& runs,
+                                                        const std::vector<values>& params);
+
 /// How compare draws.
 struct compare_options {
   /// Every series' rolling mean window (odd); each one's default_window

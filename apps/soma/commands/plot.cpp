@@ -209,15 +209,10 @@ namespace {
 draw::figure overlaid(const store& s, const invocation& inv, const draw::framing& frame) {
   // A run is named by its params where it has them (lr=0.05), and by its id
   // too where two runs have the same ones.
-  std::vector<std::string> labels;
-  for (auto& run : inv.runs) {
-    auto params = run_summary(s, run).params;
-    labels.push_back(params.empty() ? std::string{} : params.text());
-  }
-  auto same = labels;
-  for (std::size_t i = 0; i < labels.size(); ++i)
-    if (!same[i].empty() && std::count(same.begin(), same.end(), same[i]) > 1)
-      labels[i] += " (" + inv.runs[i] + ")";
+  std::vector<values> params;
+  for (auto& run : inv.runs)
+    params.push_back(run_summary(s, run).params);
+  auto labels = draw::labels_by_params(inv.runs, params);
   std::vector<draw::compared> series;
   for (std::size_t i = 0; i < inv.runs.size(); ++i)
     for (auto& fact : inv.facts)

@@ -429,6 +429,20 @@ draw::figure curve_figure(const store& s, std::string_view run, const params& p)
       }
       runs.push_back({std::string{other}, std::move(values)});
     }
+    // Each named by its params, as soma plot progress names them.
+    std::vector<std::string> names;
+    std::vector<values> params;
+    for (auto& r : runs) {
+      names.push_back(r.run);
+      try {
+        params.push_back(run_summary(s, r.run).params);
+      } catch (const store_error&) {
+        params.emplace_back(); // (damaged metadata: named by its id)
+      }
+    }
+    auto labels = draw::labels_by_params(names, params);
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      runs[i].label = labels[i];
     return figured([&] {
       auto f = draw::compare(runs, fact, {.window = window, .log_y = log_y});
       if (!unknown.empty())
