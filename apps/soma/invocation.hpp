@@ -79,6 +79,7 @@ struct invocation {
   std::vector<std::string> runs;   ///< RUN..., for `plot progress` (run is the first) and `delete`
   std::vector<std::string> facts;  ///< --fact NAME, repeatable, for `plot progress` (fact is the first)
   bool log_y = false;              ///< --log-y, for `plot progress`
+  std::string x = "forward";       ///< --x forward|time, for `plot progress`
   int width = 0, height = 0;       ///< --size WxH, for `plot` but graph (0: the figure's own)
   std::string title;               ///< --title TEXT, for `plot` but graph (empty: its own)
   // `soma live`'s options (issue 17).

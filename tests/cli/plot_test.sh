@@ -49,6 +49,18 @@ case $case_ in
     # Overlaid, each run is named by its params in the legend.
     soma 0 plot progress tuesday plain --fact loss --fact acc -o "$T/both.svg" --store "$STORE"
     svg_holds "$T/both.svg" '>lr=0.05,seed=7/loss (window 1)</text>' '>lr=0.5/acc (window 1)</text>'
+    # Against the wall time: x runs from 0 to the last forward's time less
+    # the first's, in seconds (soma forwards --json says both).
+    soma 0 plot progress tuesday --x time -o "$T/t.svg" --store "$STORE"
+    svg_holds "$T/t.svg" '>seconds since the first value</text>' '12 values told'
+    "$SOMA" forwards tuesday --json --store "$STORE" >"$T/fw.json"
+    python3 - "$T/t.svg" "$T/fw.json" <<'PY' || fail "the time axis does not span the run's forwards"
+import json, re, sys
+lo, hi = map(float, re.search(r'data-x="([^"]+)"', open(sys.argv[1]).read()).group(1).split())
+when = [r["when_us"] for r in json.load(open(sys.argv[2]))]
+span = (when[-1] - when[0]) / 1e6
+assert lo == 0 and (abs(hi - span) < 1e-9 or (span == 0 and hi > 0)), (lo, hi, span)
+PY
     ;;
   plot_spent_machines)
     # tuesday's times are real, often under 1 µs a node (a part is drawn
@@ -116,6 +128,10 @@ PY
     grep -qF "soma: no forward of run 'tuesday' told 'nothing'" "$T/err" || fail "no empty-series error"
     soma 2 plot progress tuesday --window 4 -o "$T/p.svg" --store "$STORE"
     grep -qF "window must be odd" "$T/err" || fail "no even-window error"
+    soma 2 plot progress tuesday --x wall -o "$T/p.svg" --store "$STORE"
+    grep -qF "soma: --x wall: x is forward (the forward's number) or time (its wall time)" "$T/err" || fail "no --x error: $(cat "$T/err")"
+    soma 2 plot progress tuesday plain --x time -o "$T/p.svg" --store "$STORE"
+    grep -qF "soma: --x time draws one run's one fact" "$T/err" || fail "no --x time overlay error: $(cat "$T/err")"
     soma 2 plot spent tuesday --store "$STORE"
     soma 2 plot progress tuesday -o "$T/nodir/p.svg" --store "$STORE"
     grep -qF "cannot write the figure" "$T/err" || fail "no unwritable-file error"

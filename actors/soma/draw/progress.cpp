@@ -127,16 +127,33 @@ void check_finite(const series& values, std::string_view run, std::string_view f
 }
 
 // The values a log axis can show (above 0); `skipped` counts the others.
-series drawable(const series& values, bool log_y, std::size_t& skipped) {
-  if (!log_y)
+// With `xs` (one per value), the kept values' x go to `xs_kept`.
+series drawable(const series& values, bool log_y, std::size_t& skipped,
+                const std::vector<double>* xs = nullptr, std::vector<double>* xs_kept = nullptr) {
+  if (!log_y) {
+    if (xs)
+      *xs_kept = *xs;
     return values;
+  }
   series out;
-  for (auto& p : values)
-    if (p.second > 0)
-      out.push_back(p);
-    else
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (values[i].second > 0) {
+      out.push_back(values[i]);
+      if (xs)
+        xs_kept->push_back((*xs)[i]);
+    } else {
       ++skipped;
+    }
   return out;
+}
+
+// Each value's x on a forward axis: its forward.
+std::vector<double> forwards_of(const series& values) {
+  std::vector<double> xs;
+  xs.reserve(values.size());
+  for (auto& p : values)
+    xs.push_back(static_cast<double>(p.first));
+  return xs;
 }
 
 std::string skipped_note(std::size_t skipped) {
@@ -150,9 +167,11 @@ std::string skipped_note(std::size_t skipped) {
 struct ranges {
   double x_lo = 0, x_hi = 0, y_lo = 0, y_hi = 0;
   bool any = false;
-  void take(const series& values) {
-    for (auto& [n, v] : values) {
-      auto x = static_cast<double>(n);
+  bool whole_x = true; // x counts forwards (else seconds)
+  void take(const series& values, const std::vector<double>& xs) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      auto x = xs[i];
+      auto v = values[i].second;
       if (!any) {
         x_lo = x_hi = x;
         y_lo = y_hi = v;
@@ -167,7 +186,7 @@ struct ranges {
   chart place(figure& f, const layout& at, bool log_y) const {
     double pad = log_y ? 0 : (y_hi - y_lo) * 0.05;
     return chart{f, at.left, top, at.right, at.bottom, x_lo, x_hi, y_lo - pad, y_hi + pad,
-                 {.whole_x = true, .log_y = log_y}};
+                 {.whole_x = whole_x, .log_y = log_y}};
   }
 };
 
@@ -181,8 +200,8 @@ struct look {
 // Draws `values` on `c`: every value thin, the rolling mean over `window`
 // bold where its window is full (rolling.hpp says why), and a dot for a
 // series of one point, which a line alone would not show.
-void draw_series(figure& f, const chart& c, const series& values, std::size_t window,
-                 const look& how) {
+void draw_series(figure& f, const chart& c, const series& values, const std::vector<double>& xs,
+                 std::size_t window, const look& how) {
   std::vector<double> ys;
   ys.reserve(values.size());
   for (auto& p : values)
@@ -192,14 +211,14 @@ void draw_series(figure& f, const chart& c, const series& values, std::size_t wi
   raw.reserve(values.size());
   mean.reserve(means.size());
   for (std::size_t i = 0; i < values.size(); ++i)
-    raw.push_back(c.at(static_cast<double>(values[i].first), ys[i]));
+    raw.push_back(c.at(xs[i], ys[i]));
   for (std::size_t j = 0; j < means.size(); ++j)
-    mean.push_back(c.at(static_cast<double>(values[j + window / 2].first), means[j]));
+    mean.push_back(c.at(xs[j + window / 2], means[j]));
   auto columns = c.right() - c.left();
   f.add(line{thin(std::move(raw), columns), how.raw, 1, how.raw_opacity, how.raw_name});
   f.add(line{thin(std::move(mean), columns), how.mean, how.mean_width, 1, how.mean_name});
   if (values.size() == 1) {
-    auto p = c.at(static_cast<double>(values[0].first), ys[0]);
+    auto p = c.at(xs[0], ys[0]);
     f.add(box{p.x - 4, p.y - 4, 8, 8, how.mean, std::nullopt, 4, how.point_name});
   }
 }
@@ -247,19 +266,31 @@ std::string name_of(const compared& r, std::string_view fact, bool by_fact) {
 // are never read as one.
 constexpr colour execution_hue{0.75, 0.12, 0.12};
 
-// Whether execution `e` began within the forwards `values` span.
-bool drawn_at(const execution& e, const series& values) {
-  return !values.empty() && e.forward >= values.front().first && e.forward <= values.back().first;
+// Where execution `e` began on the x axis: its forward, or on a time axis
+// (`t0_us`: the first value's time) its seconds since the first value.
+// Nothing when it began outside what is drawn (`xs`), or its time is not
+// known on a time axis.
+std::optional<double> begun_at(const execution& e, const std::vector<double>& xs,
+                               std::optional<std::int64_t> t0_us) {
+  if (xs.empty())
+    return std::nullopt;
+  if (t0_us && e.began_us == 0)
+    return std::nullopt;
+  double x = t0_us ? static_cast<double>(e.began_us - *t0_us) / 1e6 : static_cast<double>(e.forward);
+  if (x < xs.front() || x > xs.back())
+    return std::nullopt;
+  return x;
 }
 
 void draw_executions(figure& f, const chart& c, const std::vector<execution>& runs,
-                     const series& values) {
+                     const std::vector<double>& xs, std::optional<std::int64_t> t0_us) {
   constexpr auto red = execution_hue;
   for (std::size_t i = 1; i < runs.size(); ++i) {
     auto& e = runs[i];
-    if (!drawn_at(e, values))
+    auto at = begun_at(e, xs, t0_us);
+    if (!at)
       continue;
-    auto x = c.at(static_cast<double>(e.forward), 0).x;
+    auto x = c.at(*at, 0).x;
     f.add(line{{{x, c.top()}, {x, c.bottom()}}, red, 1.5, 0.9, "execution"});
     std::string label = "execution " + std::to_string(i + 1);
     if (!e.host.empty())
@@ -290,8 +321,22 @@ figure progress(const series& told, std::string_view run, std::string_view fact,
                                 + "'; tell it (recorder.tell or live.tell) or name another fact");
   check_finite(told, run, fact);
   check_size(options.frame);
+  bool timed = !options.when_us.empty();
+  if (timed && options.when_us.size() != told.size())
+    throw std::invalid_argument("a time axis needs one time per value: " + std::to_string(told.size())
+                                + " values, " + std::to_string(options.when_us.size()) + " times");
+  std::optional<std::int64_t> t0_us;
+  std::vector<double> all_xs;
+  if (timed) {
+    t0_us = options.when_us.front();
+    for (auto when : options.when_us)
+      all_xs.push_back(static_cast<double>(when - *t0_us) / 1e6);
+  } else {
+    all_xs = forwards_of(told);
+  }
   std::size_t skipped = 0;
-  auto values = drawable(told, options.log_y, skipped);
+  std::vector<double> xs;
+  auto values = drawable(told, options.log_y, skipped, &all_xs, &xs);
   if (values.empty())
     throw std::invalid_argument("nothing to draw on a log axis: every value of '" + std::string{fact}
                                 + "' in run '" + std::string{run}
@@ -315,17 +360,19 @@ figure progress(const series& told, std::string_view run, std::string_view fact,
     {palette::raw, 1, 0.9, "every value told"},
     {palette::mean, 3, 1, "rolling mean, window " + std::to_string(window)}};
   if (std::any_of(options.executions.begin() + std::min<std::size_t>(1, options.executions.size()),
-                  options.executions.end(), [&](const execution& e) { return drawn_at(e, values); }))
+                  options.executions.end(),
+                  [&](const execution& e) { return begun_at(e, xs, t0_us).has_value(); }))
     entries.push_back({execution_hue, 1.5, 0.9, "a later execution began"});
   ranges r;
-  r.take(values);
+  r.whole_x = !timed;
+  r.take(values, xs);
   layout at{f.width(), f.height(), entries};
   auto c = r.place(f, at, options.log_y);
-  c.x_axis("forward");
+  c.x_axis(timed ? "seconds since the first value" : "forward");
   c.y_axis(fact);
-  draw_series(f, c, values, window,
+  draw_series(f, c, values, xs, window,
               {palette::raw, palette::mean, 0.9, 3, "raw", "mean", "point"});
-  draw_executions(f, c, options.executions, values);
+  draw_executions(f, c, options.executions, xs, t0_us);
   c.frame();
   legend(f, c, at, entries);
   return f;
@@ -361,7 +408,7 @@ figure compare(const std::vector<compared>& runs, std::string_view fact,
     shown.push_back(drawable(r.values, options.log_y, skipped));
     if (shown.back().empty())
       silent += (silent.empty() ? "" : ", ") + name_of(r, fact, by_fact);
-    range.take(shown.back());
+    range.take(shown.back(), forwards_of(shown.back()));
   }
   if (!range.any)
     throw std::invalid_argument(
@@ -401,7 +448,8 @@ figure compare(const std::vector<compared>& runs, std::string_view fact,
       continue;
     auto hue = entries[k++].hue;
     auto n = std::to_string(k);
-    draw_series(f, c, shown[i], windows[i], {hue, hue, 0.35, 2.5, "raw-" + n, "mean-" + n, "point-" + n});
+    draw_series(f, c, shown[i], forwards_of(shown[i]), windows[i],
+                {hue, hue, 0.35, 2.5, "raw-" + n, "mean-" + n, "point-" + n});
   }
   c.frame();
   legend(f, c, at, entries);
@@ -409,13 +457,24 @@ figure compare(const std::vector<compared>& runs, std::string_view fact,
 }
 
 figure progress(const store& s, std::string_view run, std::string_view fact,
-                const progress_options& options) {
-  auto values = curve(s, run, fact);
+                const progress_options& options, x_axis x) {
+  series values;
+  auto with = options;
+  if (x == x_axis::time) {
+    auto c = curve_series(s, run, fact);
+    if (c.when_us.size() != c.value.size())
+      throw store_error("the store serving run '" + std::string{run} + "' sends no times (a soma "
+                        "before 0.5): draw it against the forward number", store_trouble::refused);
+    for (std::size_t i = 0; i < c.value.size(); ++i)
+      values.emplace_back(c.forward[i], c.value[i]);
+    with.when_us = std::move(c.when_us);
+  } else {
+    values = curve(s, run, fact);
+  }
   if (values.empty())
     throw store_error("no forward of run '" + std::string{run} + "' told '" + std::string{fact}
                       + "'; `soma facts " + std::string{run}
                       + " 0` shows what a forward told", store_trouble::missing);
-  auto with = options;
   if (with.executions.empty()) {
     try {
       with.executions = run_summary(s, run).executions;

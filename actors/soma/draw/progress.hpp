@@ -40,12 +40,22 @@ struct progress_options {
   /// labelled with its number, host, pid and time (UTC). The store overload
   /// reads them from the run.
   std::vector<execution> executions;
+  /// Each value's forward's time (unix µs; soma::curve_series' when_us),
+  /// one per value: then x is the wall time, in seconds since the first
+  /// value, rather than the forward, and a later execution is drawn at the
+  /// time it began. Empty: x is the forward.
+  std::vector<std::int64_t> when_us;
 };
+
+/// What a store's progress is drawn against: the forward number, or the
+/// wall time of each forward (seconds since the first value).
+enum class x_axis { forward, time };
 
 /// The figure of `values` of fact `fact` over run `run`: the raw series as a
 /// thin line through every point, the centred rolling mean (rolling_mean:
 /// drawn where its window is full, the window stated on the figure) bold
-/// over it, forward along x (ticks on whole forwards) and the value along y.
+/// over it, forward along x (ticks on whole forwards; or the wall time, with
+/// progress_options::when_us) and the value along y.
 /// Straight segments between actual points only; a series of one point is
 /// drawn as a dot (`series-point`). When there are more points than pixels
 /// across, each pixel column keeps its first, lowest, highest and last point
@@ -59,11 +69,14 @@ struct progress_options {
                               std::string_view fact = "loss", const progress_options& options = {});
 
 /// The figure of soma::curve(s, run, fact) (one scan when the recorder
-/// summarised `fact`, else a fetch per forward). Throws store_error for an
-/// unknown run or a run where no forward told `fact`, and what the other
-/// overload throws.
+/// summarised `fact`, else a fetch per forward), against the forward or,
+/// with x_axis::time, the wall time (soma::curve_series: a fetch also reads
+/// each point's record). Throws store_error for an unknown run or a run
+/// where no forward told `fact` (and, for a time axis, a served store of a
+/// soma before 0.5, which sends no times), and what the other overload
+/// throws.
 [[nodiscard]] figure progress(const store& s, std::string_view run, std::string_view fact = "loss",
-                              const progress_options& options = {});
+                              const progress_options& options = {}, x_axis x = x_axis::forward);
 
 /// One series in a comparison: a run's values of a fact.
 struct compared {

@@ -76,6 +76,10 @@ void add_figures(CLI::App& plot, invocation& inv, figures& f) {
   f.progress->add_flag("--log-y", inv.log_y,
                        "a log y axis (powers of ten); values of 0 or less are left out, "
                        "and the figure says how many");
+  f.progress->add_option("--x", inv.x,
+                         "what x is: forward (the forward's number, the default) or time (its "
+                         "wall time, seconds since the first value); one run and fact")
+    ->option_text("forward|time");
   f.window = f.progress->add_option("--window", f.window_text,
                                     "the rolling mean's window, an odd number of values")
                ->option_text("N");
@@ -147,8 +151,14 @@ void take(const figures& f, invocation& inv, const CLI::App& app) {
   if (std::any_of(f.sizes.begin(), f.sizes.end(), [](auto* o) { return o->count() > 0; }))
     std::tie(inv.width, inv.height) = parse_size(f.size_text);
   if (f.progress->parsed()) {
+    if (inv.x != "forward" && inv.x != "time")
+      throw usage_error("--x " + inv.x + ": x is forward (the forward's number) or time (its wall "
+                        "time); " + help_hint(app));
     if (inv.facts.empty())
       inv.facts.push_back(inv.fact);
+    if (inv.x == "time" && inv.runs.size() * inv.facts.size() > 1)
+      throw usage_error("--x time draws one run's one fact; runs and facts overlaid are drawn "
+                        "against the forward (leave out --x)");
     if (inv.runs.size() * inv.facts.size() > most_overlaid)
       throw usage_error("`soma plot progress` overlays at most " + std::to_string(most_overlaid)
                         + " series (runs times facts) on one figure, not "
@@ -235,7 +245,8 @@ void plot(const store& s, const invocation& inv, std::ostream& out) {
           if (inv.runs.size() > 1 || inv.facts.size() > 1)
             return overlaid(s, inv, frame);
           return draw::progress(s, inv.run, inv.fact,
-                                {.window = inv.window, .log_y = inv.log_y, .frame = frame});
+                                {.window = inv.window, .log_y = inv.log_y, .frame = frame},
+                                inv.x == "time" ? draw::x_axis::time : draw::x_axis::forward);
       }
     } catch (const std::invalid_argument& e) { // an even window, a value not finite
       throw usage_error(e.what());

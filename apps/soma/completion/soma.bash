@@ -54,7 +54,7 @@ _soma() {
       cachels|cacheclear) opts+=" --node" ;;
       reclaim) opts+=" --quiet-over" ;;
       health) opts+=" --rules --at --fail-on --list" ;;
-      plotprogress) opts+=" -o --fact --window --log-y --size --title" ;;
+      plotprogress) opts+=" -o --fact --window --log-y --x --size --title" ;;
       plotspent) opts+=" -o --last --size --title" ;;
       plotmachines) opts+=" -o --size --title" ;;
       plotgraph) opts+=" -o" ;;
