@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
+#include <sstream>
 #include <string>
 
 #include "making.hpp"
@@ -218,6 +219,42 @@ BOOST_FIXTURE_TEST_CASE(the_curve_figure_is_soma_plots_and_compares_runs, fixtur
   });
   BOOST_TEST(error_of([&] { (void)curve_svg(s, "sweep-a", {{"with", "sweep-b"}}); }).first == 500);
   BOOST_TEST(spent_svg(s, "sweep-a", {}).find("<svg") != std::string::npos);
+}
+
+// x=time: the curve against each forward's wall time, as soma plot --x time
+// draws it; each hover point carries its x (seconds since the first value),
+// which is its record's when_us less the first's.
+BOOST_FIXTURE_TEST_CASE(the_curve_is_drawn_against_wall_time, fixture) {
+  // Forwards 5 to 24: the store's records say a second for every ten.
+  auto svg = curve_svg(s, "sweep-a", {{"x", "time"}, {"from", "5"}, {"to", "24"}});
+  BOOST_TEST(svg.find(">seconds since the first value</text>") != std::string::npos,
+             svg.substr(0, 800));
+  auto at = svg.find("data-points=\"");
+  BOOST_REQUIRE(at != std::string::npos);
+  std::istringstream points{svg.substr(at + 13, svg.find('"', at + 13) - at - 13)};
+  auto records = soma::forwards(s, "sweep-a", 5, 20).records;
+  BOOST_REQUIRE(records.back().when_us > records.front().when_us); // x that differ
+  std::string one;
+  std::size_t i = 0;
+  while (std::getline(points, one, ';')) {
+    std::istringstream fields{one};
+    std::uint64_t n = 0;
+    double v = 0, x = -1;
+    fields >> n >> v >> x;
+    BOOST_REQUIRE(i < records.size());
+    BOOST_TEST(n == records[i].forward);
+    BOOST_TEST(x == static_cast<double>(records[i].when_us - records[0].when_us) / 1e6,
+               boost::test_tools::tolerance(1e-9));
+    ++i;
+  }
+  BOOST_TEST(i == 20u);
+  BOOST_TEST(svg.find("data-x=\"0 2\"") != std::string::npos); // 0 to 2 s
+  BOOST_TEST(curve_svg(s, "sweep-a", {{"x", "forward"}}).find(">forward</text>") != std::string::npos);
+  auto [status, why] = error_of([&] { (void)curve_svg(s, "sweep-a", {{"x", "wall"}}); });
+  BOOST_TEST(status == 400);
+  BOOST_TEST(why.find("'x' is forward") != std::string::npos, why);
+  BOOST_TEST(error_of([&] { (void)curve_svg(s, "sweep-a", {{"x", "time"}, {"with", "sweep-b"}}); }).first
+             == 400);
 }
 
 // Runs compared are named by what they were, as soma plot progress names

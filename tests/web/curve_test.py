@@ -16,6 +16,7 @@ Every wait has a deadline; screenshots are left in OUT_DIR."""
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -151,6 +152,34 @@ def main():
             lines = want.splitlines()
             zoomed = "\n".join([lines[0]] + [l for l in lines[1:] if 10 <= int(l.split(",")[0]) <= 40]) + "\n"
             check(got == zoomed, f"the zoomed CSV is soma curve --csv's rows 10 to 40 (got {got.splitlines()[:2]}...)")
+
+            # Against the wall time (soma plot --x time): x in seconds since
+            # the first value, kept in the address; each hover point's x is
+            # its forward's time less the first's, and hover names both.
+            b.open(url + "run/run-a")
+            b.until("return document.querySelector('#curve svg')", 20, "run-a's curve, for the time axis")
+            b.run("document.getElementById('x-time').click()")
+            b.until("return document.querySelector('#curve svg').textContent"
+                    ".includes('seconds since the first value')", 20, "the curve against the wall time")
+            check("x=time" in b.run("return location.search"), "the time axis is in the address")
+            points = b.run("return document.querySelector('#curve svg').dataset.points.split(';')"
+                           ".filter(Boolean).map(p => p.split(' ').map(Number))")
+            forwards = json.loads(soma("forwards", "run-a", "--json", "--store", store))
+            t0 = forwards[0]["when_us"]
+            check(len(points) == 120 and all(len(p) == 3 for p in points)
+                  and all(abs(x - (forwards[int(n)]["when_us"] - t0) / 1e6) < 1e-9 for n, _, x in points),
+                  f"each point's x is its forward's seconds since the first (first points {points[:3]})")
+            tip = b.run("""
+                const svg = document.querySelector('#curve svg');
+                const [l, t, r, bt] = svg.dataset.area.split(' ').map(Number);
+                const box = svg.getBoundingClientRect(), k = box.width / svg.viewBox.baseVal.width;
+                const x = box.left + (l + (r - l) / 2) * k, y = box.top + (t + bt) / 2 * k;
+                document.getElementById('curve').dispatchEvent(new MouseEvent('mousemove', {clientX: x, clientY: y, bubbles: true}));
+                return document.getElementById('tip').textContent;""")
+            check(re.fullmatch(r"forward \d+( \([0-9.e+-]+ s\))?: loss\.value = \d+", tip or "") is not None,
+                  f"hover on the time axis names the forward and its time (got {tip!r})")
+            legend_clear(b, "the time axis")
+            b.screenshot(os.path.join(OUT, "time.png"))
 
             # "compare with" a mistyped name: it is named beside the input,
             # and the chart draws the other runs.

@@ -136,6 +136,47 @@ bool log_y_param(const params& p) {
   throw api_error(400, "'log_y' is 1 (a log y axis, as soma plot --log-y) or 0, not '" + *text + "'");
 }
 
+// x=time: the curve against each forward's wall time (soma plot --x time);
+// x=forward, or none, against the forward's number.
+bool time_x_param(const params& p) {
+  auto* text = param(p, "x");
+  if (!text || *text == "forward")
+    return false;
+  if (*text == "time")
+    return true;
+  throw api_error(400, "'x' is forward (the forward's number) or time (its wall time, as soma plot "
+                       "--x time), not '" + *text + "'");
+}
+
+// ranged_curve's points with each one's forward's time (curve_series), for
+// a time axis; a served store of a soma before 0.5 sends none (a 409).
+draw::series timed_curve(const store& s, std::string_view run, const params& p,
+                         std::vector<std::int64_t>& when_us) {
+  auto c = curve_series(s, run, fact_param(p));
+  if (c.value.empty())
+    throw api_error(404, "no forward of run '" + std::string{run} + "' told '" + fact_param(p)
+                           + "'; /api/run/" + std::string{run} + " lists the series it can draw");
+  if (c.when_us.size() != c.value.size())
+    throw api_error(409, "the store's server sends no times (a soma before 0.5): draw run '"
+                           + std::string{run} + "' against the forward number");
+  auto from = static_cast<std::uint64_t>(number_param(p, "from", 0, 0, INT64_MAX));
+  auto to = static_cast<std::uint64_t>(number_param(p, "to", INT64_MAX, 0, INT64_MAX));
+  if (from > to)
+    throw api_error(400, "'from' (" + std::to_string(from) + ") is past 'to' ("
+                           + std::to_string(to) + "): a range runs from its first forward to its last");
+  draw::series values;
+  for (std::size_t i = 0; i < c.value.size(); ++i)
+    if (c.forward[i] >= from && c.forward[i] <= to) {
+      values.emplace_back(c.forward[i], c.value[i]);
+      when_us.push_back(c.when_us[i]);
+    }
+  if (values.empty())
+    throw api_error(404, "run '" + std::string{run} + "' told '" + fact_param(p)
+                           + "' at no forward from " + std::to_string(from) + " to "
+                           + std::to_string(to));
+  return values;
+}
+
 } // namespace
 
 int status_of(const store_error& e) noexcept {
@@ -378,10 +419,16 @@ draw::figure curve_figure(const store& s, std::string_view run, const params& p)
   return answering([&] {
     auto fact = fact_param(p);
     auto* with = param(p, "with");
+    bool timed = time_x_param(p);
+    if (timed && with)
+      throw api_error(400, "x=time draws one run against its wall time; runs compared are drawn "
+                           "against the forward (leave out x)");
     if (!with) {
       // The points a pointer hovers over ride on the figure: one read of the
-      // curve serves both.
-      auto values = ranged_curve(s, run, p);
+      // curve serves both. On a time axis each says its x too (seconds
+      // since the first value).
+      std::vector<std::int64_t> when_us;
+      auto values = timed ? timed_curve(s, run, p, when_us) : ranged_curve(s, run, p);
       std::vector<execution> executions; // a line where each later one began
       try {
         executions = run_summary(s, run).executions;
@@ -390,12 +437,22 @@ draw::figure curve_figure(const store& s, std::string_view run, const params& p)
       }
       return figured([&] {
         auto f = draw::progress(values, run, fact,
-                                {.window = window, .log_y = log_y, .executions = executions});
+                                {.window = window, .log_y = log_y, .executions = executions,
+                                 .when_us = when_us});
         std::string points;
+        std::size_t at = 0; // where each thinned point is in `values`, for its time
         for (auto& [n, v] : thinned(values, 2000)) {
           char buf[64];
           auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-          points += std::to_string(n) + ' ' + std::string(buf, ec == std::errc{} ? end : buf) + ';';
+          points += std::to_string(n) + ' ' + std::string(buf, ec == std::errc{} ? end : buf);
+          if (timed) {
+            while (values[at].first != n)
+              ++at;
+            auto [e2, ec2] = std::to_chars(buf, buf + sizeof buf,
+                                           static_cast<double>(when_us[at] - when_us.front()) / 1e6);
+            points += ' ' + std::string(buf, ec2 == std::errc{} ? e2 : buf);
+          }
+          points += ';';
         }
         f.set_data("points", std::move(points));
         return f;

@@ -383,7 +383,7 @@ async function runView(run) {
   const state = {
     fact: q.get("fact") || info.series[0] || info.told[0] || "loss",
     from: q.get("from"), to: q.get("to"), with: q.get("with") || "",
-    window: q.get("window") || "", logY: q.get("log_y") === "1",
+    window: q.get("window") || "", logY: q.get("log_y") === "1", xTime: q.get("x") === "time",
     total: info.run.forwards, page: null, points: [],
   };
   let known = []; // the store's runs, for "did you mean"
@@ -405,6 +405,7 @@ async function runView(run) {
     </div>
     <div class="controls">
       <label title="as soma plot --log-y: ticks at powers of ten; values of 0 or less cannot be drawn on it and are left out, the figure says how many"><input type="checkbox" id="log-y" ${state.logY ? "checked" : ""}> log y</label>
+      <label title="as soma plot --x time: x is each forward's wall time, in seconds since the first value, rather than its number; this run alone (runs compared are drawn against the forward)"><input type="checkbox" id="x-time" ${state.xTime ? "checked" : ""}> x: wall time</label>
       <label title="as soma plot --window N: the bold line is the centred rolling mean over N values (odd, so each mean sits on the value at its centre), drawn where its window is full; empty: about 1/20 of the values">window <input id="window" type="number" min="1" step="2" value="${esc(state.window)}" placeholder="n/20"></label>
       <span id="window-note" class="note" hidden></span>
       <span class="quiet">drag across the curve to zoom; hover shows values</span>
@@ -432,6 +433,8 @@ async function runView(run) {
     if (drawn && state.with) p.set("with", state.with);
     if (drawn && state.window) p.set("window", state.window);
     if (drawn && state.logY) p.set("log_y", "1");
+    // Runs compared are drawn against the forward.
+    if (drawn && state.xTime && !state.with) p.set("x", "time");
     return p;
   };
   const others = () => state.with.split(",").map((x) => x.trim()).filter((x) => x && x !== run);
@@ -477,8 +480,13 @@ async function runView(run) {
       // comparison has none of its own: hover reads this run's curve.
       const drawn = figure.querySelector("svg");
       state.points = drawn && drawn.dataset.points
-        ? drawn.dataset.points.split(";").filter(Boolean).map((x) => { const [f, v] = x.split(" "); return { forward: Number(f), value: Number(v) }; })
-        : (await get(`${base}/curve?${new URLSearchParams({ fact: state.fact, points: 2000, ...(state.from !== null ? { from: state.from } : {}), ...(state.to !== null ? { to: state.to } : {}) })}`)).points;
+        ? drawn.dataset.points.split(";").filter(Boolean).map((x) => {
+            // "forward value", and on a time axis its x (seconds) third.
+            const [f, v, at] = x.split(" ");
+            return { forward: Number(f), value: Number(v), x: at === undefined ? Number(f) : Number(at) };
+          })
+        : (await get(`${base}/curve?${new URLSearchParams({ fact: state.fact, points: 2000, ...(state.from !== null ? { from: state.from } : {}), ...(state.to !== null ? { to: state.to } : {}) })}`)).points
+            .map((p) => ({ ...p, x: p.forward }));
     } catch (e) { if (mine === drawing) failed(figure, e); }
     document.getElementById("unzoom").hidden = state.from === null && state.to === null;
   };
@@ -491,6 +499,7 @@ async function runView(run) {
   document.getElementById("fact").addEventListener("change", (e) => { state.fact = e.target.value; remember(); drawCurve(); });
   document.getElementById("with").addEventListener("change", (e) => { state.with = e.target.value.trim(); remember(); drawCurve(); });
   document.getElementById("log-y").addEventListener("change", (e) => { state.logY = e.target.checked; remember(); drawCurve(); });
+  document.getElementById("x-time").addEventListener("change", (e) => { state.xTime = e.target.checked; remember(); drawCurve(); });
   document.getElementById("window").addEventListener("change", (e) => {
     const text = e.target.value.trim(), n = Number(text);
     const note = document.getElementById("window-note");
@@ -592,7 +601,8 @@ async function runView(run) {
   });
 }
 
-// Hover: the point nearest the pointer's forward. Drag: zoom to that range.
+// Hover: the point nearest the pointer along x (its forward, or on a time
+// axis its seconds). Drag: zoom to the forwards in that range.
 function hoverAndZoom(figure, state, zoomed) {
   let band = null, start = null;
   const frame = () => {
@@ -603,18 +613,18 @@ function hoverAndZoom(figure, state, zoomed) {
     const box = svg.getBoundingClientRect();
     const scale = box.width / svg.viewBox.baseVal.width;
     return { svg, box, l, r, x0, x1, scale,
-      forwardAt: (clientX) => x0 + ((clientX - box.left) / scale - l) / (r - l) * (x1 - x0) };
+      xAt: (clientX) => x0 + ((clientX - box.left) / scale - l) / (r - l) * (x1 - x0) };
   };
   figure.addEventListener("mousemove", (e) => {
     const f = frame();
     if (!f || !state.points.length) return;
-    const x = f.forwardAt(e.clientX);
+    const x = f.xAt(e.clientX);
     let best = state.points[0];
-    for (const p of state.points) if (Math.abs(p.forward - x) < Math.abs(best.forward - x)) best = p;
+    for (const p of state.points) if (Math.abs(p.x - x) < Math.abs(best.x - x)) best = p;
     tip.hidden = false;
     tip.style.left = `${e.clientX + 12}px`;
     tip.style.top = `${e.clientY + 12}px`;
-    tip.textContent = `forward ${best.forward}: ${state.fact} = ${best.value}`;
+    tip.textContent = `forward ${best.forward}${best.x !== best.forward ? ` (${best.x} s)` : ""}: ${state.fact} = ${best.value}`;
     if (band && start !== null) {
       const a = Math.min(start, e.clientX), b = Math.max(start, e.clientX);
       band.style.left = `${a - f.box.left}px`;
@@ -637,7 +647,15 @@ function hoverAndZoom(figure, state, zoomed) {
     if (band) band.remove();
     band = null;
     if (!f || b - a < 4) return;
-    const lo = Math.max(0, Math.floor(f.forwardAt(a))), hi = Math.ceil(f.forwardAt(b));
+    // The forwards across the band; on a time axis, those of the points in it.
+    const xa = f.xAt(a), xb = f.xAt(b);
+    let lo = Math.max(0, Math.floor(xa)), hi = Math.ceil(xb);
+    if (state.xTime && !state.with) {
+      const inside = state.points.filter((p) => p.x >= xa && p.x <= xb).map((p) => p.forward);
+      if (!inside.length) return;
+      lo = Math.min(...inside);
+      hi = Math.max(...inside);
+    }
     if (hi <= lo) return;
     state.from = lo;
     state.to = hi;
