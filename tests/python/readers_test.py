@@ -464,24 +464,33 @@ class Curve(unittest.TestCase):
         self.assertLess(gap, took[0] / 2, f"this thread stood still {gap:.3f} s of a {took[0]:.3f} s read")
 
     def test_closed_while_read(self):
-        # Closing a store another thread reads drops the handle; the read
-        # keeps the store until it is done, and answers whole.
+        # Closing a store another thread reads drops the handle; a read under
+        # way keeps the store until it is done, and answers whole. The
+        # reader reads again and again; the store is closed once its first
+        # read is back, so the next one is under way (or, at worst, begins
+        # after the close and is told so).
         s = soma.open(self.where)
-        got, started = [], threading.Event()
+        got, refused, first = [], [], threading.Event()
 
         def read():
-            started.set()
-            got.append(s.curve("long"))
+            while True:
+                try:
+                    got.append(len(s.curve("long")["value"]))
+                except ValueError as e:
+                    refused.append(str(e))
+                    return
+                first.set()
 
         t = threading.Thread(target=read)
         t.start()
-        started.wait(10)
-        time.sleep(0.02)  # the read under way (it takes hundreds of ms), then:
+        self.assertTrue(first.wait(60), "the first read never came back")
         s.close()
         t.join(timeout=60)
-        self.assertEqual(len(got[0]["value"]), 1000000)
-        with self.assertRaisesRegex(ValueError, "closed"):
-            s.curve("long")
+        self.assertFalse(t.is_alive())
+        self.assertGreaterEqual(len(got), 1)
+        self.assertEqual(set(got), {1000000})
+        self.assertEqual(len(refused), 1)
+        self.assertIn("closed", refused[0])
         s.close()  # twice is fine
 
 

@@ -27,7 +27,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
 import webdriver  # noqa: E402
-from harness import check, eventually, line_of, report, started, stop  # noqa: E402
+from harness import HOVER_MIDDLE, check, eventually, line_of, report, started, stop  # noqa: E402
 
 SOMA, RECORD_CHILD, SOMA_NODE, A_FLEET, ADDING_TRIALS, OUT = sys.argv[1:7]
 os.makedirs(OUT, exist_ok=True)
@@ -99,13 +99,7 @@ def main():
                                 ".map(r => [r.cells[0].textContent, Number(r.cells[1].textContent)]))")
             check(shown_nodes == ran, f"the nodes table {shown_nodes} is soma nodes' {ran}")
             # Hover over the chart's middle names the forward and value there.
-            tip = b.run("""
-                const svg = document.querySelector('#curve svg');
-                const [l, t, r, bt] = svg.dataset.area.split(' ').map(Number);
-                const box = svg.getBoundingClientRect(), k = box.width / svg.viewBox.baseVal.width;
-                const x = box.left + (l + (r - l) / 2) * k, y = box.top + (t + bt) / 2 * k;
-                document.getElementById('curve').dispatchEvent(new MouseEvent('mousemove', {clientX: x, clientY: y, bubbles: true}));
-                return document.getElementById('tip').textContent;""")
+            tip = b.run(HOVER_MIDDLE)
             check(re.fullmatch(r"forward (59|60): loss\.value = (59|60)", tip or "") is not None,
                   f"hover in the middle shows forward 59 or 60 and its value (got {tip!r})")
             not_blank(b.screenshot(os.path.join(OUT, "run.png")), "run.png")

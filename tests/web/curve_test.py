@@ -25,7 +25,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
 import webdriver  # noqa: E402
-from harness import check, report, started, stop  # noqa: E402
+from harness import HOVER_MIDDLE, check, report, started, stop  # noqa: E402
 
 SOMA, RECORD_CHILD, OUT = sys.argv[1:4]
 os.makedirs(OUT, exist_ok=True)
@@ -169,13 +169,7 @@ def main():
             check(len(points) == 120 and all(len(p) == 3 for p in points)
                   and all(abs(x - (forwards[int(n)]["when_us"] - t0) / 1e6) < 1e-9 for n, _, x in points),
                   f"each point's x is its forward's seconds since the first (first points {points[:3]})")
-            tip = b.run("""
-                const svg = document.querySelector('#curve svg');
-                const [l, t, r, bt] = svg.dataset.area.split(' ').map(Number);
-                const box = svg.getBoundingClientRect(), k = box.width / svg.viewBox.baseVal.width;
-                const x = box.left + (l + (r - l) / 2) * k, y = box.top + (t + bt) / 2 * k;
-                document.getElementById('curve').dispatchEvent(new MouseEvent('mousemove', {clientX: x, clientY: y, bubbles: true}));
-                return document.getElementById('tip').textContent;""")
+            tip = b.run(HOVER_MIDDLE)
             check(re.fullmatch(r"forward \d+( \([0-9.e+-]+ s\))?: loss\.value = \d+", tip or "") is not None,
                   f"hover on the time axis names the forward and its time (got {tip!r})")
             legend_clear(b, "the time axis")

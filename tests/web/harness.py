@@ -1,5 +1,5 @@
 """What the page tests share: checks that are gathered rather than fatal, and
-reading a line from a process within a deadline."""
+reading a line from a process within a deadline, and pointing at a curve."""
 
 import os
 import select
@@ -9,6 +9,17 @@ import sys
 import time
 
 failures = []
+
+
+# Moves the pointer to the middle of the curve's plot area (#curve svg) and
+# returns what the page's tip then says.
+HOVER_MIDDLE = """
+    const svg = document.querySelector('#curve svg');
+    const [l, t, r, bt] = svg.dataset.area.split(' ').map(Number);
+    const box = svg.getBoundingClientRect(), k = box.width / svg.viewBox.baseVal.width;
+    const x = box.left + (l + (r - l) / 2) * k, y = box.top + (t + bt) / 2 * k;
+    document.getElementById('curve').dispatchEvent(new MouseEvent('mousemove', {clientX: x, clientY: y, bubbles: true}));
+    return document.getElementById('tip').textContent;"""
 
 
 def check(ok, what):
