@@ -58,20 +58,38 @@ std::string fact_param(const params& p) {
 
 // The curve of `fact` over `run`, only forwards [from, to] when given.
 draw::series ranged_curve(const store& s, std::string_view run, const params& p,
-                          curve_cost* took = nullptr) {
-  auto values = curve(s, run, fact_param(p), took);
+                          curve_cost* took = nullptr, std::vector<std::int64_t>* when_us = nullptr) {
+  draw::series values;
+  std::vector<std::int64_t> times;
+  if (when_us) {
+    // Each point's forward's time too (curve_series), for a time axis; a
+    // served store of a soma before 0.5 sends none.
+    auto c = curve_series(s, run, fact_param(p), took);
+    if (c.when_us.size() != c.value.size())
+      throw api_error(409, "the store's server sends no times (a soma before 0.5): draw run '"
+                             + std::string{run} + "' against the forward number");
+    for (std::size_t i = 0; i < c.value.size(); ++i)
+      values.emplace_back(c.forward[i], c.value[i]);
+    times = std::move(c.when_us);
+  } else {
+    values = curve(s, run, fact_param(p), took);
+  }
   if (values.empty())
     throw api_error(404, "no forward of run '" + std::string{run} + "' told '" + fact_param(p)
                            + "'; /api/run/" + std::string{run} + " lists the series it can draw");
-  auto from = number_param(p, "from", 0, 0, INT64_MAX);
-  auto to = number_param(p, "to", INT64_MAX, 0, INT64_MAX);
+  auto from = static_cast<std::uint64_t>(number_param(p, "from", 0, 0, INT64_MAX));
+  auto to = static_cast<std::uint64_t>(number_param(p, "to", INT64_MAX, 0, INT64_MAX));
   if (from > to)
     throw api_error(400, "'from' (" + std::to_string(from) + ") is past 'to' ("
                            + std::to_string(to) + "): a range runs from its first forward to its last");
-  std::erase_if(values, [&](auto& x) {
-    return x.first < static_cast<std::uint64_t>(from) || x.first > static_cast<std::uint64_t>(to);
-  });
-  return values;
+  draw::series kept;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (values[i].first >= from && values[i].first <= to) {
+      kept.push_back(values[i]);
+      if (when_us)
+        when_us->push_back(times[i]);
+    }
+  return kept;
 }
 
 // At most `n` points: per bucket of forwards, its first, lowest, highest and
@@ -148,34 +166,6 @@ bool time_x_param(const params& p) {
                        "--x time), not '" + *text + "'");
 }
 
-// ranged_curve's points with each one's forward's time (curve_series), for
-// a time axis; a served store of a soma before 0.5 sends none (a 409).
-draw::series timed_curve(const store& s, std::string_view run, const params& p,
-                         std::vector<std::int64_t>& when_us) {
-  auto c = curve_series(s, run, fact_param(p));
-  if (c.value.empty())
-    throw api_error(404, "no forward of run '" + std::string{run} + "' told '" + fact_param(p)
-                           + "'; /api/run/" + std::string{run} + " lists the series it can draw");
-  if (c.when_us.size() != c.value.size())
-    throw api_error(409, "the store's server sends no times (a soma before 0.5): draw run '"
-                           + std::string{run} + "' against the forward number");
-  auto from = static_cast<std::uint64_t>(number_param(p, "from", 0, 0, INT64_MAX));
-  auto to = static_cast<std::uint64_t>(number_param(p, "to", INT64_MAX, 0, INT64_MAX));
-  if (from > to)
-    throw api_error(400, "'from' (" + std::to_string(from) + ") is past 'to' ("
-                           + std::to_string(to) + "): a range runs from its first forward to its last");
-  draw::series values;
-  for (std::size_t i = 0; i < c.value.size(); ++i)
-    if (c.forward[i] >= from && c.forward[i] <= to) {
-      values.emplace_back(c.forward[i], c.value[i]);
-      when_us.push_back(c.when_us[i]);
-    }
-  if (values.empty())
-    throw api_error(404, "run '" + std::string{run} + "' told '" + fact_param(p)
-                           + "' at no forward from " + std::to_string(from) + " to "
-                           + std::to_string(to));
-  return values;
-}
 
 } // namespace
 
@@ -428,7 +418,7 @@ draw::figure curve_figure(const store& s, std::string_view run, const params& p)
       // curve serves both. On a time axis each says its x too (seconds
       // since the first value).
       std::vector<std::int64_t> when_us;
-      auto values = timed ? timed_curve(s, run, p, when_us) : ranged_curve(s, run, p);
+      auto values = ranged_curve(s, run, p, nullptr, timed ? &when_us : nullptr);
       std::vector<execution> executions; // a line where each later one began
       try {
         executions = run_summary(s, run).executions;
