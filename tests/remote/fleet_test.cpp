@@ -1,5 +1,5 @@
-// The fleet: three real workers writing readings into one store, one never
-// used; a cheap run and a costly run; a stopped worker growing quiet.
+// The fleet: three real workers writing readings through one served store,
+// one never used; a cheap run and a costly run; a stopped worker growing quiet.
 
 #include <boost/test/unit_test.hpp>
 
@@ -47,8 +47,13 @@ BOOST_FIXTURE_TEST_SUITE(fleet, system_fixture)
 BOOST_AUTO_TEST_CASE(three_workers_one_unused_a_cheap_run_a_costly_run_and_a_quiet_one) {
   scratch dir;
   auto kept = dir / "kept";
+  // The workers report through a served store, as a fleet does: one stopped
+  // mid-commit of a shared local directory would hold LMDB's write lock,
+  // and the others' readings with it (docs/health.md).
+  node_process server{{node_program, "--serve-store", kept}};
+  auto address = "soma://127.0.0.1:" + std::to_string(server.port);
   soma::store store{kept};
-  auto stood_up = [&] { return serving(sys, {"--store", kept, "--reporting", "0.2"}); };
+  auto stood_up = [&] { return serving(sys, {"--store", address, "--reporting", "0.2"}); };
   auto busy = stood_up(), later = stood_up(), spare = stood_up();
 
   // Before any work: all three stand, each having served nothing.
