@@ -14,7 +14,9 @@ Cases:
               format 2 (its compact encoding)
   format3     the same for tests/fixtures/store-v3, written by the soma of
               format 3 (packed Cap'n Proto, no run dictionary): every answer
-              exactly as that soma gave it
+              exactly as that soma gave it, and those of the readers added
+              to the fixture later (trials, critical, compare, health --at,
+              trace) exactly as soma 0.5.0 gave them
   truncated   data.mdb cut to half: every reader and `soma check` refuse it,
               naming the store, with no signal
   permissions as an unprivileged user: an unreadable directory and data.mdb
@@ -156,12 +158,25 @@ if case in ("format1", "format2", "format3"):
         "nodes_plain_last_2": ["nodes", "plain", "--last", "2"], "cache_ls": ["cache", "ls"],
         "standing": ["standing"], "fleet_remote": ["fleet", "remote", "--all-machines"],
     }
+    # The format-3 fixture keeps every reader's answer: its study, the
+    # critical path, a comparison, the opinions as of a stated moment, and
+    # a trace (written to a file).
+    if case == "format3":
+        expected.update({
+            "trials": ["trials"], "trials_lr": ["trials", "lr"], "critical_remote": ["critical", "remote"],
+            "compare_tuesday_plain": ["compare", "tuesday", "plain"],
+            "health_at": ["health", "--at", "2026-12-06T08:40:00Z"],
+            "trace_remote": ["trace", "remote", "--output", os.path.join(T, "trace_remote.json")],
+        })
     for name, args in expected.items():
-        rc, o, e = soma("--json", *args, store=s)
+        rc, o, e = soma(*([] if args[0] == "trace" else ["--json"]), *args, store=s)
         if rc != 0:
             fail(f"`soma {' '.join(args)}` on the {case} store: {e}")
         with open(os.path.join(FIXTURE, name + ".json")) as f:
             want = json.load(f)
+        if args[0] == "trace":
+            with open(args[-1]) as f:
+                o = f.read().encode()
         got = json.loads(o)
         # Keys added since (a claimant's "claims" and "trials") read as a
         # worker's: nothing claimed; where a worker listens and what it
