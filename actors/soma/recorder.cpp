@@ -16,6 +16,7 @@
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include "soma/detail/deterministic.hpp"
 #include "soma/detail/record_writer.hpp"
 #include "soma/error.hpp"
 #include "soma/store/keys.hpp"
@@ -40,8 +41,10 @@ namespace detail {
 /// Where facts wait for the recorder's actor: the sink appends on the
 /// node's (or the teller's) thread, in the order they happened; the actor
 /// takes them all at once when it is woken, which is once when the inbox
-/// stops being empty and once when a batch of forwards waits, not once per
-/// fact.
+/// stops being empty and once when a batch of forwards ended, not once per
+/// fact. (Counted by their ends, `finished` or `broke`, which the engine
+/// says once a forward: forwards in flight interleave their facts, so a
+/// change of forward from one fact to the next says nothing.)
 struct recorder_inbox {
   struct item {
     std::uint64_t forward; ///< 0: told through recorder::tell
@@ -49,8 +52,7 @@ struct recorder_inbox {
   };
   std::mutex mtx;
   std::vector<item> items;
-  std::uint64_t last_forward = 0;
-  std::size_t forwards = 0; ///< distinct forwards begun in `items`
+  std::size_t ended = 0;    ///< forwards whose end is in `items`
   std::size_t batch = 1000;
   bool woken = false;       ///< an arrived message is on its way
   bool full_said = false;   ///< ... and one for a full batch
@@ -65,12 +67,10 @@ struct recorder_inbox {
       std::lock_guard guard{mtx};
       if (!actor)
         return; // closed: nobody would take it
-      if (forward != 0 && forward != last_forward) {
-        last_forward = forward;
-        ++forwards;
-      }
+      if (forward != 0 && (x.name == "finished" || x.name == "broke"))
+        ++ended;
       items.push_back(item{forward, std::move(x)});
-      full = forwards >= batch;
+      full = ended >= batch;
       if (!woken || (full && !full_said)) {
         full_said = full;
         woken = true;
@@ -85,7 +85,7 @@ struct recorder_inbox {
     std::lock_guard guard{mtx};
     std::vector<item> out;
     out.swap(items);
-    forwards = 0;
+    ended = 0;
     woken = false;
     full_said = false;
     return out;
@@ -125,6 +125,9 @@ struct recorder_state {
   std::vector<fact> prelude;   ///< told before any forward began
   std::size_t dirty = 0;
   bool tick_due = false;
+  /// Taking the inbox's facts: a write waits until all are taken, so that
+  /// a forward whose end is among them is not written open first.
+  bool draining = false;
   std::uint64_t sent = 0; ///< batches handed to the writer
   std::uint64_t done = 0; ///< batches the writer answered
   std::vector<waiter> waiting;
@@ -283,6 +286,8 @@ void touched(recorder_actor* self, held_entry& e) {
     e.dirty = true;
     ++st.dirty;
   }
+  if (st.draining)
+    return; // drain() decides once all are taken
   if (st.dirty >= st.batch)
     start_write(self);
   else
@@ -341,7 +346,11 @@ held_entry& entry_for(recorder_actor* self, std::uint64_t id);
 // Everything the inbox holds, in the order it came.
 void drain(recorder_actor* self) {
   auto& st = self->state;
-  for (auto& item : st.inbox->take()) {
+  auto items = st.inbox->take();
+  if (items.empty())
+    return;
+  st.draining = true;
+  for (auto& item : items) {
     if (item.forward != 0)
       take(self, entry_for(self, item.forward), std::move(item.x), true);
     else if (st.held.empty())
@@ -349,6 +358,11 @@ void drain(recorder_actor* self) {
     else
       take(self, st.held.back(), std::move(item.x), false);
   }
+  st.draining = false;
+  if (st.dirty >= st.batch)
+    start_write(self);
+  else if (st.dirty > 0)
+    schedule_tick(self);
 }
 
 caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_options options,
@@ -416,8 +430,9 @@ caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_option
 [[nodiscard]] caf::expected<void> ask(caf::actor_system& sys, const caf::actor& a, caf::message msg) {
   caf::expected<void> done;
   caf::scoped_actor self{sys};
-  self->request(a, caf::infinite, std::move(msg))
-    .receive([] {}, [&](caf::error& e) { done = std::move(e); });
+  auto asked = self->request(a, caf::infinite, std::move(msg));
+  detail::run_queued(sys); // under the deterministic scheduler: the answer, now
+  std::move(asked).receive([] {}, [&](caf::error& e) { done = std::move(e); });
   return done;
 }
 

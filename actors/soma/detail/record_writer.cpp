@@ -6,6 +6,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include "soma/detail/deterministic.hpp"
 #include "soma/store/backend.hpp"
 #include "soma/store/detail/write_group.hpp"
 
@@ -94,7 +95,7 @@ caf::behavior writing(writer_actor* self, store where, writer_options options) {
 } // namespace
 
 caf::actor spawn_record_writer(caf::actor_system& sys, store where, writer_options options) {
-  return sys.spawn<caf::detached>(writing, std::move(where), std::move(options));
+  return spawn_blocking(sys, writing, std::move(where), std::move(options));
 }
 
 } // namespace soma::detail

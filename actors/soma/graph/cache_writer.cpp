@@ -4,6 +4,7 @@
 #include <caf/local_actor.hpp>
 #include <caf/spawn_options.hpp>
 
+#include "soma/detail/deterministic.hpp"
 #include "soma/store/cache.hpp"
 
 namespace soma::detail {
@@ -34,7 +35,7 @@ caf::behavior writing(caf::event_based_actor*) {
 } // namespace
 
 caf::actor spawn_cache_writer(caf::local_actor* parent) {
-  return parent->spawn<caf::detached + caf::linked>(writing);
+  return spawn_blocking_linked(parent, writing);
 }
 
 } // namespace soma::detail

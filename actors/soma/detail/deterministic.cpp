@@ -1,0 +1,19 @@
+#include "soma/detail/deterministic.hpp"
+
+#include <caf/actor_system_config.hpp>
+#include <caf/atom.hpp>
+#include <caf/config_value.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+namespace soma::detail {
+
+bool deterministic(const caf::actor_system& sys) {
+  return caf::get_or(sys.config(), "scheduler.policy", caf::atom("stealing")) == caf::atom("testing");
+}
+
+void run_queued(caf::actor_system& sys) {
+  if (deterministic(sys))
+    dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler()).run();
+}
+
+} // namespace soma::detail
