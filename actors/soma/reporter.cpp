@@ -2,10 +2,14 @@
 
 #include <cstdio>
 
-#include <caf/actor_system.hpp>
-#include <caf/blocking_actor.hpp>
-#include <caf/exit_reason.hpp>
+#include <algorithm>
 
+#include <caf/actor_clock.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/atom.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "soma/detail/deterministic.hpp"
 #include "soma/machine.hpp"
 #include "soma/store/readings.hpp"
 
@@ -13,7 +17,7 @@ namespace soma {
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
+using time_point = caf::actor_clock::time_point;
 
 std::string seconds(std::chrono::milliseconds d) {
   char text[32];
@@ -25,35 +29,43 @@ std::string readings(std::uint64_t n) {
   return std::to_string(n) + (n == 1 ? " reading" : " readings");
 }
 
-// A reporter on its thread: what it knows of the store it writes to, and
-// the steps it takes. The store is held here, not in the actor's function
-// object, so that a served store is closed on this thread when the
-// reporter ends, while its actor system surely runs.
-class reporter_loop {
-public:
-  reporter_loop(reporting_to& into, machine_sampler& sampler, const reporter_options& o)
-    : into_(into),
-      sampler_(sampler),
-      o_(o),
-      to_(std::move(into.opened)),
-      name_(to_ ? to_->path() : into.name),
-      retry_{o.retry},
-      reached_(to_.has_value()) {}
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
 
-  // Writes a reading every `o.every` until an exit message comes.
-  void run(caf::blocking_actor* self) {
-    auto every = o_.every;
-    auto next = clock_type::now();
+// What a reporter knows of the store it writes to, and the steps it takes
+// when its clock says (the actor's clock: CAF's test clock under the
+// deterministic scheduler). The store is held here, in the actor's state,
+// so that a served store is closed on the reporter's thread when it ends,
+// while its actor system surely runs.
+class reporter_core {
+public:
+  reporter_core(reporting_to into, std::shared_ptr<machine_sampler> sampler, reporter_options o,
+                std::function<time_point()> now)
+    : into_(std::move(into)),
+      sampler_(std::move(sampler)),
+      o_(std::move(o)),
+      now_(std::move(now)),
+      to_(std::move(into_.opened)),
+      name_(to_ ? to_->path() : into_.name),
+      retry_{o_.retry},
+      reached_(to_.has_value()),
+      next_(now_() + o_.every),
+      try_at_(now_()) {}
+
+  // The first reading, now (unless its caller wrote one).
+  void start() {
     if (o_.first_now || !to_)
       attempt(true);
-    next += every;
-    bool running = true;
-    while (running) {
-      auto now = clock_type::now();
-      if (now >= next) {
-        // Ticks passed while a try blocked are not made up in a burst.
-        auto due = 1 + (now - next) / every;
-        next += due * every;
+  }
+
+  // Everything due by now: the readings the clock asked for (ticks passed
+  // while a try blocked are not made up in a burst), and a try while the
+  // store is not reached.
+  void wake() {
+    for (;;) {
+      auto now = now_();
+      if (now >= next_) {
+        auto due = 1 + (now - next_) / o_.every;
+        next_ += due * o_.every;
         if (unreachable_ && now < try_at_) {
           drop(static_cast<std::uint64_t>(due));
           continue;
@@ -67,13 +79,16 @@ public:
         attempt(false);
         continue;
       }
-      auto until = unreachable_ ? std::min(next, try_at_) : next;
-      self->receive([&](caf::exit_msg&) { running = false; },
-                    caf::after(std::chrono::duration_cast<std::chrono::microseconds>(until - now)
-                               + std::chrono::microseconds{1})
-                      >> [] {});
+      return;
     }
-    to_.reset();
+  }
+
+  // How long until the next wake.
+  [[nodiscard]] std::chrono::microseconds wait() const {
+    auto until = unreachable_ ? std::min(next_, try_at_) : next_;
+    auto left = until - now_();
+    return std::max(std::chrono::microseconds{1},
+                    std::chrono::duration_cast<std::chrono::microseconds>(left) + std::chrono::microseconds{1});
   }
 
 private:
@@ -86,7 +101,7 @@ private:
 
   reading read() {
     auto said = o_.counts();
-    auto r = sampler_.read(said.served);
+    auto r = sampler_->read(said.served);
     r.trials = said.trials;
     r.claims = said.claims;
     r.every_us = o_.every.count();
@@ -101,7 +116,7 @@ private:
     if (due)
       drop(1);
     auto wait = retry_.next();
-    try_at_ = clock_type::now() + wait;
+    try_at_ = now_() + wait;
     unreachable_ = true;
     o_.log("readings: " + why + "; trying again in " + seconds(wait) + " (" + readings(dropped_)
            + " dropped so far)");
@@ -170,30 +185,50 @@ private:
     written();
   }
 
-  reporting_to& into_;
-  machine_sampler& sampler_;
-  const reporter_options& o_;
+  reporting_to into_;
+  std::shared_ptr<machine_sampler> sampler_;
+  reporter_options o_;
+  std::function<time_point()> now_;
   std::optional<store> to_;
   std::string name_;
   backoff retry_;
-  bool reached_;                     // the store was reached once
-  bool unreachable_ = false;         // the last try did not reach it
-  std::uint64_t dropped_ = 0;        // readings dropped since it was last reached
-  clock_type::time_point try_at_ = clock_type::now(); // the next try, while unreachable
-  bool failing_ = false;             // the last write failed otherwise
+  bool reached_;                // the store was reached once
+  bool unreachable_ = false;    // the last try did not reach it
+  std::uint64_t dropped_ = 0;   // readings dropped since it was last reached
+  time_point next_;             // the next reading the clock asks for
+  time_point try_at_;           // the next try, while unreachable
+  bool failing_ = false;        // the last write failed otherwise
 };
+
+struct reporter_state {
+  std::optional<reporter_core> core;
+  static inline const char* name = "soma.reporter";
+};
+
+using reporter_actor = caf::stateful_actor<reporter_state>;
+
+caf::behavior reporting(reporter_actor* self, reporting_to into, std::shared_ptr<machine_sampler> sampler,
+                        reporter_options o) {
+  auto& core = self->state.core.emplace(std::move(into), std::move(sampler), std::move(o),
+                                        [self] { return self->clock().now(); });
+  core.start();
+  self->delayed_send(self, core.wait(), tick_atom::value);
+  return {
+    [self](tick_atom) {
+      auto& core = *self->state.core;
+      core.wake();
+      self->delayed_send(self, core.wait(), tick_atom::value);
+    },
+  };
+}
 
 } // namespace
 
 caf::actor spawn_reporter(caf::actor_system& sys, reporting_to into,
                           std::shared_ptr<machine_sampler> sampler, reporter_options o) {
-  // A blocking actor on a thread of its own: one wake-up per reading (its
-  // own timed wait), where a timer message would cost two threads a wake.
-  // Its waits end on an exit message; a try at the store does not (bounded).
-  return sys.spawn([into = std::move(into), sampler = std::move(sampler),
-                    o = std::move(o)](caf::blocking_actor* self) mutable {
-    reporter_loop{into, *sampler, o}.run(self);
-  });
+  // On a thread of its own (a try at the store blocks, bounded), woken by
+  // its own timer; an exit message ends it between two tries.
+  return detail::spawn_blocking(sys, reporting, std::move(into), std::move(sampler), std::move(o));
 }
 
 caf::actor spawn_reporter(caf::actor_system& sys, store into, std::chrono::microseconds every,

@@ -1,8 +1,8 @@
-// The graph's node actors and driver, a forward's deadline, a cached node
-// and the recorder's batching, message by message under CAF's
-// deterministic test scheduler (deterministic.hpp): no sleeps, no wall
-// clock; the deadline and the recorder's durability bound are the test
-// clock's, moved on by hand.
+// The graph's node actors and driver, a forward's deadline, a cached node,
+// the recorder's batching and the reporter's clock and backoff, message by
+// message under CAF's deterministic test scheduler (deterministic.hpp): no
+// sleeps, no wall clock; a deadline, the recorder's durability bound and
+// the reporter's intervals are the test clock's, moved on by hand.
 
 #include <boost/test/unit_test.hpp>
 
@@ -16,8 +16,11 @@
 #include "deterministic.hpp"
 #include "fixture.hpp"
 #include "soma/error.hpp"
+#include "soma/machine.hpp"
 #include "soma/recorder.hpp"
+#include "soma/reporter.hpp"
 #include "soma/store/readers.hpp"
+#include "soma/store/standing.hpp"
 
 using namespace soma_test;
 using namespace std::chrono_literals;
@@ -248,6 +251,75 @@ BOOST_AUTO_TEST_CASE(the_recorder_writes_at_its_durability_bound_or_a_full_batch
   BOOST_REQUIRE(!facts.empty());
   BOOST_TEST(facts.back().name == "loss");
   BOOST_TEST(written() == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(a_reporter_writes_on_its_clock_and_makes_no_missed_reading_up_in_a_burst) {
+  scratch dir;
+  soma::store st{dir / "kept"};
+  int written = 0;
+  auto sampler = std::make_shared<soma::machine_sampler>();
+  auto r = soma::spawn_reporter(sys, soma::reporting_to{.opened = st, .name = st.path()}, sampler,
+                                soma::reporter_options{.every = 200ms,
+                                                       .counts = [] { return soma::reported{}; },
+                                                       .log = [](const std::string&) {},
+                                                       .wrote = [&](bool w) { written += w; }});
+  sched.run();
+  BOOST_TEST(written == 1); // the first, at once
+  BOOST_TEST(soma::standing(st).count(sampler->id()) == 1u);
+  BOOST_TEST(sched.advance_time(200ms) == 0u); // woken just past its interval
+  BOOST_TEST(sched.advance_time(1us) == 1u);
+  sched.run();
+  BOOST_TEST(written == 2);
+  // Five intervals pass at once (a try that blocked): one reading, not five.
+  BOOST_TEST(sched.advance_time(1s) == 1u);
+  sched.run();
+  BOOST_TEST(written == 3);
+  BOOST_TEST(soma::standing(st).at(sampler->id()).every_us == 200'000);
+  caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
+}
+
+BOOST_AUTO_TEST_CASE(a_store_not_reached_is_tried_on_the_backoff_and_reported_once_reached) {
+  scratch dir;
+  said_list lines;
+  int tries = 0, dropped = 0, written = 0;
+  auto path = dir / "kept";
+  // Reached at the fourth try.
+  auto open = [&]() -> soma::store {
+    if (++tries < 4)
+      throw soma::store_error("cannot reach the served store soma://test:1: nobody there",
+                              soma::store_trouble::unreachable);
+    return soma::store{path};
+  };
+  auto r = soma::spawn_reporter(
+    sys, soma::reporting_to{.open = open, .name = "soma://test:1"}, std::make_shared<soma::machine_sampler>(),
+    soma::reporter_options{.every = 10s,
+                           .counts = [] { return soma::reported{}; },
+                           .log = [&](const std::string& line) { lines.push_back(line); },
+                           .wrote = [&](bool w) { written += w; },
+                           .dropped = [&] { ++dropped; },
+                           .retry = {.first = 100ms, .cap = 100ms}});
+  sched.run();
+  BOOST_TEST(tries == 1); // at once: not reached, its reading dropped
+  BOOST_TEST(dropped == 1);
+  // Each wait is 50 to 100 ms (jittered); 101 ms is past any of them, and
+  // each try between two of its readings drops nothing more.
+  for (int i = 2; i <= 4; ++i) {
+    BOOST_TEST(sched.advance_time(101ms) == 1u);
+    sched.run();
+    BOOST_TEST(tries == i);
+  }
+  BOOST_TEST(dropped == 1);
+  BOOST_TEST(written == 1);
+  BOOST_REQUIRE_EQUAL(lines.size(), 4u);
+  for (int i = 0; i < 3; ++i)
+    BOOST_TEST((lines[i].starts_with("readings: cannot reach the served store soma://test:1: nobody there; "
+                                     "trying again in 0.")
+                && lines[i].ends_with(" (1 reading dropped so far)")),
+               lines[i]);
+  BOOST_TEST(lines[3] == "readings: reached " + path + "; 1 reading dropped while it was unreachable");
+  // Reached: the next reading is on its interval, not the backoff's.
+  BOOST_TEST(sched.advance_time(9s) == 0u);
+  caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
