@@ -21,6 +21,8 @@
 #include "soma/reporter.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/standing.hpp"
+#include "soma/store/trials.hpp"
+#include "soma/trials/claimant.hpp"
 
 using namespace soma_test;
 using namespace std::chrono_literals;
@@ -320,6 +322,38 @@ BOOST_AUTO_TEST_CASE(a_store_not_reached_is_tried_on_the_backoff_and_reported_on
   // Reached: the next reading is on its interval, not the backoff's.
   BOOST_TEST(sched.advance_time(9s) == 0u);
   caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
+}
+
+BOOST_AUTO_TEST_CASE(a_claimants_readings_say_what_it_claims_and_finished_on_its_clock) {
+  scratch dir;
+  soma::store st{dir / "kept"};
+  soma::add_trials(st, "lr", {{{"lr", 0.1}}, {{"lr", 0.2}}, {{"lr", 0.3}}});
+  auto reading = [&](const std::string& id) { return soma::standing(st).at(id); };
+  std::string id;
+  {
+    soma::claimant c{sys, st, "lr", {.reporting = 200ms}};
+    id = c.id();
+    sched.run();
+    // In the fleet before its first claim: claiming lr, nothing finished.
+    BOOST_TEST(reading(id).claims == "lr");
+    BOOST_TEST(reading(id).trials == 0u);
+    auto first = reading(id).when_us;
+    BOOST_TEST(c.run([](soma::trial& t) { return soma::values{{"loss", t.param<double>("lr") * 2}}; },
+                     {.at_most = 2})
+               == 2u);
+    // Nothing more is written until its clock says: then the two it finished.
+    BOOST_TEST(reading(id).when_us == first);
+    BOOST_TEST(sched.advance_time(200ms + 1us) == 1u);
+    sched.run();
+    BOOST_TEST(reading(id).trials == 2u);
+  } // its reporter stops, and a last reading says all it did
+  BOOST_TEST(reading(id).trials == 2u);
+  auto rows = soma::trials(st, "lr");
+  BOOST_REQUIRE_EQUAL(rows.size(), 3u);
+  BOOST_TEST((rows[0].state == soma::trial_state::done));
+  BOOST_TEST((rows[1].state == soma::trial_state::done));
+  BOOST_TEST((rows[2].state == soma::trial_state::waiting));
+  BOOST_TEST(rows[0].claimant == id);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,7 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
+#include "soma/detail/deterministic.hpp"
 #include "soma/machine.hpp"
 #include "soma/reporter.hpp"
 #include "soma/store/readings.hpp"
@@ -70,6 +71,7 @@ claimant::~claimant() {
     caf::scoped_actor self{sys_};
     self->monitor(reporter_);
     caf::anon_send_exit(reporter_, caf::exit_reason::user_shutdown);
+    detail::run_queued(sys_); // under the deterministic scheduler: gone, now
     bool gone = false;
     self->receive([&](caf::down_msg&) { gone = true; },
                   caf::after(std::chrono::seconds(6)) >> [] {});
