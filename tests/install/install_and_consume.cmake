@@ -40,6 +40,15 @@ foreach(f ${installed})
   endforeach()
 endforeach()
 message(STATUS "${headers} public headers installed, none private, each including only installed ones")
+# No installed header declares a class users cannot reach: the answers a
+# store on this host gives (soma::detail::local_answers) are reached
+# through soma::store, and declared in a private header.
+foreach(f ${installed})
+  file(STRINGS ${prefix}/include/${f} internal REGEX "class local_answers")
+  if(internal)
+    message(FATAL_ERROR "include/${f} declares soma::detail::local_answers, which users cannot reach")
+  endif()
+endforeach()
 # The Python module, when built: the installed package imports from
 # <prefix>/lib/python3/dist-packages alone and reads a store (its library
 # found through its RPATH, not the build tree's).

@@ -659,8 +659,8 @@ std::string answer_question(answers& a, store_op op, std::string_view bytes) {
     case store_op::ask_forwards:
       // On the server, whose answers are the store's own: the stored bytes,
       // which the client checks (their seals), neither decoded nor encoded here.
-      if (auto* local = dynamic_cast<detail::local_answers*>(&a))
-        return encode_stored_forward_page(local->stored_forwards(q.run, q.from, count));
+      if (auto stored = a.stored_forwards(q.run, q.from, count))
+        return encode_stored_forward_page(*stored);
       return encode_forward_page(q.run, a.forwards(q.run, q.from, count));
     case store_op::ask_curve: return encode_curve(a.curve(q.run, q.name, q.from, count, q.times));
     case store_op::ask_facts: return encode_facts_of(q.run, q.from, a.facts(q.run, q.from));

@@ -7,12 +7,12 @@
 
 #include <openssl/evp.h>
 
-#include "soma/detail/undecodable.hpp"
 #include "soma/detail/seal.hpp"
-#include "soma/store/answers.hpp"
+#include "soma/detail/undecodable.hpp"
 #include "soma/store/backend.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/local_answers.hpp"
 #include "soma/wire/cache_entry.hpp"
 
 namespace soma {

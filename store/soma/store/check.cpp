@@ -1,7 +1,7 @@
 #include "soma/store/check.hpp"
 
-#include "soma/store/answers.hpp"
 #include "soma/store/backend.hpp"
+#include "soma/store/detail/local_answers.hpp"
 
 #include <algorithm>
 #include <map>
@@ -12,11 +12,11 @@
 #include "soma/store/cache.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
-#include "soma/store/detail/run_summaries.hpp"
 #include "soma/store/detail/numbering.hpp"
+#include "soma/store/detail/record.hpp"
+#include "soma/store/detail/run_summaries.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
-#include "soma/store/detail/record.hpp"
 #include "soma/store/trials.hpp"
 
 namespace soma {

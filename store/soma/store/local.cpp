@@ -11,6 +11,7 @@
 
 #include "soma/store/cache.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/local_answers.hpp"
 #include "soma/store/detail/write_group.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/record_log.hpp"

@@ -7,10 +7,10 @@
 #include <map>
 #include <ostream>
 
-#include "soma/store/answers.hpp"
 #include "soma/store/backend.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/local_answers.hpp"
 #include "soma/store/detail/numbering.hpp"
 #include "soma/store/detail/run_summaries.hpp"
 #include "soma/store/hosts.hpp"
@@ -243,9 +243,8 @@ forward_page detail::local_answers::forwards(std::string_view run, std::uint64_t
   return out;
 }
 
-detail::stored_forward_page detail::local_answers::stored_forwards(std::string_view run,
-                                                                   std::uint64_t from,
-                                                                   std::size_t count) {
+std::optional<detail::stored_forward_page>
+detail::local_answers::stored_forwards(std::string_view run, std::uint64_t from, std::size_t count) {
   stored_forward_page out;
   out.from = from;
   out.total = walk_forwards(run, from, count, [&](std::uint64_t, std::string_view, std::string_view bytes) {

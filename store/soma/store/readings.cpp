@@ -7,14 +7,14 @@
 #include <limits>
 #include <memory>
 
-#include "soma/detail/undecodable.hpp"
 #include "soma/detail/seal.hpp"
-#include "soma/store/answers.hpp"
+#include "soma/detail/undecodable.hpp"
+#include "soma/store/backend.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/local_answers.hpp"
 #include "soma/store/detail/write_group.hpp"
 #include "soma/store/keys.hpp"
-#include "soma/store/backend.hpp"
 #include "soma/wire/reading.hpp"
 
 namespace soma {

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "soma/store/answers.hpp"
 #include "soma/store/backend.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/local_answers.hpp"
 #include "soma/store/detail/numbering.hpp"
 #include "soma/store/keys.hpp"
 
