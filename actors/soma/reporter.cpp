@@ -7,6 +7,8 @@
 #include <caf/actor_clock.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/atom.hpp>
+#include <caf/blocking_actor.hpp>
+#include <caf/exit_reason.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include "soma/detail/deterministic.hpp"
@@ -207,6 +209,8 @@ struct reporter_state {
 
 using reporter_actor = caf::stateful_actor<reporter_state>;
 
+// Under the deterministic test scheduler: the same steps, woken by a timer
+// message on the test's clock.
 caf::behavior reporting(reporter_actor* self, reporting_to into, std::shared_ptr<machine_sampler> sampler,
                         reporter_options o) {
   auto& core = self->state.core.emplace(std::move(into), std::move(sampler), std::move(o),
@@ -226,9 +230,23 @@ caf::behavior reporting(reporter_actor* self, reporting_to into, std::shared_ptr
 
 caf::actor spawn_reporter(caf::actor_system& sys, reporting_to into,
                           std::shared_ptr<machine_sampler> sampler, reporter_options o) {
-  // On a thread of its own (a try at the store blocks, bounded), woken by
-  // its own timer; an exit message ends it between two tries.
-  return detail::spawn_blocking(sys, reporting, std::move(into), std::move(sampler), std::move(o));
+  if (detail::deterministic(sys))
+    return sys.spawn(reporting, std::move(into), std::move(sampler), std::move(o));
+  // A blocking actor on a thread of its own: one wake-up per reading (its
+  // own timed wait), where a timer message would cost two threads a wake
+  // (benchmarks/README.md, "fleet"). Its waits end on an exit message; a try
+  // at the store does not (bounded). The store goes with the core, on this
+  // thread, while the actor system surely runs.
+  return sys.spawn([into = std::move(into), sampler = std::move(sampler),
+                    o = std::move(o)](caf::blocking_actor* self) mutable {
+    reporter_core core{std::move(into), std::move(sampler), std::move(o),
+                       [] { return caf::actor_clock::clock_type::now(); }};
+    core.start();
+    for (bool running = true; running;) {
+      core.wake();
+      self->receive([&](caf::exit_msg&) { running = false; }, caf::after(core.wait()) >> [] {});
+    }
+  });
 }
 
 caf::actor spawn_reporter(caf::actor_system& sys, store into, std::chrono::microseconds every,
