@@ -17,6 +17,7 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
 
 #include "soma/atoms.hpp"
 #include "soma/remote/broker.hpp"
@@ -92,6 +93,7 @@ public:
     auto job = caf::make_counted<detail::blocking_forward<Out>>(&options.watching);
     if (options.deadline) {
       job->give_deadline(*options.deadline);
+      job->headed_for(shared_->first_node);
       job->own_watchers();
     }
     job->keep_in(options.store);
@@ -121,7 +123,9 @@ public:
       if (d.host && std::find(shared_->hosts.begin(), shared_->hosts.end(), *d.host)
                       == shared_->hosts.end())
         shared_->hosts.push_back(*d.host);
-    shared_->driver = sys.spawn(drive, shared_->first, shared_->hosts);
+    if (!shared_->declaration.empty())
+      shared_->first_node = shared_->declaration.front().name;
+    shared_->driver = sys.spawn(drive, shared_->first, shared_->first_node, shared_->hosts);
   }
 
 private:
@@ -131,6 +135,7 @@ private:
     std::vector<caf::actor> nodes;
     std::vector<node_declaration> declaration;
     std::vector<std::string> hosts; ///< where its remote nodes run
+    std::string first_node;         ///< where a forward is headed first
 
     ~shared() {
       caf::anon_send_exit(driver, caf::exit_reason::user_shutdown);
@@ -151,20 +156,27 @@ private:
     route(job, b, shared_->hosts);
   }
 
+  // The driver names itself, as every soma actor does (a test that drives
+  // actors message by message tells them apart by it).
+  struct driver_state {
+    static inline const char* name = "soma.graph";
+  };
+
   static typename graph_actor<In, Out>::behavior_type
-  drive(typename graph_actor<In, Out>::pointer self, detail::sink<In> first,
-        std::vector<std::string> hosts) {
-    auto start = [self, first, hosts](In& x, forward_options options) {
+  drive(typename graph_actor<In, Out>::template stateful_pointer<driver_state> self,
+        detail::sink<In> first, std::string first_node, std::vector<std::string> hosts) {
+    auto start = [self, first, first_node, hosts](In& x, forward_options options) {
       auto rp = self->template make_response_promise<Out>();
       auto job = caf::make_counted<detail::requested_forward<Out>>(std::move(options.watching), rp);
       job->keep_in(std::move(options.store));
       if (options.deadline) {
         job->give_deadline(*options.deadline);
+        job->headed_for(first_node);
         // A timer of its own ends the forward at its deadline, wherever it
         // is. It goes when the forward ends first (told by the forward), or
         // when the graph's driver goes: it never outlives the graph.
         auto timer = self->spawn([job, driver = caf::actor_cast<caf::actor>(self)](
-                                   caf::event_based_actor* t) -> caf::behavior {
+                                   caf::stateful_actor<detail::deadline_state>* t) -> caf::behavior {
           t->monitor(driver);
           t->set_down_handler([t](caf::down_msg&) { t->quit(); });
           return {[t, job](detail::expire_atom) {

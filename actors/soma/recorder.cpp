@@ -430,8 +430,13 @@ caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_option
 [[nodiscard]] caf::expected<void> ask(caf::actor_system& sys, const caf::actor& a, caf::message msg) {
   caf::expected<void> done;
   caf::scoped_actor self{sys};
-  auto asked = self->request(a, caf::infinite, std::move(msg));
-  detail::run_queued(sys); // under the deterministic scheduler: the answer, now
+  // Under the deterministic scheduler the answer comes now (a write tried
+  // again waits on the test clock's timer, fired here), or the request's
+  // own timeout, an hour of the test clock, says none came.
+  bool deterministic = detail::deterministic(sys);
+  auto asked = self->request(a, deterministic ? caf::duration{std::chrono::seconds(3600)} : caf::infinite,
+                             std::move(msg));
+  detail::run_until_told(sys, *self);
   std::move(asked).receive([] {}, [&](caf::error& e) { done = std::move(e); });
   return done;
 }

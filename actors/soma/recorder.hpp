@@ -77,7 +77,8 @@ struct recorder_options {
 /// first forward; facts told with no forward at all are written at close as
 /// a forward of their own (state open, no nodes).
 ///
-/// Owns its actor (a detached actor: LMDB writes block). Move-only.
+/// Owns its actor, which runs in the scheduler; its writer, to which it
+/// hands whole batches, is a detached actor (LMDB writes block). Move-only.
 class recorder {
 public:
   /// Throws std::invalid_argument for a run id that cannot be a key, and

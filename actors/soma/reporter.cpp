@@ -1,8 +1,7 @@
 #include "soma/reporter.hpp"
 
-#include <cstdio>
-
 #include <algorithm>
+#include <cstdio>
 
 #include <caf/actor_clock.hpp>
 #include <caf/actor_system.hpp>

@@ -151,12 +151,10 @@ void forward_state::say_expired(const std::string& node, caf::execution_unit* ho
   if (deadline_said_ || end_.load(std::memory_order_acquire) != by_deadline)
     return;
   deadline_said_ = true;
-  // Where the deadline struck it; struck on its way to its first node
-  // (waiting in its mailbox), the node that finds it so.
   std::string at = node;
   {
     std::lock_guard guard{where_lock_};
-    if (struck_ && !struck_->empty())
+    if (struck_)
       at = *struck_;
   }
   emit(broke_fact(at, deadline_error(), since_began_us(clock::now())), host);

@@ -92,6 +92,14 @@ public:
     deadline_ = began_ + within;
   }
 
+  /// Where a forward with a deadline is headed before it reaches a node:
+  /// its first node, so that a deadline that strikes it in that node's
+  /// mailbox names the node (in `broke` and in the error alike).
+  void headed_for(std::string node) {
+    std::lock_guard guard{where_lock_};
+    at_ = std::move(node);
+  }
+
   /// The deadline's length, as given (at most a year).
   [[nodiscard]] std::chrono::milliseconds allowed() const noexcept { return allowed_; }
 

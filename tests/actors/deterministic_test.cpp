@@ -1,8 +1,11 @@
 // The graph's node actors and driver, a forward's deadline, a cached node,
-// the recorder's batching and the reporter's clock and backoff, message by
-// message under CAF's deterministic test scheduler (deterministic.hpp): no
-// sleeps, no wall clock; a deadline, the recorder's durability bound and
-// the reporter's intervals are the test clock's, moved on by hand.
+// the recorder's batching, the reporter's clock and backoff, and a
+// claimant's readings, message by message under CAF's deterministic test
+// scheduler (deterministic.hpp): no sleeps. A deadline's timer, the
+// recorder's durability bound and the reporter's intervals are the test
+// clock's, moved on by hand. (A node also compares a deadline with the wall
+// clock as a forward reaches it: the deadlines here are an hour, which no
+// run of these tests comes near.)
 
 #include <boost/test/unit_test.hpp>
 
@@ -20,6 +23,7 @@
 #include "soma/recorder.hpp"
 #include "soma/reporter.hpp"
 #include "soma/store/readers.hpp"
+#include "soma/store/readings.hpp"
 #include "soma/store/standing.hpp"
 #include "soma/store/trials.hpp"
 #include "soma/trials/claimant.hpp"
@@ -29,9 +33,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Whose message runs: the graph's driver and a deadline's timer are actors
-// without a state of their own, as is a cached node's writer.
-const std::string driver = "scheduled_actor", timer = "scheduled_actor", cache_writer = "scheduled_actor";
+// Whose message runs: each of soma's actors names itself.
+const std::string driver = "soma.graph", timer = "soma.deadline", cache_writer = "soma.cache_writer";
 const std::string node = "soma.node", recorder = "soma.recorder", record_writer = "soma.record_writer";
 
 using said_list = std::vector<std::string>;
@@ -76,6 +79,18 @@ struct graph_fixture : deterministic_fixture {
     caf::error out;
     self->receive([&](caf::error& e) { out = std::move(e); }, caf::after(0s) >> [] {});
     return out;
+  }
+};
+
+/// Stops `a` when it goes out of scope and runs what that causes: an actor
+/// whose callbacks hold the test's locals ends before they do, whether the
+/// test passed or a REQUIRE left it early.
+struct stopping {
+  caf::actor a;
+  caf::scheduler::test_coordinator& sched;
+  ~stopping() {
+    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    sched.run();
   }
 };
 
@@ -143,12 +158,12 @@ BOOST_AUTO_TEST_CASE(a_node_that_throws_ends_the_forward_there_with_its_error) {
 BOOST_AUTO_TEST_CASE(a_deadline_ends_the_forward_at_the_node_it_reached_and_it_goes_no_further) {
   auto g = seed_graph(sys);
   sched.run();
-  ask(g, std::string{"a bb ccc"}, watched({.deadline = 50ms}));
+  ask(g, std::string{"a bb ccc"}, watched({.deadline = 1h}));
   BOOST_REQUIRE(run_next(driver)); // spawns the forward's timer, sends the step on
   BOOST_REQUIRE(run_next(timer));  // the timer starts; its expiry waits on the clock
   BOOST_TEST(sched.has_pending_timeout());
-  BOOST_TEST(sched.advance_time(49ms) == 0u);
-  BOOST_TEST(sched.advance_time(1ms) == 1u); // 50 ms: the timer is told
+  BOOST_TEST(sched.advance_time(1h - 1ms) == 0u);
+  BOOST_TEST(sched.advance_time(1ms) == 1u); // an hour: the timer is told
   BOOST_TEST(next() == node);                // the step came first, ...
   sched.run_once_lifo();                     // ... but the timer runs before it
   BOOST_TEST(said.empty()); // the timer ends the forward; the node says so
@@ -157,19 +172,20 @@ BOOST_AUTO_TEST_CASE(a_deadline_ends_the_forward_at_the_node_it_reached_and_it_g
   BOOST_TEST(!sched.has_job()); // tokenize did not run, and nothing went on
   auto e = error();
   BOOST_REQUIRE(e);
-  BOOST_TEST(soma::describe(e).find("the forward did not end within 50 ms (forward_options.deadline)")
+  BOOST_TEST(soma::describe(e).find("the forward did not end within 3600000 ms (forward_options.deadline)")
                != std::string::npos,
              soma::describe(e));
+  BOOST_TEST(soma::error_node(e) == "tokenize"); // the error names the node the fact does
 }
 
 BOOST_AUTO_TEST_CASE(a_forward_that_ends_before_its_deadline_leaves_its_timer_nothing_to_do) {
   auto g = seed_graph(sys);
   sched.run();
-  ask(g, std::string{"a bb ccc"}, watched({.deadline = 50ms}));
+  ask(g, std::string{"a bb ccc"}, watched({.deadline = 1h}));
   BOOST_TEST(run_all() == (said_list{driver, timer, node, node, node, timer}),
              boost::test_tools::per_element()); // the forward tells its timer to go
   BOOST_TEST(answer<double>().value_or(-1) == 1.0);
-  sched.advance_time(50ms);
+  sched.advance_time(1h);
   run_all();
   BOOST_TEST(said.size() == 4u); // ran x 3, finished: no broke
   BOOST_TEST(!error());
@@ -265,6 +281,7 @@ BOOST_AUTO_TEST_CASE(a_reporter_writes_on_its_clock_and_makes_no_missed_reading_
                                                        .counts = [] { return soma::reported{}; },
                                                        .log = [](const std::string&) {},
                                                        .wrote = [&](bool w) { written += w; }});
+  stopping stop{r, sched};
   sched.run();
   BOOST_TEST(written == 1); // the first, at once
   BOOST_TEST(soma::standing(st).count(sampler->id()) == 1u);
@@ -277,7 +294,6 @@ BOOST_AUTO_TEST_CASE(a_reporter_writes_on_its_clock_and_makes_no_missed_reading_
   sched.run();
   BOOST_TEST(written == 3);
   BOOST_TEST(soma::standing(st).at(sampler->id()).every_us == 200'000);
-  caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
 }
 
 BOOST_AUTO_TEST_CASE(a_store_not_reached_is_tried_on_the_backoff_and_reported_once_reached) {
@@ -300,6 +316,7 @@ BOOST_AUTO_TEST_CASE(a_store_not_reached_is_tried_on_the_backoff_and_reported_on
                            .wrote = [&](bool w) { written += w; },
                            .dropped = [&] { ++dropped; },
                            .retry = {.first = 100ms, .cap = 100ms}});
+  stopping stop{r, sched};
   sched.run();
   BOOST_TEST(tries == 1); // at once: not reached, its reading dropped
   BOOST_TEST(dropped == 1);
@@ -321,7 +338,6 @@ BOOST_AUTO_TEST_CASE(a_store_not_reached_is_tried_on_the_backoff_and_reported_on
   BOOST_TEST(lines[3] == "readings: reached " + path + "; 1 reading dropped while it was unreachable");
   // Reached: the next reading is on its interval, not the backoff's.
   BOOST_TEST(sched.advance_time(9s) == 0u);
-  caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
 }
 
 BOOST_AUTO_TEST_CASE(a_claimants_readings_say_what_it_claims_and_finished_on_its_clock) {
@@ -346,7 +362,9 @@ BOOST_AUTO_TEST_CASE(a_claimants_readings_say_what_it_claims_and_finished_on_its
     BOOST_TEST(sched.advance_time(200ms + 1us) == 1u);
     sched.run();
     BOOST_TEST(reading(id).trials == 2u);
+    BOOST_TEST(soma::readings(st, id).size() == 2u); // its first, and its clock's
   } // its reporter stops, and a last reading says all it did
+  BOOST_TEST(soma::readings(st, id).size() == 3u);
   BOOST_TEST(reading(id).trials == 2u);
   auto rows = soma::trials(st, "lr");
   BOOST_REQUIRE_EQUAL(rows.size(), 3u);

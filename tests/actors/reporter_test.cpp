@@ -1,22 +1,29 @@
 // The reporter and its backoff: waits that double to a cap, jittered; a
-// reporter waiting to try again stops at once. (Its clock, its tries on the
-// backoff and what it logs are driven message by message in
-// deterministic_test.cpp.)
+// store not reached yet is tried again on the backoff, one log line per
+// failed try, its readings dropped and counted, and reported once reached;
+// a reporter waiting to try again stops at once. These run the reporter as
+// it runs in a worker (its own timed wait, in real time);
+// deterministic_test.cpp drives the same steps message by message on the
+// test clock.
 
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <set>
 #include <thread>
 
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
+#include "../store/scratch.hpp"
 #include "fixture.hpp"
 #include "soma/backoff.hpp"
 #include "soma/machine.hpp"
 #include "soma/reporter.hpp"
+#include "soma/store/readings.hpp"
+#include "soma/store/standing.hpp"
 
 using namespace soma_test;
 using std::chrono::milliseconds;
@@ -55,6 +62,57 @@ BOOST_AUTO_TEST_CASE(two_machines_that_fail_together_do_not_wait_alike) {
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_FIXTURE_TEST_SUITE(reporter, system_fixture)
+
+BOOST_AUTO_TEST_CASE(a_store_not_reached_yet_is_tried_on_the_backoff_and_reported_once_reached) {
+  scratch dir;
+  std::mutex lock;
+  std::vector<std::string> lines;
+  std::atomic<int> tries{0}, dropped{0}, written{0};
+  auto log = [&](const std::string& line) {
+    std::lock_guard hold{lock};
+    lines.push_back(line);
+  };
+  auto said = [&] {
+    std::lock_guard hold{lock};
+    return lines;
+  };
+  // Reached at the fifth try.
+  auto open = [&, path = dir / "kept"]() -> soma::store {
+    if (++tries < 5)
+      throw soma::store_error("cannot reach the served store soma://test:1: nobody there",
+                              soma::store_trouble::unreachable);
+    return soma::store{path};
+  };
+  auto sampler = std::make_shared<soma::machine_sampler>();
+  auto r = soma::spawn_reporter(
+    sys, soma::reporting_to{.open = open, .name = "soma://test:1"}, sampler,
+    soma::reporter_options{.every = std::chrono::microseconds(20000),
+                           .counts = [] { return soma::reported{}; },
+                           .log = log,
+                           .wrote = [&](bool w) { written += w; },
+                           .dropped = [&] { ++dropped; },
+                           .retry = {.first = milliseconds(20), .cap = milliseconds(80)}});
+  auto until = std::chrono::steady_clock::now() + deadline;
+  while (written < 2 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(milliseconds(10));
+  caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
+  BOOST_REQUIRE(written >= 2);
+  auto text = said();
+  // One line per failed try, naming the store, why and the next wait.
+  BOOST_REQUIRE_EQUAL(text.size(), 5u);
+  for (int i = 0; i < 4; ++i) {
+    BOOST_TEST(text[i].starts_with("readings: cannot reach the served store soma://test:1: nobody there; "
+                                   "trying again in 0.0"),
+               text[i]);
+    BOOST_TEST(text[i].find("dropped so far)") != std::string::npos, text[i]);
+  }
+  BOOST_TEST(tries == 5);
+  BOOST_TEST(dropped >= 1);
+  BOOST_TEST(text[4] == "readings: reached " + dir / "kept" + "; " + std::to_string(dropped.load())
+                          + (dropped == 1 ? " reading" : " readings") + " dropped while it was unreachable");
+  // What it wrote is there.
+  BOOST_TEST(soma::standing(soma::store{dir / "kept", {.read_only = true}}).count(sampler->id()) == 1u);
+}
 
 BOOST_AUTO_TEST_CASE(a_reporter_waiting_to_try_again_stops_at_once) {
   std::atomic<int> failed{0};

@@ -160,7 +160,7 @@ if case in ("format1", "format2", "format3", "format4"):
         "nodes_plain_last_2": ["nodes", "plain", "--last", "2"], "cache_ls": ["cache", "ls"],
         "standing": ["standing"], "fleet_remote": ["fleet", "remote", "--all-machines"],
     }
-    # The format-3 fixture keeps every reader's answer: its study, the
+    # The format-3 and format-4 fixtures keep every reader's answer: the study, the
     # critical path, a comparison, the opinions as of a stated moment, and
     # a trace (written to a file).
     if case in ("format3", "format4"):

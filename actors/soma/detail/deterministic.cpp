@@ -16,4 +16,13 @@ void run_queued(caf::actor_system& sys) {
     dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler()).run();
 }
 
+void run_until_told(caf::actor_system& sys, caf::blocking_actor& self, int timers) {
+  if (!deterministic(sys))
+    return;
+  auto& sched = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  sched.run();
+  for (int i = 0; i < timers && self.mailbox().empty() && sched.trigger_timeout(); ++i)
+    sched.run();
+}
+
 } // namespace soma::detail

@@ -3,16 +3,20 @@
 /// @file
 /// soma under CAF's deterministic test scheduler (scheduler.policy
 /// "testing"), where a test runs every actor's messages one by one on its
-/// own thread (tests/actors/deterministic.hpp). Two things change there:
+/// own thread (tests/actors/deterministic.hpp). Three things change there:
 /// - an actor whose handlers block (an LMDB write) is detached, on a thread
 ///   of its own, so it never holds one of the scheduler's; there it is
 ///   scheduled like any other, so the test drives it too;
 /// - a caller that waits for an actor's answer (recorder::flush, closing a
-///   recorder) runs the queued messages itself first: no other thread would.
+///   recorder, a claimant going) runs the queued messages itself first, and
+///   the test clock's timers while no answer has come: no other thread would;
+/// - the reporter takes its steps on timer messages, not its own timed wait
+///   (soma/reporter.cpp).
 
 #include <utility>
 
 #include <caf/actor_system.hpp>
+#include <caf/blocking_actor.hpp>
 #include <caf/local_actor.hpp>
 #include <caf/spawn_options.hpp>
 
@@ -24,6 +28,12 @@ namespace soma::detail {
 /// Under the deterministic scheduler, runs every queued message (and those
 /// they cause) on this thread; elsewhere, nothing.
 void run_queued(caf::actor_system& sys);
+
+/// Under the deterministic scheduler, runs every queued message, then fires
+/// the test clock's timers one at a time (running what each causes) until
+/// a message has come to `self` (an answer it waits for; a retried write
+/// waits on a timer), at most `timers` of them; elsewhere, nothing.
+void run_until_told(caf::actor_system& sys, caf::blocking_actor& self, int timers = 1000);
 
 /// Spawns `fun(xs...)`, an actor whose handlers block, in `sys`: detached,
 /// or scheduled when `sys` is deterministic.

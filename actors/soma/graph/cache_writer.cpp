@@ -1,6 +1,7 @@
 #include "soma/graph/cache_writer.hpp"
 
 #include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
 #include <caf/local_actor.hpp>
 #include <caf/spawn_options.hpp>
 
@@ -11,7 +12,11 @@ namespace soma::detail {
 
 namespace {
 
-caf::behavior writing(caf::event_based_actor*) {
+struct cache_writer_state {
+  static inline const char* name = "soma.cache_writer";
+};
+
+caf::behavior writing(caf::stateful_actor<cache_writer_state>*) {
   return {
     [](keep_atom, cache_write& w) {
       try {

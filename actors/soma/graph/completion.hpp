@@ -30,6 +30,11 @@ namespace soma::detail {
 /// Tells a forward's timer that its deadline came.
 using expire_atom = caf::atom_constant<caf::atom("somaexpire")>;
 
+/// What a forward's timer keeps: nothing but its name.
+struct deadline_state {
+  static inline const char* name = "soma.deadline";
+};
+
 /// A forward whose caller blocks in typed_graph::forward until it ends.
 template <class Out>
 class blocking_forward final : public forward_result<Out> {

@@ -71,7 +71,7 @@ claimant::~claimant() {
     caf::scoped_actor self{sys_};
     self->monitor(reporter_);
     caf::anon_send_exit(reporter_, caf::exit_reason::user_shutdown);
-    detail::run_queued(sys_); // under the deterministic scheduler: gone, now
+    detail::run_until_told(sys_, *self); // under the deterministic scheduler: gone, now
     bool gone = false;
     self->receive([&](caf::down_msg&) { gone = true; },
                   caf::after(std::chrono::seconds(6)) >> [] {});

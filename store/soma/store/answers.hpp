@@ -238,8 +238,7 @@ public:
   /// that its client checks the bytes on the disk, and the server neither
   /// decodes nor encodes them again.
   [[nodiscard]] virtual std::optional<stored_forward_page>
-  stored_forwards(std::string_view run, std::uint64_t from, std::size_t count) {
-    (void)run, (void)from, (void)count;
+  stored_forwards(std::string_view /*run*/, std::uint64_t /*from*/, std::size_t /*count*/) {
     return std::nullopt;
   }
 };
