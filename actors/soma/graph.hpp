@@ -92,8 +92,7 @@ public:
   Out forward(In input, const forward_options& options = {}) const {
     auto job = caf::make_counted<detail::blocking_forward<Out>>(&options.watching);
     if (options.deadline) {
-      job->give_deadline(*options.deadline);
-      job->headed_for(shared_->first_node);
+      job->give_deadline(*options.deadline, shared_->first_node);
       job->own_watchers();
     }
     job->keep_in(options.store);
@@ -170,8 +169,7 @@ private:
       auto job = caf::make_counted<detail::requested_forward<Out>>(std::move(options.watching), rp);
       job->keep_in(std::move(options.store));
       if (options.deadline) {
-        job->give_deadline(*options.deadline);
-        job->headed_for(first_node);
+        job->give_deadline(*options.deadline, first_node);
         // A timer of its own ends the forward at its deadline, wherever it
         // is. It goes when the forward ends first (told by the forward), or
         // when the graph's driver goes: it never outlives the graph.

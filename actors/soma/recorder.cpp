@@ -42,9 +42,9 @@ namespace detail {
 /// node's (or the teller's) thread, in the order they happened; the actor
 /// takes them all at once when it is woken, which is once when the inbox
 /// stops being empty and once when a batch of forwards ended, not once per
-/// fact. (Counted by their ends, `finished` or `broke`, which the engine
-/// says once a forward: forwards in flight interleave their facts, so a
-/// change of forward from one fact to the next says nothing.)
+/// fact. (Counted by their ends, vocabulary::ends_forward: forwards in
+/// flight interleave their facts, so a change of forward from one fact to
+/// the next says nothing.)
 struct recorder_inbox {
   struct item {
     std::uint64_t forward; ///< 0: told through recorder::tell
@@ -67,7 +67,7 @@ struct recorder_inbox {
       std::lock_guard guard{mtx};
       if (!actor)
         return; // closed: nobody would take it
-      if (forward != 0 && (x.name == "finished" || x.name == "broke"))
+      if (forward != 0 && vocabulary::ends_forward(x.name))
         ++ended;
       items.push_back(item{forward, std::move(x)});
       full = ended >= batch;
@@ -125,9 +125,6 @@ struct recorder_state {
   std::vector<fact> prelude;   ///< told before any forward began
   std::size_t dirty = 0;
   bool tick_due = false;
-  /// Taking the inbox's facts: a write waits until all are taken, so that
-  /// a forward whose end is among them is not written open first.
-  bool draining = false;
   std::uint64_t sent = 0; ///< batches handed to the writer
   std::uint64_t done = 0; ///< batches the writer answered
   std::vector<waiter> waiting;
@@ -281,16 +278,20 @@ void start_write(recorder_actor* self) {
 }
 
 void touched(recorder_actor* self, held_entry& e) {
-  auto& st = self->state;
   if (!e.dirty) {
     e.dirty = true;
-    ++st.dirty;
+    ++self->state.dirty;
   }
-  if (st.draining)
-    return; // drain() decides once all are taken
+}
+
+// After facts were taken (one message's, or all the inbox held, so that a
+// forward whose end is among them is never written open first): a write
+// once a batch waits, else one at the next tick.
+void write_when_due(recorder_actor* self) {
+  auto& st = self->state;
   if (st.dirty >= st.batch)
     start_write(self);
-  else
+  else if (st.dirty > 0)
     schedule_tick(self);
 }
 
@@ -310,7 +311,7 @@ held_entry& entry_for(recorder_actor* self, std::uint64_t id) {
 
 void take(recorder_actor* self, held_entry& e, fact&& x, bool from_engine) {
   auto& f = e.forward;
-  if (from_engine && (x.name == "finished" || x.name == "broke")) {
+  if (from_engine && vocabulary::ends_forward(x.name)) {
     f.state = x.name == "finished" ? outcome::ok : outcome::broke;
     if (auto* t = x.find("took_us"))
       f.took_us = t->integer_or(f.took_us);
@@ -340,17 +341,10 @@ caf::response_promise wait_for_writes(recorder_actor* self, bool closing) {
   return rp;
 }
 
-void take(recorder_actor* self, held_entry& e, fact&& x, bool from_engine);
-held_entry& entry_for(recorder_actor* self, std::uint64_t id);
-
 // Everything the inbox holds, in the order it came.
 void drain(recorder_actor* self) {
   auto& st = self->state;
-  auto items = st.inbox->take();
-  if (items.empty())
-    return;
-  st.draining = true;
-  for (auto& item : items) {
+  for (auto& item : st.inbox->take()) {
     if (item.forward != 0)
       take(self, entry_for(self, item.forward), std::move(item.x), true);
     else if (st.held.empty())
@@ -358,11 +352,7 @@ void drain(recorder_actor* self) {
     else
       take(self, st.held.back(), std::move(item.x), false);
   }
-  st.draining = false;
-  if (st.dirty >= st.batch)
-    start_write(self);
-  else if (st.dirty > 0)
-    schedule_tick(self);
+  write_when_due(self);
 }
 
 caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_options options,
@@ -375,6 +365,7 @@ caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_option
   return {
     [self](forward_fact& x) {
       take(self, entry_for(self, x.forward), std::move(x.fact), true);
+      write_when_due(self);
     },
     [self](fact& x) {
       auto& st = self->state;
@@ -382,6 +373,7 @@ caf::behavior recording(recorder_actor* self, caf::actor writer, recorder_option
         st.prelude.push_back(std::move(x));
       else
         take(self, st.held.back(), std::move(x), false);
+      write_when_due(self);
     },
     [self](arrived_atom, bool full) {
       // Facts wait: take them when a batch of forwards does, or when the

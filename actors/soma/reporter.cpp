@@ -33,24 +33,24 @@ std::string readings(std::uint64_t n) {
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 
 // What a reporter knows of the store it writes to, and the steps it takes
-// when its clock says (the actor's clock: CAF's test clock under the
+// when its clock says (its actor system's: CAF's test clock under the
 // deterministic scheduler). The store is held here, in the actor's state,
 // so that a served store is closed on the reporter's thread when it ends,
 // while its actor system surely runs.
 class reporter_core {
 public:
   reporter_core(reporting_to into, std::shared_ptr<machine_sampler> sampler, reporter_options o,
-                std::function<time_point()> now)
+                caf::actor_clock& clock)
     : into_(std::move(into)),
       sampler_(std::move(sampler)),
       o_(std::move(o)),
-      now_(std::move(now)),
+      clock_(clock),
       to_(std::move(into_.opened)),
       name_(to_ ? to_->path() : into_.name),
       retry_{o_.retry},
       reached_(to_.has_value()),
-      next_(now_() + o_.every),
-      try_at_(now_()) {}
+      next_(clock_.now() + o_.every),
+      try_at_(clock_.now()) {}
 
   // The first reading, now (unless its caller wrote one).
   void start() {
@@ -63,7 +63,7 @@ public:
   // store is not reached.
   void wake() {
     for (;;) {
-      auto now = now_();
+      auto now = clock_.now();
       if (now >= next_) {
         auto due = 1 + (now - next_) / o_.every;
         next_ += due * o_.every;
@@ -87,7 +87,7 @@ public:
   // How long until the next wake.
   [[nodiscard]] std::chrono::microseconds wait() const {
     auto until = unreachable_ ? std::min(next_, try_at_) : next_;
-    auto left = until - now_();
+    auto left = until - clock_.now();
     return std::max(std::chrono::microseconds{1},
                     std::chrono::duration_cast<std::chrono::microseconds>(left) + std::chrono::microseconds{1});
   }
@@ -117,7 +117,7 @@ private:
     if (due)
       drop(1);
     auto wait = retry_.next();
-    try_at_ = now_() + wait;
+    try_at_ = clock_.now() + wait;
     unreachable_ = true;
     o_.log("readings: " + why + "; trying again in " + seconds(wait) + " (" + readings(dropped_)
            + " dropped so far)");
@@ -189,7 +189,7 @@ private:
   reporting_to into_;
   std::shared_ptr<machine_sampler> sampler_;
   reporter_options o_;
-  std::function<time_point()> now_;
+  caf::actor_clock& clock_;
   std::optional<store> to_;
   std::string name_;
   backoff retry_;
@@ -212,8 +212,7 @@ using reporter_actor = caf::stateful_actor<reporter_state>;
 // message on the test's clock.
 caf::behavior reporting(reporter_actor* self, reporting_to into, std::shared_ptr<machine_sampler> sampler,
                         reporter_options o) {
-  auto& core = self->state.core.emplace(std::move(into), std::move(sampler), std::move(o),
-                                        [self] { return self->clock().now(); });
+  auto& core = self->state.core.emplace(std::move(into), std::move(sampler), std::move(o), self->clock());
   core.start();
   self->delayed_send(self, core.wait(), tick_atom::value);
   return {
@@ -238,8 +237,7 @@ caf::actor spawn_reporter(caf::actor_system& sys, reporting_to into,
   // thread, while the actor system surely runs.
   return sys.spawn([into = std::move(into), sampler = std::move(sampler),
                     o = std::move(o)](caf::blocking_actor* self) mutable {
-    reporter_core core{std::move(into), std::move(sampler), std::move(o),
-                       [] { return caf::actor_clock::clock_type::now(); }};
+    reporter_core core{std::move(into), std::move(sampler), std::move(o), self->clock()};
     core.start();
     for (bool running = true; running;) {
       core.wake();

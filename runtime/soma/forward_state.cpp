@@ -8,6 +8,8 @@
 #include <caf/mailbox_element.hpp>
 #include <caf/make_message.hpp>
 
+#include "soma/vocabulary.hpp"
+
 namespace soma::detail {
 
 namespace {
@@ -106,7 +108,7 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
   if (auto& whole = watching_->whole_forwards(); !whole.empty()) {
     // Only the actor holding the forward says facts, so `gathered_` is
     // touched by one thread at a time, handed on with the forward.
-    bool ends = x.name == "finished" || x.name == "broke";
+    bool ends = vocabulary::ends_forward(x.name);
     auto& actors = watching_->actors();
     if (ends || !actors.empty() || !watching_->forward_aware().empty())
       gathered_.push_back(x);

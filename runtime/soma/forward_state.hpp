@@ -85,19 +85,15 @@ public:
   [[nodiscard]] bool take_end(const std::string& node, caf::execution_unit* host);
 
   /// Gives the forward a deadline: `within` after it began (forward_options).
-  void give_deadline(std::chrono::milliseconds within) noexcept {
+  /// It is headed for `first_node`, so a deadline that strikes it still in
+  /// that node's mailbox names the node (in `broke` and in the error alike).
+  void give_deadline(std::chrono::milliseconds within, std::string first_node) {
     // A year at most: `milliseconds::max()` would overflow the clock.
     within = std::min<std::chrono::milliseconds>(within, std::chrono::hours(24 * 365));
     allowed_ = within;
     deadline_ = began_ + within;
-  }
-
-  /// Where a forward with a deadline is headed before it reaches a node:
-  /// its first node, so that a deadline that strikes it in that node's
-  /// mailbox names the node (in `broke` and in the error alike).
-  void headed_for(std::string node) {
     std::lock_guard guard{where_lock_};
-    at_ = std::move(node);
+    at_ = std::move(first_node);
   }
 
   /// The deadline's length, as given (at most a year).

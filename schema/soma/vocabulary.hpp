@@ -43,6 +43,12 @@ inline constexpr std::string_view machine = "machine";
 inline constexpr std::array<std::string_view, 9> all = {
   ran, failed, recalled, kept, items, left, finished, broke, machine};
 
+/// Whether `name` ends a forward: `finished` or `broke`, which the engine
+/// says once a forward.
+constexpr bool ends_forward(std::string_view name) noexcept {
+  return name == finished || name == broke;
+}
+
 /// Whether `name` is one of the engine's words, which only the engine says.
 constexpr bool is_engine_word(std::string_view name) noexcept {
   for (auto w : all)

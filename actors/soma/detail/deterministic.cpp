@@ -11,11 +11,6 @@ bool deterministic(const caf::actor_system& sys) {
   return caf::get_or(sys.config(), "scheduler.policy", caf::atom("stealing")) == caf::atom("testing");
 }
 
-void run_queued(caf::actor_system& sys) {
-  if (deterministic(sys))
-    dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler()).run();
-}
-
 void run_until_told(caf::actor_system& sys, caf::blocking_actor& self, int timers) {
   if (!deterministic(sys))
     return;

@@ -25,10 +25,6 @@ namespace soma::detail {
 /// Whether `sys` runs under CAF's deterministic test scheduler.
 [[nodiscard]] bool deterministic(const caf::actor_system& sys);
 
-/// Under the deterministic scheduler, runs every queued message (and those
-/// they cause) on this thread; elsewhere, nothing.
-void run_queued(caf::actor_system& sys);
-
 /// Under the deterministic scheduler, runs every queued message, then fires
 /// the test clock's timers one at a time (running what each causes) until
 /// a message has come to `self` (an answer it waits for; a retried write

@@ -401,6 +401,7 @@ figure compare(const std::vector<compared>& runs, std::string_view fact,
 
   std::size_t skipped = 0;
   std::vector<series> shown;
+  std::vector<std::vector<double>> xs; // each shown value's forward
   ranges range;
   std::string silent;
   for (auto& r : runs) {
@@ -408,7 +409,8 @@ figure compare(const std::vector<compared>& runs, std::string_view fact,
     shown.push_back(drawable(r.values, options.log_y, skipped));
     if (shown.back().empty())
       silent += (silent.empty() ? "" : ", ") + name_of(r, fact, by_fact);
-    range.take(shown.back(), forwards_of(shown.back()));
+    xs.push_back(forwards_of(shown.back()));
+    range.take(shown.back(), xs.back());
   }
   if (!range.any)
     throw std::invalid_argument(
@@ -448,7 +450,7 @@ figure compare(const std::vector<compared>& runs, std::string_view fact,
       continue;
     auto hue = entries[k++].hue;
     auto n = std::to_string(k);
-    draw_series(f, c, shown[i], forwards_of(shown[i]), windows[i],
+    draw_series(f, c, shown[i], xs[i], windows[i],
                 {hue, hue, 0.35, 2.5, "raw-" + n, "mean-" + n, "point-" + n});
   }
   c.frame();
@@ -456,18 +458,28 @@ figure compare(const std::vector<compared>& runs, std::string_view fact,
   return f;
 }
 
+timed_values timed_curve(const store& s, std::string_view run, std::string_view fact,
+                         curve_cost* took) {
+  auto c = curve_series(s, run, fact, took);
+  if (c.when_us.size() != c.value.size())
+    throw store_error("the store serving run '" + std::string{run} + "' sends no times (a soma "
+                      "before 0.5): draw it against the forward number", store_trouble::refused);
+  timed_values out;
+  out.values.reserve(c.value.size());
+  for (std::size_t i = 0; i < c.value.size(); ++i)
+    out.values.emplace_back(c.forward[i], c.value[i]);
+  out.when_us = std::move(c.when_us);
+  return out;
+}
+
 figure progress(const store& s, std::string_view run, std::string_view fact,
                 const progress_options& options, x_axis x) {
   series values;
   auto with = options;
   if (x == x_axis::time) {
-    auto c = curve_series(s, run, fact);
-    if (c.when_us.size() != c.value.size())
-      throw store_error("the store serving run '" + std::string{run} + "' sends no times (a soma "
-                        "before 0.5): draw it against the forward number", store_trouble::refused);
-    for (std::size_t i = 0; i < c.value.size(); ++i)
-      values.emplace_back(c.forward[i], c.value[i]);
-    with.when_us = std::move(c.when_us);
+    auto timed = timed_curve(s, run, fact);
+    values = std::move(timed.values);
+    with.when_us = std::move(timed.when_us);
   } else {
     values = curve(s, run, fact);
   }

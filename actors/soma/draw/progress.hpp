@@ -15,6 +15,7 @@
 #include "soma/draw/figure.hpp"
 #include "soma/draw/framing.hpp"
 #include "soma/record.hpp"
+#include "soma/store/readers.hpp"
 #include "soma/store/store.hpp"
 
 namespace soma::draw {
@@ -77,6 +78,18 @@ enum class x_axis { forward, time };
 /// throws.
 [[nodiscard]] figure progress(const store& s, std::string_view run, std::string_view fact = "loss",
                               const progress_options& options = {}, x_axis x = x_axis::forward);
+
+/// A run's values of a fact with each one's time, for a time axis.
+struct timed_values {
+  series values;
+  std::vector<std::int64_t> when_us; ///< one per value (progress_options::when_us)
+};
+
+/// soma::curve_series(s, run, fact, took) as a series and its times.
+/// Throws store_error (refused) when a served store of a soma before 0.5
+/// answered, which sends no times, and what curve_series throws.
+[[nodiscard]] timed_values timed_curve(const store& s, std::string_view run, std::string_view fact,
+                                       curve_cost* took = nullptr);
 
 /// One series in a comparison: a run's values of a fact.
 struct compared {

@@ -62,15 +62,11 @@ draw::series ranged_curve(const store& s, std::string_view run, const params& p,
   draw::series values;
   std::vector<std::int64_t> times;
   if (when_us) {
-    // Each point's forward's time too (curve_series), for a time axis; a
-    // served store of a soma before 0.5 sends none.
-    auto c = curve_series(s, run, fact_param(p), took);
-    if (c.when_us.size() != c.value.size())
-      throw api_error(409, "the store's server sends no times (a soma before 0.5): draw run '"
-                             + std::string{run} + "' against the forward number");
-    for (std::size_t i = 0; i < c.value.size(); ++i)
-      values.emplace_back(c.forward[i], c.value[i]);
-    times = std::move(c.when_us);
+    // Each point's forward's time too, for a time axis (409 from a served
+    // store of a soma before 0.5, which sends none).
+    auto timed = draw::timed_curve(s, run, fact_param(p), took);
+    values = std::move(timed.values);
+    times = std::move(timed.when_us);
   } else {
     values = curve(s, run, fact_param(p), took);
   }
