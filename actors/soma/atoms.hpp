@@ -5,6 +5,10 @@
 
 #include <caf/atom.hpp>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 /// Asks a graph actor for a forward: `(forward_atom, In)` or
@@ -12,3 +16,5 @@ namespace soma {
 using forward_atom = caf::atom_constant<caf::atom("forward")>;
 
 } // namespace soma
+
+SOMA_API_END

@@ -10,6 +10,10 @@
 #include <cstdint>
 #include <random>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 /// The numbers of a backoff; soma-node's (docs/fleet.md): 0.1 s doubling to 5 s.
@@ -46,3 +50,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

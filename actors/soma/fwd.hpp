@@ -8,6 +8,10 @@
 
 #include <cstdint>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 // schema: what travels and what is kept
@@ -63,3 +67,5 @@ struct live_options;           // soma/live.hpp
 namespace soma::draw {
 class figure;                  // soma/draw/figure.hpp
 } // namespace soma::draw
+
+SOMA_API_END

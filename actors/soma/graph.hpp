@@ -20,14 +20,17 @@
 #include <caf/stateful_actor.hpp>
 
 #include "soma/atoms.hpp"
-#include "soma/remote/broker.hpp"
 #include "soma/chain.hpp"
+#include "soma/export.hpp"
 #include "soma/graph/completion.hpp"
 #include "soma/graph/node_actor.hpp"
 #include "soma/graph/slice_entry.hpp"
 #include "soma/node_declaration.hpp"
 #include "soma/node_library.hpp"
+#include "soma/remote/broker.hpp"
 #include "soma/watching.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -379,3 +382,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

@@ -14,8 +14,11 @@
 
 #include "soma/draw/figure.hpp"
 #include "soma/draw/tally.hpp"
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/watching.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -84,3 +87,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

@@ -8,6 +8,10 @@
 #include <optional>
 #include <string>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 /// One node as declared in a graph, before anything ran.
@@ -20,3 +24,5 @@ struct node_declaration {
 };
 
 } // namespace soma
+
+SOMA_API_END

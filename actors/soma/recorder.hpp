@@ -12,15 +12,20 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/store/store.hpp"
 #include "soma/values.hpp"
 #include "soma/watching.hpp"
 
+SOMA_API_BEGIN
+
 namespace soma {
 
 namespace detail {
+SOMA_HIDDEN_BEGIN
 struct recorder_inbox;
+SOMA_HIDDEN_END
 } // namespace detail
 
 /// What a recorder does with a run the store already holds forwards of: a
@@ -126,3 +131,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

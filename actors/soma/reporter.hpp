@@ -18,7 +18,10 @@
 #include <caf/fwd.hpp>
 
 #include "soma/backoff.hpp"
+#include "soma/export.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -94,3 +97,5 @@ caf::actor spawn_reporter(caf::actor_system& sys, store into, std::chrono::micro
                           std::function<void(bool written)> wrote = {});
 
 } // namespace soma
+
+SOMA_API_END

@@ -7,27 +7,32 @@
 /// yours: `#include <soma/fwd.hpp>`.
 
 #include "soma/atoms.hpp"
-#include "soma/remote/broker.hpp"
 #include "soma/chain.hpp"
-#include "soma/trials/claimant.hpp"
 #include "soma/context.hpp"
 #include "soma/error.hpp"
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/forward_error.hpp"
 #include "soma/graph.hpp"
 #include "soma/node.hpp"
 #include "soma/print.hpp"
 #include "soma/recorder.hpp"
+#include "soma/remote/broker.hpp"
 #include "soma/remote/served_store.hpp"
+#include "soma/remote/worker.hpp"
 #include "soma/store/deleting.hpp"
 #include "soma/store/fleet.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
-#include "soma/store/standing.hpp"
 #include "soma/store/run_query.hpp"
+#include "soma/store/standing.hpp"
 #include "soma/store/trials.hpp"
 #include "soma/sweep.hpp"
 #include "soma/system_config.hpp"
+#include "soma/trials/claimant.hpp"
 #include "soma/vocabulary.hpp"
 #include "soma/watching.hpp"
-#include "soma/remote/worker.hpp"
+
+SOMA_API_BEGIN
+
+SOMA_API_END

@@ -8,7 +8,10 @@
 
 #include <caf/actor_system_config.hpp>
 
+#include "soma/export.hpp"
 #include "soma/remote/worker.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -76,3 +79,5 @@ public:
 [[nodiscard]] std::chrono::milliseconds detection_bound(const caf::actor_system_config& cfg);
 
 } // namespace soma
+
+SOMA_API_END

@@ -22,6 +22,7 @@
 #include "soma/reading.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/store.hpp"
+#include "soma/store/detail/readings_at.hpp"
 
 namespace {
 

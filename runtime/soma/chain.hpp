@@ -8,7 +8,10 @@
 #include <type_traits>
 #include <utility>
 
+#include "soma/export.hpp"
 #include "soma/node.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -136,3 +139,5 @@ auto operator>>(L&& left, chain<Ns...>&& right) {
 }
 
 } // namespace soma
+
+SOMA_API_END

@@ -35,6 +35,10 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 /// What decode throws when bytes are not the value asked for: another type,
@@ -299,6 +303,8 @@ template <class T>
 struct fields_codec;
 
 } // namespace soma
+
+SOMA_API_END
 
 #include "soma/codec/values.hpp"
 #include "soma/codec/containers.hpp"

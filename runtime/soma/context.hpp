@@ -7,7 +7,10 @@
 #include <string>
 #include <string_view>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
+
+SOMA_API_BEGIN
 
 namespace caf {
 class execution_unit;
@@ -54,3 +57,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

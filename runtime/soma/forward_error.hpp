@@ -6,6 +6,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 /// A forward broke: a node threw, or the forward could not run at all.
@@ -33,3 +37,5 @@ public:
 };
 
 } // namespace soma
+
+SOMA_API_END

@@ -21,9 +21,12 @@
 #include <caf/intrusive_ptr.hpp>
 #include <caf/ref_counted.hpp>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/store/store.hpp"
 #include "soma/watching.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::detail {
 
@@ -223,3 +226,5 @@ fact kept_fact(const std::string& node, std::int64_t began_us, std::int64_t took
                std::size_t bytes);
 
 } // namespace soma::detail
+
+SOMA_API_END

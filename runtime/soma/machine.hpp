@@ -9,8 +9,11 @@
 #include <mutex>
 #include <string>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/store/readings.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -41,3 +44,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

@@ -12,6 +12,9 @@
 #include <utility>
 
 #include "soma/context.hpp"
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -147,3 +150,5 @@ template <class T>
 concept node_type = std::is_base_of_v<detail::node_tag, std::remove_cvref_t<T>>;
 
 } // namespace soma
+
+SOMA_API_END

@@ -41,8 +41,11 @@
 
 #include "soma/codec.hpp"
 #include "soma/context.hpp"
+#include "soma/export.hpp"
 #include "soma/node.hpp"
 #include "soma/values.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 class trial; // soma/trials/trial.hpp
@@ -207,3 +210,5 @@ std::vector<library_entry> entries_of() {
     static const std::vector<soma::detail::trial_function_entry> entries{__VA_ARGS__};             \
     return entries;                                                                                \
   }
+
+SOMA_API_END

@@ -5,7 +5,10 @@
 
 #include <cstdio>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -32,3 +35,5 @@ private:
 inline constexpr printer print{};
 
 } // namespace soma
+
+SOMA_API_END

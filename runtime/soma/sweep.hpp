@@ -10,7 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/values.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -53,3 +56,5 @@ private:
 samples(std::size_t n, std::uint64_t seed, const std::vector<std::pair<std::string, sampled>>& axes);
 
 } // namespace soma
+
+SOMA_API_END

@@ -16,7 +16,10 @@
 #include <caf/actor_cast.hpp>
 #include <caf/fwd.hpp>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -202,3 +205,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

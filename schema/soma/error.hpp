@@ -12,6 +12,10 @@
 #include <caf/atom.hpp>
 #include <caf/error.hpp>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 /// The category of every caf::error soma makes.
@@ -54,3 +58,5 @@ enum class error_code : std::uint8_t {
 [[nodiscard]] std::string describe_failure(const std::string& node, const std::string& error);
 
 } // namespace soma
+
+SOMA_API_END

@@ -10,7 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/scalar.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -88,3 +91,5 @@ auto inspect(Inspector& f, fact& x) {
 }
 
 } // namespace soma
+
+SOMA_API_END

@@ -7,6 +7,10 @@
 #include <iosfwd>
 #include <string_view>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 /// How a forward ended.
@@ -23,3 +27,5 @@ enum class outcome : std::uint8_t {
 std::ostream& operator<<(std::ostream& out, outcome x);
 
 } // namespace soma
+
+SOMA_API_END

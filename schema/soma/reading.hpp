@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 /// One reading of one machine.
@@ -29,3 +33,5 @@ struct reading {
 };
 
 } // namespace soma
+
+SOMA_API_END

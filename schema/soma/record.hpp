@@ -10,9 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/outcome.hpp"
 #include "soma/values.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -159,3 +162,5 @@ struct run_meta {
 inline std::int64_t record::when_s() const noexcept { return detail::seconds_of(when_us); }
 
 } // namespace soma
+
+SOMA_API_END

@@ -17,6 +17,10 @@
 #include <utility>
 #include <variant>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 /// Formats a number as a person reads it: integers in decimal, floating
@@ -179,3 +183,5 @@ std::ostream& operator<<(std::ostream& out, const scalar& x);
 [[nodiscard]] scalar scalar_of_text(std::string_view s);
 
 } // namespace soma
+
+SOMA_API_END

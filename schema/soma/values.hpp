@@ -14,6 +14,10 @@
 #include <variant>
 #include <vector>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 /// One value of a trial's or a run's parameters, or a trial's result: a whole number, a real, a
@@ -105,3 +109,5 @@ T values::get(std::string_view name) const {
 }
 
 } // namespace soma
+
+SOMA_API_END

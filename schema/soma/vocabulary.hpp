@@ -27,6 +27,10 @@
 #include <array>
 #include <string_view>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma::vocabulary {
 
 inline constexpr std::string_view ran = "ran";
@@ -58,3 +62,5 @@ constexpr bool is_engine_word(std::string_view name) noexcept {
 }
 
 } // namespace soma::vocabulary
+
+SOMA_API_END

@@ -30,6 +30,7 @@
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/trials.hpp"
+#include "soma/store/detail/readings_at.hpp"
 
 using namespace soma_test;
 using namespace std::chrono_literals;

@@ -17,6 +17,7 @@
 #include "soma/store/readings.hpp"
 #include "soma/store/standing.hpp"
 #include "soma/store/store.hpp"
+#include "soma/store/detail/readings_at.hpp"
 
 using namespace soma_test;
 

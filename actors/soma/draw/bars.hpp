@@ -12,6 +12,9 @@
 #include "soma/draw/chart.hpp"
 #include "soma/draw/figure.hpp"
 #include "soma/draw/framing.hpp"
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::draw {
 
@@ -54,3 +57,5 @@ inline constexpr double least_part_width = 3;
 [[nodiscard]] std::string duration(double us, const time_unit& unit);
 
 } // namespace soma::draw
+
+SOMA_API_END

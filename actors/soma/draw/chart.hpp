@@ -10,6 +10,9 @@
 
 #include "soma/draw/figure.hpp"
 #include "soma/draw/number.hpp"
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::draw {
 
@@ -106,3 +109,5 @@ private:
 [[nodiscard]] std::vector<double> log_ticks(double lo, double hi, int target = 6);
 
 } // namespace soma::draw
+
+SOMA_API_END

@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "soma/draw/figure.hpp"
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 struct node_declaration; // soma/node_declaration.hpp
@@ -47,3 +50,5 @@ inline constexpr const char* draw_graph_variable = "SOMA_DRAW_GRAPH";
 bool draw_if_asked(const std::vector<node_declaration>& nodes, std::string_view title = "graph");
 
 } // namespace soma::draw
+
+SOMA_API_END

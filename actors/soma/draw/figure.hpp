@@ -15,6 +15,10 @@
 #include <variant>
 #include <vector>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma::draw {
 
 /// A colour, each channel 0 to 1.
@@ -149,3 +153,5 @@ private:
 };
 
 } // namespace soma::draw
+
+SOMA_API_END

@@ -6,6 +6,10 @@
 
 #include <string>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma::draw {
 
 /// The smallest figure: below it the title block, the axes and their labels
@@ -43,3 +47,5 @@ void check_size(const framing& frame);
 }
 
 } // namespace soma::draw
+
+SOMA_API_END

@@ -10,7 +10,10 @@
 
 #include "soma/draw/figure.hpp"
 #include "soma/draw/framing.hpp"
+#include "soma/export.hpp"
 #include "soma/store/hosts.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::draw {
 
@@ -27,3 +30,5 @@ namespace soma::draw {
 [[nodiscard]] figure machines(const store& s, std::string_view run, const framing& frame = {});
 
 } // namespace soma::draw
+
+SOMA_API_END

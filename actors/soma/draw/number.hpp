@@ -10,6 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma::draw {
 
 /// `v` as a short text: below a thousand as a plain number ("-40", "0.25",
@@ -33,3 +37,5 @@ namespace soma::draw {
 [[nodiscard]] double text_width(std::string_view content, double size);
 
 } // namespace soma::draw
+
+SOMA_API_END

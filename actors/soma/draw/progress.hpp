@@ -14,9 +14,12 @@
 
 #include "soma/draw/figure.hpp"
 #include "soma/draw/framing.hpp"
+#include "soma/export.hpp"
 #include "soma/record.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::draw {
 
@@ -133,3 +136,5 @@ struct compare_options {
                              const compare_options& options = {});
 
 } // namespace soma::draw
+
+SOMA_API_END

@@ -10,7 +10,10 @@
 
 #include "soma/draw/figure.hpp"
 #include "soma/draw/framing.hpp"
+#include "soma/export.hpp"
 #include "soma/store/readers.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::draw {
 
@@ -28,3 +31,5 @@ namespace soma::draw {
                            const framing& frame = {});
 
 } // namespace soma::draw
+
+SOMA_API_END

@@ -9,7 +9,10 @@
 
 #include "soma/draw/figure.hpp"
 #include "soma/draw/framing.hpp"
+#include "soma/export.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::draw {
 
@@ -32,3 +35,5 @@ namespace soma::draw {
                            std::string by = {});
 
 } // namespace soma::draw
+
+SOMA_API_END

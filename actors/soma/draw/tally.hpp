@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "soma/draw/progress.hpp"
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::draw {
 
@@ -87,3 +90,5 @@ private:
 };
 
 } // namespace soma::draw
+
+SOMA_API_END

@@ -20,7 +20,10 @@
 #include <caf/atom.hpp>
 #include <caf/fwd.hpp>
 
+#include "soma/export.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::detail {
 
@@ -56,3 +59,5 @@ template <>
 struct allowed_unsafe_message_type<soma::detail::cache_write> : std::true_type {};
 
 } // namespace caf
+
+SOMA_API_END

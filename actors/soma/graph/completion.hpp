@@ -20,10 +20,13 @@
 #include <caf/response_promise.hpp>
 #include <caf/typed_response_promise.hpp>
 
+#include "soma/error.hpp"
+#include "soma/export.hpp"
+#include "soma/forward_error.hpp"
 #include "soma/forward_state.hpp"
 #include "soma/graph/parking.hpp"
-#include "soma/error.hpp"
-#include "soma/forward_error.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::detail {
 
@@ -147,3 +150,5 @@ private:
 };
 
 } // namespace soma::detail
+
+SOMA_API_END

@@ -20,12 +20,15 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "soma/codec.hpp"
-#include "soma/graph/cache_writer.hpp"
 #include "soma/context.hpp"
+#include "soma/export.hpp"
 #include "soma/forward_state.hpp"
+#include "soma/graph/cache_writer.hpp"
 #include "soma/node.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/watching.hpp"
+
+SOMA_API_BEGIN
 
 namespace caf {
 
@@ -292,3 +295,5 @@ node_behavior(typename node_actor<N>::template stateful_pointer<node_state<N>> s
 }
 
 } // namespace soma::detail
+
+SOMA_API_END

@@ -11,6 +11,10 @@
 #include <chrono>
 #include <cstdint>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma::detail {
 
 /// One thread waits until another releases it, once.
@@ -41,3 +45,5 @@ private:
 };
 
 } // namespace soma::detail
+
+SOMA_API_END

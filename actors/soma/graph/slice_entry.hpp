@@ -24,8 +24,11 @@
 #include <caf/stateful_actor.hpp>
 
 #include "soma/codec.hpp"
+#include "soma/export.hpp"
 #include "soma/forward_state.hpp"
 #include "soma/node_declaration.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::detail {
 
@@ -35,8 +38,10 @@ namespace soma::detail {
 using slice_exit = std::function<void(std::string_view bytes, forward_ptr&&, caf::local_actor*,
                                       const std::function<void()>* decoded)>;
 
+SOMA_HIDDEN_BEGIN
 struct slice_state; // the slice's own: actors/soma/remote/slice.hpp
 struct slice_plan;  // where it runs and what: plan_slice makes one
+SOMA_HIDDEN_END
 
 /// What a slice actor holds: its state, defined where slices are run.
 struct slice_holder {
@@ -94,3 +99,5 @@ caf::behavior slice_behavior(slice_actor* self, std::shared_ptr<const slice_plan
 }
 
 } // namespace soma::detail
+
+SOMA_API_END

@@ -7,6 +7,10 @@
 #include <string>
 #include <string_view>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 /// A host and a TCP port.
@@ -26,3 +30,5 @@ address parse_address(std::string_view text, std::string_view what);
 bool is_loopback(std::string_view host);
 
 } // namespace soma
+
+SOMA_API_END

@@ -11,14 +11,19 @@
 #include <utility>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/forward_state.hpp"
 #include "soma/remote/worker.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
 namespace detail {
 
+SOMA_HIDDEN_BEGIN
 class worker_link;
+SOMA_HIDDEN_END
 
 /// What a broker holds: the route a forward carries (forward_state.hpp).
 class broker_state final : public route {
@@ -66,3 +71,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "soma/export.hpp"
+
 namespace soma::detail {
 
 /// Starts `command` (a name without a slash is looked up in PATH) with its
@@ -27,6 +29,6 @@ namespace soma::detail {
 [[nodiscard]] std::string exit_text(int status);
 
 /// Whether process `pid` is stopped (SIGSTOP, a debugger).
-[[nodiscard]] bool stopped(pid_t pid);
+[[nodiscard]] SOMA_API bool stopped(pid_t pid);
 
 } // namespace soma::detail

@@ -43,6 +43,7 @@
 #include <caf/io/abstract_broker.hpp>
 #include <caf/io/basp_broker.hpp>
 
+#include "soma/export.hpp"
 #include "soma/remote/handshake_clock.hpp"
 
 namespace {
@@ -65,7 +66,9 @@ configure_read_fn cafs_own() {
 
 namespace caf::io {
 
-void abstract_broker::configure_read(connection_handle hdl, receive_policy::config cfg) {
+// SOMA_API: exported (soma's libraries hide what they do not), or
+// libcaf_io's own would be found first.
+SOMA_API void abstract_broker::configure_read(connection_handle hdl, receive_policy::config cfg) {
   if (auto own = cafs_own())
     own(this, hdl, cfg); // always there while libcaf_io is loaded
   auto* basp = dynamic_cast<basp_broker*>(this);

@@ -7,6 +7,8 @@
 
 #include <caf/fwd.hpp>
 
+#include "soma/export.hpp"
+
 namespace soma::detail {
 
 /// Makes every thread an actor system made from `cfg` starts (its
@@ -23,6 +25,6 @@ void clear_openssl_errors_on_threads(caf::actor_system_config& cfg);
 /// program's load order (with CMake, a program that names OpenSSL::SSL
 /// itself beside soma::soma): then CAF's TLS sessions go without the
 /// cleared queue.
-[[nodiscard]] bool openssl_calls_reach_soma();
+[[nodiscard]] SOMA_API bool openssl_calls_reach_soma();
 
 } // namespace soma::detail

@@ -18,7 +18,10 @@
 #include <caf/expected.hpp>
 #include <caf/fwd.hpp>
 
+#include "soma/export.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -33,3 +36,5 @@ namespace soma {
                                               store_options options = {});
 
 } // namespace soma
+
+SOMA_API_END

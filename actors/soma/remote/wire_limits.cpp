@@ -43,6 +43,7 @@
 #include <caf/io/basp/instance.hpp>
 #include <caf/io/system_messages.hpp>
 
+#include "soma/export.hpp"
 #include "soma/remote/wire_limits.hpp"
 #include "soma/system_config.hpp"
 
@@ -145,8 +146,10 @@ void authenticated(const instance* self, std::int64_t id) {
 
 namespace caf::io::basp {
 
-connection_state instance::handle(execution_unit* ctx, new_data_msg& dm, header& hdr,
-                                  bool is_payload) {
+// SOMA_API: soma's libraries hide what they do not export, and this
+// definition must be exported to be found before libcaf_io's.
+SOMA_API connection_state instance::handle(execution_unit* ctx, new_data_msg& dm,
+                                           header& hdr, bool is_payload) {
   auto own = cafs_own();
   if (!own)
     return malformed_basp_message; // cannot happen while libcaf_io is loaded

@@ -17,6 +17,10 @@
 #include <caf/error.hpp>
 #include <caf/fwd.hpp>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 /// How nodes travel to a worker.
@@ -56,7 +60,9 @@ private:
 };
 
 namespace detail {
+SOMA_HIDDEN_BEGIN
 class worker_link;
+SOMA_HIDDEN_END
 } // namespace detail
 
 /// One connection to a soma-node worker: one session, one catalog.
@@ -106,3 +112,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

@@ -39,6 +39,8 @@
 #include "soma/wire/record_write.hpp"
 #include "soma/wire/served_store.hpp"
 #include "soma/wire/trial.hpp"
+#include "soma/store/detail/trials_at.hpp"
+#include "soma/store/detail/readings_at.hpp"
 
 namespace soma::served {
 

@@ -37,9 +37,12 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "soma/export.hpp"
 #include "soma/store/store.hpp"
 #include "soma/trials/rows.hpp"
 #include "soma/trials/trial.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -133,3 +136,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

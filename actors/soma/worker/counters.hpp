@@ -8,6 +8,10 @@
 #include <chrono>
 #include <cstdint>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma::serve {
 
 /// A worker's tallies (only ever rise) and gauges (what is so now). Each
@@ -43,3 +47,5 @@ struct counters {
 };
 
 } // namespace soma::serve
+
+SOMA_API_END

@@ -10,7 +10,10 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "soma/export.hpp"
 #include "soma/worker/worker_state.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::serve {
 
@@ -22,3 +25,5 @@ using log_line = std::function<void(const std::string&)>;
 caf::actor spawn_front(caf::actor_system& sys, worker_state& worker, log_line log);
 
 } // namespace soma::serve
+
+SOMA_API_END

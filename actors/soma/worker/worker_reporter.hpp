@@ -9,9 +9,12 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "soma/export.hpp"
 #include "soma/reporter.hpp"
-#include "soma/worker/worker_state.hpp"
 #include "soma/worker/server.hpp"
+#include "soma/worker/worker_state.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::serve {
 
@@ -26,3 +29,5 @@ caf::actor spawn_reporter(caf::actor_system& sys, worker_state& worker, reportin
                           std::chrono::microseconds every, std::string listens, log_line log);
 
 } // namespace soma::serve
+
+SOMA_API_END

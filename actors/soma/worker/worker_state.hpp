@@ -16,9 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/machine.hpp"
 #include "soma/store/store.hpp"
 #include "soma/worker/counters.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::detail {
 struct node_library; // a loaded node library: soma::serve::load_node_library gives one
@@ -130,3 +133,5 @@ private:
 };
 
 } // namespace soma::serve
+
+SOMA_API_END

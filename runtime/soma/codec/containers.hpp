@@ -22,6 +22,10 @@
 #include <variant>
 #include <vector>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 namespace detail {
@@ -325,3 +329,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

@@ -11,6 +11,10 @@
 #include <type_traits>
 #include <utility>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 namespace detail {
@@ -73,3 +77,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

@@ -14,6 +14,10 @@
 #include <variant>
 #include <vector>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma {
 
 namespace detail {
@@ -201,3 +205,5 @@ struct codec<std::monostate> {
 };
 
 } // namespace soma
+
+SOMA_API_END

@@ -14,8 +14,11 @@
 
 #include <caf/fwd.hpp>
 
+#include "soma/export.hpp"
 #include "soma/store/store.hpp"
 #include "soma/trials/rows.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -55,3 +58,5 @@ private:
 using trial_function = std::function<values(trial&)>;
 
 } // namespace soma
+
+SOMA_API_END

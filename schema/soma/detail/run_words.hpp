@@ -16,9 +16,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "soma/export.hpp"
+
+
 namespace soma::detail {
 
-class run_words {
+class SOMA_API run_words {
 public:
   /// Words a run's dictionary holds at most, and the longest word in bytes:
   /// a text past either is written out in full, as format 3 writes it. So
@@ -58,3 +61,4 @@ private:
 };
 
 } // namespace soma::detail
+

@@ -7,6 +7,9 @@
 #include <cstddef>
 #include <string_view>
 
+#include "soma/export.hpp"
+
+
 namespace soma::detail {
 
 /// The length of the well-formed UTF-8 sequence at the start of `s` (RFC
@@ -16,6 +19,7 @@ namespace soma::detail {
 
 /// Where the first byte of `s` that is not part of well-formed UTF-8 is;
 /// s.size() when all of it is.
-[[nodiscard]] std::size_t first_not_utf8(std::string_view s);
+[[nodiscard]] SOMA_API std::size_t first_not_utf8(std::string_view s);
 
 } // namespace soma::detail
+

@@ -6,15 +6,18 @@
 
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/record.hpp"
 #include "soma/schema/soma.capnp.h"
+
 
 namespace soma::detail {
 
 /// Writes `xs` into `out`, which has xs.size() elements.
-void put_ranges(capnp::List<schema::ValueRange>::Builder out, const std::vector<value_range>& xs);
+SOMA_API void put_ranges(capnp::List<schema::ValueRange>::Builder out, const std::vector<value_range>& xs);
 
 /// What put_ranges wrote.
-[[nodiscard]] std::vector<value_range> get_ranges(capnp::List<schema::ValueRange>::Reader in);
+[[nodiscard]] SOMA_API std::vector<value_range> get_ranges(capnp::List<schema::ValueRange>::Reader in);
 
 } // namespace soma::detail
+

@@ -11,7 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/values.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -68,3 +71,5 @@ struct study_row {
                                     std::uint32_t attempt);
 
 } // namespace soma
+
+SOMA_API_END

@@ -7,13 +7,16 @@
 #include <string>
 #include <string_view>
 
+#include "soma/export.hpp"
 #include "soma/reading.hpp"
+
 
 namespace soma::wire {
 
-[[nodiscard]] std::string encode_reading(const reading& r);
+[[nodiscard]] SOMA_API std::string encode_reading(const reading& r);
 
 /// Throws detail::undecodable when the bytes are not a Reading.
-[[nodiscard]] reading decode_reading(std::string_view bytes);
+[[nodiscard]] SOMA_API reading decode_reading(std::string_view bytes);
 
 } // namespace soma::wire
+

@@ -14,9 +14,11 @@
 
 #include <caf/error.hpp>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/outcome.hpp"
 #include "soma/values.hpp"
+
 
 namespace soma::detail {
 
@@ -68,14 +70,15 @@ struct record_write {
   bool closing = false; ///< the recorder's last batch: its run is marked ended once written
 };
 
-[[nodiscard]] std::string encode_record_write(const record_write& w);
+[[nodiscard]] SOMA_API std::string encode_record_write(const record_write& w);
 
 /// Throws undecodable when the bytes are not a RecordWrite.
-[[nodiscard]] record_write decode_record_write(std::string_view bytes);
+[[nodiscard]] SOMA_API record_write decode_record_write(std::string_view bytes);
 
-[[nodiscard]] std::string encode_record_numbers(const record_numbers& n);
+[[nodiscard]] SOMA_API std::string encode_record_numbers(const record_numbers& n);
 
 /// Throws undecodable when the bytes are not RecordNumbers.
-[[nodiscard]] record_numbers decode_record_numbers(std::string_view bytes);
+[[nodiscard]] SOMA_API record_numbers decode_record_numbers(std::string_view bytes);
 
 } // namespace soma::detail
+

@@ -10,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
+
 
 namespace soma::wire {
 
@@ -24,11 +26,11 @@ struct slice_node {
 };
 
 /// The slice's header: its nodes. Encoded once per slice, sent with every trip.
-[[nodiscard]] std::string encode_slice(const std::vector<slice_node>& nodes);
+[[nodiscard]] SOMA_API std::string encode_slice(const std::vector<slice_node>& nodes);
 
 /// Throws detail::undecodable when the bytes are not a Slice (or one with
 /// no nodes).
-[[nodiscard]] std::vector<slice_node> decode_slice(std::string_view bytes);
+[[nodiscard]] SOMA_API std::vector<slice_node> decode_slice(std::string_view bytes);
 
 /// Why a slice did not give a value (schema/remote.capnp Refusal).
 enum class refusal { none, node_failed, unknown_node, needs_code, conflict, bad_slice };
@@ -47,9 +49,10 @@ struct slice_answer {
   std::int64_t held_us = 0;
 };
 
-[[nodiscard]] std::string encode_slice_answer(const slice_answer& a);
+[[nodiscard]] SOMA_API std::string encode_slice_answer(const slice_answer& a);
 
 /// Throws detail::undecodable when the bytes are not a SliceResult.
-[[nodiscard]] slice_answer decode_slice_answer(std::string_view bytes);
+[[nodiscard]] SOMA_API slice_answer decode_slice_answer(std::string_view bytes);
 
 } // namespace soma::wire
+

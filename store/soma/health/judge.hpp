@@ -10,8 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/health/rulebook.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::health {
 
@@ -39,3 +42,5 @@ struct judgement {
 [[nodiscard]] judgement judge(const store& s, const rulebook& rules, const judge_options& o = {});
 
 } // namespace soma::health
+
+SOMA_API_END

@@ -15,6 +15,10 @@
 #include <string>
 #include <string_view>
 
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
+
 namespace soma::health {
 
 /// Prometheus's two states of an alert: a condition that holds, first for
@@ -50,3 +54,5 @@ struct opinion {
 [[nodiscard]] std::string number(double x);
 
 } // namespace soma::health
+
+SOMA_API_END

@@ -18,8 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/health/rulebook.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::health {
 
@@ -101,3 +104,5 @@ struct difference {
 [[nodiscard]] std::vector<difference> compare(const replayed& a, const replayed& b);
 
 } // namespace soma::health
+
+SOMA_API_END

@@ -19,10 +19,13 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/health/opinion.hpp"
 #include "soma/reading.hpp"
 #include "soma/store/tails.hpp"
 #include "soma/trials/rows.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::health {
 
@@ -201,3 +204,5 @@ inline void hold(std::vector<opinion>& out, opinion o, const settings& s, std::i
 }
 
 } // namespace soma::health
+
+SOMA_API_END

@@ -26,7 +26,10 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/health/rule.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::health {
 
@@ -85,3 +88,5 @@ private:
 [[nodiscard]] double seconds_of(std::string_view text);
 
 } // namespace soma::health
+
+SOMA_API_END

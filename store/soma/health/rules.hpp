@@ -19,7 +19,10 @@
 #include <memory>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/health/rule.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::health {
 
@@ -35,3 +38,5 @@ namespace soma::health {
 [[nodiscard]] std::unique_ptr<rule> silent_store();
 
 } // namespace soma::health
+
+SOMA_API_END

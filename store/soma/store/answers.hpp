@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/reading.hpp"
 #include "soma/store/cache.hpp"
@@ -34,6 +35,8 @@
 #include "soma/store/tails.hpp"
 #include "soma/store/trials.hpp"
 #include "soma/trials/rows.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma::detail {
 
@@ -244,3 +247,5 @@ public:
 };
 
 } // namespace soma::detail
+
+SOMA_API_END

@@ -20,10 +20,12 @@
 
 #include <caf/expected.hpp>
 
+#include "soma/export.hpp"
 #include "soma/reading.hpp"
-#include "soma/trials/rows.hpp"
 #include "soma/store/answers.hpp"
+#include "soma/trials/rows.hpp"
 #include "soma/wire/record_write.hpp"
+
 
 namespace soma::detail {
 
@@ -32,7 +34,7 @@ class group_part;
 struct cache_identity;
 
 /// Where one recorder's forwards are written.
-class record_sink {
+class SOMA_API record_sink {
 public:
   virtual ~record_sink() = default;
 
@@ -134,3 +136,4 @@ public:
 };
 
 } // namespace soma::detail
+

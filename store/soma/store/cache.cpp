@@ -14,6 +14,7 @@
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/local_answers.hpp"
 #include "soma/wire/cache_entry.hpp"
+#include "soma/store/detail/cache_at.hpp"
 
 namespace soma {
 

@@ -20,7 +20,10 @@
 #include <caf/expected.hpp>
 
 #include "soma/error.hpp"
+#include "soma/export.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -64,19 +67,8 @@ struct cache_identity {
 bool cache_put(const store& s, std::string_view key, const cache_identity& who,
                std::string_view output);
 
-class environment;
-
-/// cache_get and cache_put of a store on this host (its local backend).
-[[nodiscard]] std::optional<std::string> cache_get_at(const environment& env, std::string_view key,
-                                                      const cache_identity& who);
-bool cache_put_at(environment& env, std::string_view key, const cache_identity& who,
-                  std::string_view output, const std::optional<std::size_t>& limit);
-
-/// Nothing when the cache entry `value` at `key` is sound (its envelope and
-/// its message), for `soma check`; else an error_code::damaged error saying
-/// what is wrong.
-[[nodiscard]] caf::expected<void> check_cache_entry(std::string_view key, std::string_view value);
-
 } // namespace detail
 
 } // namespace soma
+
+SOMA_API_END

@@ -18,6 +18,9 @@
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/trials.hpp"
+#include "soma/store/detail/trials_at.hpp"
+#include "soma/store/detail/readings_at.hpp"
+#include "soma/store/detail/cache_at.hpp"
 
 namespace soma {
 

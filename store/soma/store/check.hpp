@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -47,3 +50,5 @@ using check_progress = std::function<bool(std::size_t entries, std::size_t total
 [[nodiscard]] check_report check(const store& s, const check_progress& progress);
 
 } // namespace soma
+
+SOMA_API_END

@@ -34,9 +34,12 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/record.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -156,3 +159,5 @@ struct critical_report {
                                        const critical_options& o = {});
 
 } // namespace soma
+
+SOMA_API_END

@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "soma/export.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -20,3 +23,5 @@ namespace soma {
 std::uint64_t delete_run(store& s, std::string_view run);
 
 } // namespace soma
+
+SOMA_API_END

@@ -11,9 +11,12 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/reading.hpp"
 #include "soma/store/standing.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -76,3 +79,5 @@ struct fleet_options {
                                            const fleet_options& options = {});
 
 } // namespace soma
+
+SOMA_API_END

@@ -10,8 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -78,3 +81,5 @@ struct host_scan {
 } // namespace detail
 
 } // namespace soma
+
+SOMA_API_END

@@ -12,6 +12,9 @@
 #include <caf/expected.hpp>
 
 #include "soma/error.hpp"
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -59,3 +62,5 @@ namespace detail {
 } // namespace detail
 
 } // namespace soma
+
+SOMA_API_END

@@ -16,6 +16,9 @@
 #include "soma/store/readings.hpp"
 #include "soma/store/record_log.hpp"
 #include "soma/store/run_status.hpp"
+#include "soma/store/detail/trials_at.hpp"
+#include "soma/store/detail/readings_at.hpp"
+#include "soma/store/detail/cache_at.hpp"
 
 namespace soma::detail {
 

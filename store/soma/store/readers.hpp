@@ -34,11 +34,14 @@
 #include <utility>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/record.hpp"
 #include "soma/store/run_status.hpp"
-#include "soma/trials/rows.hpp"
 #include "soma/store/store.hpp"
+#include "soma/trials/rows.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -215,3 +218,5 @@ private:
 } // namespace detail
 
 } // namespace soma
+
+SOMA_API_END

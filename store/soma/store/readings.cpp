@@ -16,6 +16,7 @@
 #include "soma/store/detail/write_group.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/wire/reading.hpp"
+#include "soma/store/detail/readings_at.hpp"
 
 namespace soma {
 

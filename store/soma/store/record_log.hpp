@@ -15,10 +15,12 @@
 #include <utility>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/record.hpp"
 #include "soma/store/store.hpp"
+
 
 namespace soma::detail {
 
@@ -60,7 +62,7 @@ struct staged_log {
 };
 
 /// One writer's log of one run. Not thread-safe: one writer owns it.
-class record_log {
+class SOMA_API record_log {
 public:
   record_log(std::shared_ptr<environment> env, log_options options);
 
@@ -121,8 +123,9 @@ private:
 
 /// The record that `facts` make, numbered n: state, took_us and when_us as
 /// given, nodes counted, the summarised facts' fields flattened.
-[[nodiscard]] record make_record(const std::vector<fact>& facts, std::uint64_t n, outcome state,
+[[nodiscard]] SOMA_API record make_record(const std::vector<fact>& facts, std::uint64_t n, outcome state,
                                  std::int64_t took_us, std::int64_t when_us,
                                  const std::vector<std::string>& summarising);
 
 } // namespace soma::detail
+

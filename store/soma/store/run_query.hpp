@@ -11,7 +11,10 @@
 #include <caf/expected.hpp>
 
 #include "soma/error.hpp"
+#include "soma/export.hpp"
 #include "soma/store/readers.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -58,3 +61,5 @@ struct run_query {
 [[nodiscard]] std::vector<run_row> select_runs(std::vector<run_row> rows, const run_query& q);
 
 } // namespace soma
+
+SOMA_API_END

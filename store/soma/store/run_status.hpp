@@ -18,7 +18,10 @@
 #include <string>
 #include <string_view>
 
+#include "soma/export.hpp"
 #include "soma/record.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -61,3 +64,5 @@ namespace detail {
 } // namespace detail
 
 } // namespace soma
+
+SOMA_API_END

@@ -13,8 +13,11 @@
 #include <optional>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -38,3 +41,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

@@ -12,8 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/reading.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -110,3 +113,5 @@ private:
 [[nodiscard]] std::int64_t reader_now_us() noexcept;
 
 } // namespace soma
+
+SOMA_API_END

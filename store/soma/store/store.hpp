@@ -24,12 +24,17 @@
 #include <caf/expected.hpp>
 
 #include "soma/error.hpp"
+#include "soma/export.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
 namespace detail {
+SOMA_HIDDEN_BEGIN
 class backend;
 class environment;
+SOMA_HIDDEN_END
 } // namespace detail
 
 /// How to open a store.
@@ -211,3 +216,5 @@ private:
 };
 
 } // namespace soma
+
+SOMA_API_END

@@ -13,9 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/record.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -50,3 +53,5 @@ struct tail_options {
 [[nodiscard]] std::vector<run_tail> tails(const store& s, const tail_options& options = {});
 
 } // namespace soma
+
+SOMA_API_END

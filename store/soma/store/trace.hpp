@@ -57,7 +57,10 @@
 #include <string>
 #include <string_view>
 
+#include "soma/export.hpp"
 #include "soma/store/store.hpp"
+
+SOMA_API_BEGIN
 
 namespace soma {
 
@@ -93,3 +96,5 @@ struct trace {
 [[nodiscard]] trace trace_of(const store& s, std::string_view run, const trace_options& o = {});
 
 } // namespace soma
+
+SOMA_API_END

@@ -22,6 +22,8 @@
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/wire/trial.hpp"
+#include "soma/store/detail/trials_at.hpp"
+#include "soma/store/detail/readings_at.hpp"
 
 namespace soma {
 

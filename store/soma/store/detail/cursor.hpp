@@ -9,11 +9,13 @@
 
 #include <lmdb.h>
 
+#include "soma/export.hpp"
+
 namespace soma::detail {
 
 class environment;
 
-class cursor {
+class SOMA_API cursor {
 public:
   /// Throws store_error when LMDB cannot open one. `dbi` may be 0 (a
   /// database that does not exist yet): every move then finds nothing.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "soma/export.hpp"
+
 /// @file
 /// Reading a damaged store must not kill the reader. LMDB follows page
 /// numbers and offsets it finds in the file; in a damaged file they can
@@ -22,7 +24,7 @@ namespace soma::detail {
 /// installed since then keeps getting the faults that are not soma's); when
 /// the last one goes, the handler it replaced is put back, unless the
 /// program installed another since. Any thread may make or drop one.
-class fault_guard {
+class SOMA_API fault_guard {
 public:
   fault_guard() noexcept;
   ~fault_guard();
@@ -35,7 +37,7 @@ public:
 /// fault_guard lives. `fn` must be plain code (LMDB calls, hashing): nothing
 /// with a destructor may live in it, since a fault leaves it without
 /// unwinding.
-[[nodiscard]] bool guarded(void (*fn)(void*), void* arg) noexcept;
+[[nodiscard]] SOMA_API bool guarded(void (*fn)(void*), void* arg) noexcept;
 
 /// guarded() for a lambda that captures by reference.
 template <class F>

@@ -11,6 +11,7 @@
 
 #include <lmdb.h>
 
+#include "soma/export.hpp"
 #include "soma/store/detail/record.hpp"
 
 namespace soma::detail {
@@ -18,12 +19,12 @@ namespace soma::detail {
 class environment;
 
 /// The run's metadata; empty when it has none.
-[[nodiscard]] run_meta meta_of(const environment& env, MDB_txn* txn, MDB_dbi meta,
+[[nodiscard]] SOMA_API run_meta meta_of(const environment& env, MDB_txn* txn, MDB_dbi meta,
                                std::string_view run);
 
 /// The run's words (format 4); none when it has none (a run an older soma
 /// wrote). Throws store_error when they are damaged.
-[[nodiscard]] run_words words_of(const environment& env, MDB_txn* txn, MDB_dbi meta,
+[[nodiscard]] SOMA_API run_words words_of(const environment& env, MDB_txn* txn, MDB_dbi meta,
                                  std::string_view run);
 
 /// Throws no_run_error naming `run`, which a reader did not find, or, when

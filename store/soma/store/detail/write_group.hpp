@@ -13,8 +13,10 @@
 #include <cstdint>
 #include <span>
 
+#include "soma/export.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/store.hpp"
+
 
 namespace soma::detail {
 
@@ -48,7 +50,7 @@ part_of(std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)> stage,
 
 /// A part that writes nothing and notes the id of the transaction it was
 /// staged in (mdb_txn_id), once committed, in `id`.
-[[nodiscard]] std::unique_ptr<group_part> noting_transaction(std::optional<std::uint64_t>& id);
+[[nodiscard]] SOMA_API std::unique_ptr<group_part> noting_transaction(std::optional<std::uint64_t>& id);
 
 /// Writes every part in one transaction, durable when one part asks it
 /// (its sync follows the commit), and tells each part how it went. When
@@ -57,6 +59,7 @@ part_of(std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)> stage,
 /// held but its sync failed, every part is told it failed and none is
 /// written again: nothing is written twice. Returns the number of
 /// transactions committed.
-std::size_t write_group(environment& env, std::span<group_part* const> parts);
+SOMA_API std::size_t write_group(environment& env, std::span<group_part* const> parts);
 
 } // namespace soma::detail
+
