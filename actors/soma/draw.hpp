@@ -18,9 +18,4 @@
 #include "soma/draw/spent.hpp"
 #include "soma/draw/study.hpp"
 #include "soma/draw/tally.hpp"
-#include "soma/export.hpp"
 #include "soma/live.hpp"
-
-SOMA_API_BEGIN
-
-SOMA_API_END

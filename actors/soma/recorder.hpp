@@ -23,9 +23,9 @@ SOMA_API_BEGIN
 namespace soma {
 
 namespace detail {
-SOMA_HIDDEN_BEGIN
+SOMA_API_HIDDEN_BEGIN
 struct recorder_inbox;
-SOMA_HIDDEN_END
+SOMA_API_HIDDEN_END
 } // namespace detail
 
 /// What a recorder does with a run the store already holds forwards of: a

@@ -10,7 +10,6 @@
 #include "soma/chain.hpp"
 #include "soma/context.hpp"
 #include "soma/error.hpp"
-#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/forward_error.hpp"
 #include "soma/graph.hpp"
@@ -32,7 +31,3 @@
 #include "soma/trials/claimant.hpp"
 #include "soma/vocabulary.hpp"
 #include "soma/watching.hpp"
-
-SOMA_API_BEGIN
-
-SOMA_API_END

@@ -20,9 +20,9 @@
 
 #include "server.hpp"
 #include "soma/reading.hpp"
+#include "soma/store/detail/readings_at.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/store.hpp"
-#include "soma/store/detail/readings_at.hpp"
 
 namespace {
 

@@ -4,10 +4,11 @@
 /// What soma's shared libraries export. They are built with hidden symbols
 /// (`-fvisibility=hidden -fvisibility-inlines-hidden`); every installed
 /// header puts its declarations between `SOMA_API_BEGIN` and `SOMA_API_END`,
-/// so the API, and what its templates call, is all a library exports.
-/// Everything declared elsewhere stays inside the library that defines it.
-/// `tests/install` counts what is exported (docs/architecture.md, "What a
-/// library exports").
+/// so the API, and what its templates call, is exported. A private header
+/// marks `SOMA_API_EXPORT` only what another of soma's libraries, or soma's
+/// own tests, call; everything else stays inside the library that defines
+/// it. `tests/install` counts what is exported (docs/architecture.md, "What
+/// a library exports").
 
 #if defined(__GNUC__) || defined(__clang__)
 /// Begins declarations a library exports (everything up to SOMA_API_END).
@@ -15,17 +16,17 @@
 /// Ends what SOMA_API_BEGIN began.
 #define SOMA_API_END _Pragma("GCC visibility pop")
 /// Exports one declaration made outside an installed header's SOMA_API_BEGIN.
-#define SOMA_API __attribute__((visibility("default")))
+#define SOMA_API_EXPORT __attribute__((visibility("default")))
 /// Keeps the classes an installed header only names (declares, not
-/// defines) inside their library, up to SOMA_HIDDEN_END: named between
+/// defines) inside their library, up to SOMA_API_HIDDEN_END: named between
 /// SOMA_API_BEGIN and SOMA_API_END, they would be exported.
-#define SOMA_HIDDEN_BEGIN _Pragma("GCC visibility push(hidden)")
-/// Ends what SOMA_HIDDEN_BEGIN began.
-#define SOMA_HIDDEN_END _Pragma("GCC visibility pop")
+#define SOMA_API_HIDDEN_BEGIN _Pragma("GCC visibility push(hidden)")
+/// Ends what SOMA_API_HIDDEN_BEGIN began.
+#define SOMA_API_HIDDEN_END _Pragma("GCC visibility pop")
 #else
-#define SOMA_HIDDEN_BEGIN
-#define SOMA_HIDDEN_END
 #define SOMA_API_BEGIN
 #define SOMA_API_END
-#define SOMA_API
+#define SOMA_API_EXPORT
+#define SOMA_API_HIDDEN_BEGIN
+#define SOMA_API_HIDDEN_END
 #endif

@@ -22,15 +22,15 @@
 #include "soma/health/rulebook.hpp"
 #include "soma/recorder.hpp"
 #include "soma/remote/protocol.hpp"
+#include "soma/served/questions.hpp"
 #include "soma/store/answers.hpp"
 #include "soma/store/backend.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/store/check.hpp"
-#include "soma/served/questions.hpp"
+#include "soma/store/detail/readings_at.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/trials.hpp"
-#include "soma/store/detail/readings_at.hpp"
 
 using namespace soma_test;
 using namespace std::chrono_literals;

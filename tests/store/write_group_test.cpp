@@ -12,12 +12,12 @@
 
 #include "scratch.hpp"
 #include "soma/store/backend.hpp"
+#include "soma/store/detail/readings_at.hpp"
 #include "soma/store/detail/write_group.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/standing.hpp"
 #include "soma/store/store.hpp"
-#include "soma/store/detail/readings_at.hpp"
 
 using namespace soma_test;
 

@@ -24,7 +24,6 @@
 #include "soma/store/store.hpp"
 #include "soma/wire/record_write.hpp"
 
-
 namespace soma::detail {
 
 /// Forwards to write in one transaction.
@@ -37,7 +36,7 @@ using write_atom = caf::atom_constant<caf::atom("write")>;
 
 /// One run's writing, as its writer holds it: the store's sink, and what
 /// could not be written yet (kept, and written with the next batch).
-class SOMA_API run_writing {
+class SOMA_API_EXPORT run_writing {
 public:
   /// `recorder` names the writer to a served store's server.
   run_writing(const store& where, const writer_options& options, std::uint64_t recorder);
@@ -88,4 +87,3 @@ template <>
 struct allowed_unsafe_message_type<soma::detail::record_numbers> : std::true_type {};
 
 } // namespace caf
-

@@ -38,10 +38,10 @@ namespace soma::detail {
 using slice_exit = std::function<void(std::string_view bytes, forward_ptr&&, caf::local_actor*,
                                       const std::function<void()>* decoded)>;
 
-SOMA_HIDDEN_BEGIN
+SOMA_API_HIDDEN_BEGIN
 struct slice_state; // the slice's own: actors/soma/remote/slice.hpp
 struct slice_plan;  // where it runs and what: plan_slice makes one
-SOMA_HIDDEN_END
+SOMA_API_HIDDEN_END
 
 /// What a slice actor holds: its state, defined where slices are run.
 struct slice_holder {

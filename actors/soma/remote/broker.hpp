@@ -21,9 +21,9 @@ namespace soma {
 
 namespace detail {
 
-SOMA_HIDDEN_BEGIN
+SOMA_API_HIDDEN_BEGIN
 class worker_link;
-SOMA_HIDDEN_END
+SOMA_API_HIDDEN_END
 
 /// What a broker holds: the route a forward carries (forward_state.hpp).
 class broker_state final : public route {

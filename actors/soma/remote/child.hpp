@@ -29,6 +29,6 @@ namespace soma::detail {
 [[nodiscard]] std::string exit_text(int status);
 
 /// Whether process `pid` is stopped (SIGSTOP, a debugger).
-[[nodiscard]] SOMA_API bool stopped(pid_t pid);
+[[nodiscard]] SOMA_API_EXPORT bool stopped(pid_t pid);
 
 } // namespace soma::detail

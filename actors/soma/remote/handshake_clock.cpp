@@ -66,9 +66,10 @@ configure_read_fn cafs_own() {
 
 namespace caf::io {
 
-// SOMA_API: exported (soma's libraries hide what they do not), or
+// SOMA_API_EXPORT: exported (soma's libraries hide what they do not), or
 // libcaf_io's own would be found first.
-SOMA_API void abstract_broker::configure_read(connection_handle hdl, receive_policy::config cfg) {
+SOMA_API_EXPORT void abstract_broker::configure_read(connection_handle hdl,
+                                                     receive_policy::config cfg) {
   if (auto own = cafs_own())
     own(this, hdl, cfg); // always there while libcaf_io is loaded
   auto* basp = dynamic_cast<basp_broker*>(this);

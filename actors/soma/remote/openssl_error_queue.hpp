@@ -25,6 +25,6 @@ void clear_openssl_errors_on_threads(caf::actor_system_config& cfg);
 /// program's load order (with CMake, a program that names OpenSSL::SSL
 /// itself beside soma::soma): then CAF's TLS sessions go without the
 /// cleared queue.
-[[nodiscard]] SOMA_API bool openssl_calls_reach_soma();
+[[nodiscard]] SOMA_API_EXPORT bool openssl_calls_reach_soma();
 
 } // namespace soma::detail

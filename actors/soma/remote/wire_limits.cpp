@@ -146,9 +146,9 @@ void authenticated(const instance* self, std::int64_t id) {
 
 namespace caf::io::basp {
 
-// SOMA_API: soma's libraries hide what they do not export, and this
+// SOMA_API_EXPORT: soma's libraries hide what they do not export, and this
 // definition must be exported to be found before libcaf_io's.
-SOMA_API connection_state instance::handle(execution_unit* ctx, new_data_msg& dm,
+SOMA_API_EXPORT connection_state instance::handle(execution_unit* ctx, new_data_msg& dm,
                                            header& hdr, bool is_payload) {
   auto own = cafs_own();
   if (!own)

@@ -60,9 +60,9 @@ private:
 };
 
 namespace detail {
-SOMA_HIDDEN_BEGIN
+SOMA_API_HIDDEN_BEGIN
 class worker_link;
-SOMA_HIDDEN_END
+SOMA_API_HIDDEN_END
 } // namespace detail
 
 /// One connection to a soma-node worker: one session, one catalog.

@@ -19,7 +19,6 @@
 #include "soma/served/protocol.hpp"
 #include "soma/store/answers.hpp"
 
-
 namespace soma::served {
 
 using detail::answers;
@@ -35,11 +34,13 @@ using detail::tails_part;
 /// bytes for the wire. Throws store_error as the question does, and
 /// store_error (`invalid`) for bytes that are no question or an op that is
 /// not a question.
-[[nodiscard]] SOMA_API std::string answer_question(answers& a, store_op op, std::string_view ask);
+[[nodiscard]] SOMA_API_EXPORT std::string answer_question(answers& a, store_op op,
+                                                          std::string_view ask);
 
 /// How far a check on the server is, as an ask.check answer: `done` with
 /// the report, or its entries so far of `total`.
-[[nodiscard]] SOMA_API std::string encode_check_step(const check_report& r, bool done, std::uint64_t total);
+[[nodiscard]] SOMA_API_EXPORT std::string encode_check_step(const check_report& r, bool done,
+                                                            std::uint64_t total);
 
 /// Sends a question's op and Ask bytes, and returns the answer's bytes;
 /// throws store_error when it cannot.
@@ -48,7 +49,7 @@ using question_call = std::function<std::string(store_op op, std::string ask)>;
 /// The answers of a store elsewhere, each question one `call`. `where`
 /// names it in errors (soma://host:port). Answers are checked as a local
 /// reader checks what it reads: values kept in the store arrive sealed.
-class SOMA_API remote_answers final : public answers {
+class SOMA_API_EXPORT remote_answers final : public answers {
 public:
   remote_answers(std::string where, question_call call)
     : where_(std::move(where)), call_(std::move(call)) {}
@@ -116,4 +117,3 @@ private:
 };
 
 } // namespace soma::served
-

@@ -31,6 +31,8 @@
 #include "soma/store/cache.hpp"
 #include "soma/store/check.hpp"
 #include "soma/store/detail/environment.hpp"
+#include "soma/store/detail/readings_at.hpp"
+#include "soma/store/detail/trials_at.hpp"
 #include "soma/store/detail/write_group.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
@@ -39,8 +41,6 @@
 #include "soma/wire/record_write.hpp"
 #include "soma/wire/served_store.hpp"
 #include "soma/wire/trial.hpp"
-#include "soma/store/detail/trials_at.hpp"
-#include "soma/store/detail/readings_at.hpp"
 
 namespace soma::served {
 
@@ -913,4 +913,3 @@ caf::actor spawn_session(caf::actor_system& sys, std::shared_ptr<service> svc, c
 }
 
 } // namespace soma::served
-

@@ -48,7 +48,6 @@ namespace soma {
 
 class machine_sampler;
 
-
 struct claimant_options {
   /// Between two readings of itself.
   std::chrono::microseconds reporting = std::chrono::milliseconds(500);

@@ -11,7 +11,6 @@
 
 #include "soma/export.hpp"
 
-
 namespace soma::serve {
 
 /// Ends the process when an orderly stop takes longer than its bound.
@@ -25,7 +24,7 @@ namespace soma::serve {
 /// behind) and returns the status the process then ends with, through
 /// `_exit`, skipping destructors that could block. Committed LMDB transactions survive that; nothing else
 /// the process held matters once it is gone.
-class SOMA_API stop_deadline {
+class SOMA_API_EXPORT stop_deadline {
 public:
   /// Starts the clock. `cut_short` must not block for long: it runs inside
   /// the bound's margin.
@@ -48,4 +47,3 @@ private:
 };
 
 } // namespace soma::serve
-

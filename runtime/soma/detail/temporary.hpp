@@ -10,14 +10,12 @@
 
 #include "soma/export.hpp"
 
-
 namespace soma::detail {
 
 /// Makes a new directory, readable by this user only, named
 /// `<name>-XXXXXX` in the directory for temporary files, and returns its
 /// path. Throws std::runtime_error naming that directory (and $TMPDIR) and
 /// why, when it cannot.
-[[nodiscard]] SOMA_API std::string make_temporary_directory(std::string_view name);
+[[nodiscard]] SOMA_API_EXPORT std::string make_temporary_directory(std::string_view name);
 
 } // namespace soma::detail
-

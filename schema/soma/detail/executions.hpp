@@ -10,14 +10,14 @@
 #include "soma/record.hpp"
 #include "soma/schema/soma.capnp.h"
 
-
 namespace soma::detail {
 
 /// Writes `xs` into `out`, which has xs.size() elements.
-SOMA_API void put_executions(capnp::List<schema::Execution>::Builder out, const std::vector<execution>& xs);
+SOMA_API_EXPORT void put_executions(capnp::List<schema::Execution>::Builder out,
+                                    const std::vector<execution>& xs);
 
 /// What put_executions wrote.
-[[nodiscard]] SOMA_API std::vector<execution> get_executions(capnp::List<schema::Execution>::Reader in);
+[[nodiscard]] SOMA_API_EXPORT std::vector<execution>
+get_executions(capnp::List<schema::Execution>::Reader in);
 
 } // namespace soma::detail
-

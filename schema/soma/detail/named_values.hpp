@@ -8,14 +8,12 @@
 #include "soma/schema/soma.capnp.h"
 #include "soma/values.hpp"
 
-
 namespace soma::detail {
 
 /// Writes `xs` into `out`, which has xs.size() elements.
-SOMA_API void put_values(capnp::List<schema::Named>::Builder out, const values& xs);
+SOMA_API_EXPORT void put_values(capnp::List<schema::Named>::Builder out, const values& xs);
 
 /// What put_values wrote. Throws undecodable for a kind this soma does not know.
-[[nodiscard]] SOMA_API values get_values(capnp::List<schema::Named>::Reader in);
+[[nodiscard]] SOMA_API_EXPORT values get_values(capnp::List<schema::Named>::Reader in);
 
 } // namespace soma::detail
-

@@ -18,10 +18,9 @@
 
 #include "soma/export.hpp"
 
-
 namespace soma::detail {
 
-class SOMA_API run_words {
+class SOMA_API_EXPORT run_words {
 public:
   /// Words a run's dictionary holds at most, and the longest word in bytes:
   /// a text past either is written out in full, as format 3 writes it. So
@@ -61,4 +60,3 @@ private:
 };
 
 } // namespace soma::detail
-

@@ -6,11 +6,14 @@
 
 #include <stdexcept>
 
+#include "soma/export.hpp"
+
 namespace soma::detail {
 
 /// what() says why, in Cap'n Proto's words or ours; callers add whose bytes
-/// they were.
-class undecodable : public std::runtime_error {
+/// they were. Exported: thrown in one of soma's libraries and caught by
+/// type in another.
+class SOMA_API_EXPORT undecodable : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };

@@ -9,7 +9,6 @@
 
 #include "soma/export.hpp"
 
-
 namespace soma::detail {
 
 /// The length of the well-formed UTF-8 sequence at the start of `s` (RFC
@@ -19,7 +18,6 @@ namespace soma::detail {
 
 /// Where the first byte of `s` that is not part of well-formed UTF-8 is;
 /// s.size() when all of it is.
-[[nodiscard]] SOMA_API std::size_t first_not_utf8(std::string_view s);
+[[nodiscard]] SOMA_API_EXPORT std::size_t first_not_utf8(std::string_view s);
 
 } // namespace soma::detail
-

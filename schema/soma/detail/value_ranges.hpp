@@ -10,14 +10,14 @@
 #include "soma/record.hpp"
 #include "soma/schema/soma.capnp.h"
 
-
 namespace soma::detail {
 
 /// Writes `xs` into `out`, which has xs.size() elements.
-SOMA_API void put_ranges(capnp::List<schema::ValueRange>::Builder out, const std::vector<value_range>& xs);
+SOMA_API_EXPORT void put_ranges(capnp::List<schema::ValueRange>::Builder out,
+                                const std::vector<value_range>& xs);
 
 /// What put_ranges wrote.
-[[nodiscard]] SOMA_API std::vector<value_range> get_ranges(capnp::List<schema::ValueRange>::Reader in);
+[[nodiscard]] SOMA_API_EXPORT std::vector<value_range>
+get_ranges(capnp::List<schema::ValueRange>::Reader in);
 
 } // namespace soma::detail
-

@@ -10,13 +10,11 @@
 #include "soma/export.hpp"
 #include "soma/reading.hpp"
 
-
 namespace soma::wire {
 
-[[nodiscard]] SOMA_API std::string encode_reading(const reading& r);
+[[nodiscard]] SOMA_API_EXPORT std::string encode_reading(const reading& r);
 
 /// Throws detail::undecodable when the bytes are not a Reading.
-[[nodiscard]] SOMA_API reading decode_reading(std::string_view bytes);
+[[nodiscard]] SOMA_API_EXPORT reading decode_reading(std::string_view bytes);
 
 } // namespace soma::wire
-

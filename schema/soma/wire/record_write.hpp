@@ -19,7 +19,6 @@
 #include "soma/outcome.hpp"
 #include "soma/values.hpp"
 
-
 namespace soma::detail {
 
 /// One forward as the recorder holds it until it is written.
@@ -70,15 +69,14 @@ struct record_write {
   bool closing = false; ///< the recorder's last batch: its run is marked ended once written
 };
 
-[[nodiscard]] SOMA_API std::string encode_record_write(const record_write& w);
+[[nodiscard]] SOMA_API_EXPORT std::string encode_record_write(const record_write& w);
 
 /// Throws undecodable when the bytes are not a RecordWrite.
-[[nodiscard]] SOMA_API record_write decode_record_write(std::string_view bytes);
+[[nodiscard]] SOMA_API_EXPORT record_write decode_record_write(std::string_view bytes);
 
-[[nodiscard]] SOMA_API std::string encode_record_numbers(const record_numbers& n);
+[[nodiscard]] SOMA_API_EXPORT std::string encode_record_numbers(const record_numbers& n);
 
 /// Throws undecodable when the bytes are not RecordNumbers.
-[[nodiscard]] SOMA_API record_numbers decode_record_numbers(std::string_view bytes);
+[[nodiscard]] SOMA_API_EXPORT record_numbers decode_record_numbers(std::string_view bytes);
 
 } // namespace soma::detail
-

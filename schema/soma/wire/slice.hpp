@@ -13,7 +13,6 @@
 #include "soma/export.hpp"
 #include "soma/fact.hpp"
 
-
 namespace soma::wire {
 
 /// One node of a slice, as the client sends it.
@@ -26,11 +25,11 @@ struct slice_node {
 };
 
 /// The slice's header: its nodes. Encoded once per slice, sent with every trip.
-[[nodiscard]] SOMA_API std::string encode_slice(const std::vector<slice_node>& nodes);
+[[nodiscard]] SOMA_API_EXPORT std::string encode_slice(const std::vector<slice_node>& nodes);
 
 /// Throws detail::undecodable when the bytes are not a Slice (or one with
 /// no nodes).
-[[nodiscard]] SOMA_API std::vector<slice_node> decode_slice(std::string_view bytes);
+[[nodiscard]] SOMA_API_EXPORT std::vector<slice_node> decode_slice(std::string_view bytes);
 
 /// Why a slice did not give a value (schema/remote.capnp Refusal).
 enum class refusal { none, node_failed, unknown_node, needs_code, conflict, bad_slice };
@@ -49,10 +48,9 @@ struct slice_answer {
   std::int64_t held_us = 0;
 };
 
-[[nodiscard]] SOMA_API std::string encode_slice_answer(const slice_answer& a);
+[[nodiscard]] SOMA_API_EXPORT std::string encode_slice_answer(const slice_answer& a);
 
 /// Throws detail::undecodable when the bytes are not a SliceResult.
-[[nodiscard]] SOMA_API slice_answer decode_slice_answer(std::string_view bytes);
+[[nodiscard]] SOMA_API_EXPORT slice_answer decode_slice_answer(std::string_view bytes);
 
 } // namespace soma::wire
-

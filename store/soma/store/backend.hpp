@@ -26,7 +26,6 @@
 #include "soma/trials/rows.hpp"
 #include "soma/wire/record_write.hpp"
 
-
 namespace soma::detail {
 
 class environment;
@@ -34,7 +33,7 @@ class group_part;
 struct cache_identity;
 
 /// Where one recorder's forwards are written.
-class SOMA_API record_sink {
+class SOMA_API_EXPORT record_sink {
 public:
   virtual ~record_sink() = default;
 
@@ -136,4 +135,3 @@ public:
 };
 
 } // namespace soma::detail
-

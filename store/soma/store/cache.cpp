@@ -10,11 +10,11 @@
 #include "soma/detail/seal.hpp"
 #include "soma/detail/undecodable.hpp"
 #include "soma/store/backend.hpp"
+#include "soma/store/detail/cache_at.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/local_answers.hpp"
 #include "soma/wire/cache_entry.hpp"
-#include "soma/store/detail/cache_at.hpp"
 
 namespace soma {
 
@@ -90,7 +90,6 @@ std::string node_prefix(std::string_view node) {
 std::string age_key(std::uint64_t kept_ns, std::string_view key) {
   return be64(kept_ns) + std::string{key};
 }
-
 
 // Every age-index key, oldest first, with its entry's size.
 std::vector<std::pair<std::string, std::uint64_t>> ages_of(const detail::environment& env,

@@ -10,17 +10,17 @@
 
 #include "soma/detail/seal.hpp"
 #include "soma/store/cache.hpp"
+#include "soma/store/detail/cache_at.hpp"
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/numbering.hpp"
+#include "soma/store/detail/readings_at.hpp"
 #include "soma/store/detail/record.hpp"
 #include "soma/store/detail/run_summaries.hpp"
+#include "soma/store/detail/trials_at.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/trials.hpp"
-#include "soma/store/detail/trials_at.hpp"
-#include "soma/store/detail/readings_at.hpp"
-#include "soma/store/detail/cache_at.hpp"
 
 namespace soma {
 

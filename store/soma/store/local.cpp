@@ -10,15 +10,15 @@
 #include <span>
 
 #include "soma/store/cache.hpp"
+#include "soma/store/detail/cache_at.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/local_answers.hpp"
+#include "soma/store/detail/readings_at.hpp"
+#include "soma/store/detail/trials_at.hpp"
 #include "soma/store/detail/write_group.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/record_log.hpp"
 #include "soma/store/run_status.hpp"
-#include "soma/store/detail/trials_at.hpp"
-#include "soma/store/detail/readings_at.hpp"
-#include "soma/store/detail/cache_at.hpp"
 
 namespace soma::detail {
 

@@ -13,10 +13,10 @@
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/local_answers.hpp"
+#include "soma/store/detail/readings_at.hpp"
 #include "soma/store/detail/write_group.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/wire/reading.hpp"
-#include "soma/store/detail/readings_at.hpp"
 
 namespace soma {
 

@@ -21,9 +21,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
-#include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,8 +30,6 @@
 #include "soma/store/store.hpp"
 
 SOMA_API_BEGIN
-
-struct MDB_txn;
 
 namespace soma {
 

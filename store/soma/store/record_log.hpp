@@ -21,7 +21,6 @@
 #include "soma/store/detail/record.hpp"
 #include "soma/store/store.hpp"
 
-
 namespace soma::detail {
 
 /// One forward to write.
@@ -62,7 +61,7 @@ struct staged_log {
 };
 
 /// One writer's log of one run. Not thread-safe: one writer owns it.
-class SOMA_API record_log {
+class SOMA_API_EXPORT record_log {
 public:
   record_log(std::shared_ptr<environment> env, log_options options);
 
@@ -123,9 +122,9 @@ private:
 
 /// The record that `facts` make, numbered n: state, took_us and when_us as
 /// given, nodes counted, the summarised facts' fields flattened.
-[[nodiscard]] SOMA_API record make_record(const std::vector<fact>& facts, std::uint64_t n, outcome state,
-                                 std::int64_t took_us, std::int64_t when_us,
-                                 const std::vector<std::string>& summarising);
+[[nodiscard]] SOMA_API_EXPORT record make_record(const std::vector<fact>& facts, std::uint64_t n,
+                                                 outcome state, std::int64_t took_us,
+                                                 std::int64_t when_us,
+                                                 const std::vector<std::string>& summarising);
 
 } // namespace soma::detail
-

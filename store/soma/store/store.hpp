@@ -31,10 +31,10 @@ SOMA_API_BEGIN
 namespace soma {
 
 namespace detail {
-SOMA_HIDDEN_BEGIN
+SOMA_API_HIDDEN_BEGIN
 class backend;
 class environment;
-SOMA_HIDDEN_END
+SOMA_API_HIDDEN_END
 } // namespace detail
 
 /// How to open a store.
@@ -57,8 +57,8 @@ struct store_options {
   /// durable. For writers whose every write is soon replaced, such as a
   /// worker's readings. Applies when this process first opens the directory.
   bool expendable = false;
-  /// Machine readings written through this handle in a group
-  /// (detail::put_readings_at, what a served store's server does) are
+  /// Machine readings written through this handle in a group (what a
+  /// served store's server does with its clients' readings) are
   /// committed with one disk sync, as `expendable` does for every write;
   /// every other write through it stays durable (two syncs: the commit,
   /// then the meta page). A machine crash may lose the last readings, which

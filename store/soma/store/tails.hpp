@@ -7,7 +7,6 @@
 /// on its forwards' times), then `last` records and, when asked, their fact
 /// blobs.
 
-
 #include <cstdint>
 #include <optional>
 #include <string>

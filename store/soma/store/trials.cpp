@@ -16,14 +16,14 @@
 #include "soma/store/detail/cursor.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/local_answers.hpp"
+#include "soma/store/detail/readings_at.hpp"
 #include "soma/store/detail/trial_runs.hpp"
+#include "soma/store/detail/trials_at.hpp"
 #include "soma/store/detail/utc.hpp"
 #include "soma/store/detail/write_group.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/wire/trial.hpp"
-#include "soma/store/detail/trials_at.hpp"
-#include "soma/store/detail/readings_at.hpp"
 
 namespace soma {
 

@@ -1,7 +1,5 @@
 #pragma once
 
-#include "soma/export.hpp"
-
 /// @file
 /// Reading a damaged store must not kill the reader. LMDB follows page
 /// numbers and offsets it finds in the file; in a damaged file they can
@@ -17,6 +15,8 @@
 /// store holds a fault_guard (docs/architecture.md, "What linking soma
 /// changes in your process").
 
+#include "soma/export.hpp"
+
 namespace soma::detail {
 
 /// While one lives, soma's SIGBUS/SIGSEGV handler is in place. Making one
@@ -24,7 +24,7 @@ namespace soma::detail {
 /// installed since then keeps getting the faults that are not soma's); when
 /// the last one goes, the handler it replaced is put back, unless the
 /// program installed another since. Any thread may make or drop one.
-class SOMA_API fault_guard {
+class SOMA_API_EXPORT fault_guard {
 public:
   fault_guard() noexcept;
   ~fault_guard();
@@ -37,7 +37,7 @@ public:
 /// fault_guard lives. `fn` must be plain code (LMDB calls, hashing): nothing
 /// with a destructor may live in it, since a fault leaves it without
 /// unwinding.
-[[nodiscard]] SOMA_API bool guarded(void (*fn)(void*), void* arg) noexcept;
+[[nodiscard]] SOMA_API_EXPORT bool guarded(void (*fn)(void*), void* arg) noexcept;
 
 /// guarded() for a lambda that captures by reference.
 template <class F>
