@@ -50,6 +50,9 @@ endfunction()
 # under the folder, such as soma/graph.hpp) are installed: detail/, wire/ and
 # the other internals stay in the source tree, and tests/install checks that
 # they are absent and that no installed header includes one.
+# Symbols are hidden by default: what the installed headers declare between
+# SOMA_API_BEGIN and SOMA_API_END, and what private headers mark
+# SOMA_API_EXPORT, is exported (schema/soma/export.hpp).
 function(soma_library name)
   cmake_parse_arguments(arg "" "" "SOURCES;LINKS;PUBLIC_HEADERS" ${ARGN})
   set(target soma_${name})

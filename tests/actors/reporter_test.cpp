@@ -10,9 +10,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <set>
-#include <thread>
 
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
@@ -63,19 +63,50 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_FIXTURE_TEST_SUITE(reporter, system_fixture)
 
+namespace {
+
+/// What a reporter's callbacks say, from its thread: the lines it logged and
+/// the readings it wrote, waited for with the tests' deadline.
+class said_by_reporter {
+public:
+  void log(const std::string& line) {
+    std::lock_guard hold{lock_};
+    lines_.push_back(line);
+    changed_.notify_all();
+  }
+  void wrote(bool w) {
+    std::lock_guard hold{lock_};
+    written_ += w ? 1 : 0;
+    changed_.notify_all();
+  }
+  /// Whether `lines` lines were logged within the deadline.
+  bool logged(std::size_t lines) {
+    std::unique_lock hold{lock_};
+    return changed_.wait_for(hold, deadline, [&] { return lines_.size() >= lines; });
+  }
+  /// Whether `readings` readings were written within the deadline.
+  bool written(int readings) {
+    std::unique_lock hold{lock_};
+    return changed_.wait_for(hold, deadline, [&] { return written_ >= readings; });
+  }
+  std::vector<std::string> lines() {
+    std::lock_guard hold{lock_};
+    return lines_;
+  }
+
+private:
+  std::mutex lock_;
+  std::condition_variable changed_;
+  std::vector<std::string> lines_;
+  int written_ = 0;
+};
+
+} // namespace
+
 BOOST_AUTO_TEST_CASE(a_store_not_reached_yet_is_tried_on_the_backoff_and_reported_once_reached) {
   scratch dir;
-  std::mutex lock;
-  std::vector<std::string> lines;
-  std::atomic<int> tries{0}, dropped{0}, written{0};
-  auto log = [&](const std::string& line) {
-    std::lock_guard hold{lock};
-    lines.push_back(line);
-  };
-  auto said = [&] {
-    std::lock_guard hold{lock};
-    return lines;
-  };
+  said_by_reporter said;
+  std::atomic<int> tries{0}, dropped{0};
   // Reached at the fifth try.
   auto open = [&, path = dir / "kept"]() -> soma::store {
     if (++tries < 5)
@@ -88,16 +119,14 @@ BOOST_AUTO_TEST_CASE(a_store_not_reached_yet_is_tried_on_the_backoff_and_reporte
     sys, soma::reporting_to{.open = open, .name = "soma://test:1"}, sampler,
     soma::reporter_options{.every = std::chrono::microseconds(20000),
                            .counts = [] { return soma::reported{}; },
-                           .log = log,
-                           .wrote = [&](bool w) { written += w; },
+                           .log = [&](const std::string& line) { said.log(line); },
+                           .wrote = [&](bool w) { said.wrote(w); },
                            .dropped = [&] { ++dropped; },
                            .retry = {.first = milliseconds(20), .cap = milliseconds(80)}});
-  auto until = std::chrono::steady_clock::now() + deadline;
-  while (written < 2 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(milliseconds(10));
+  bool wrote_two = said.written(2);
   caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
-  BOOST_REQUIRE(written >= 2);
-  auto text = said();
+  BOOST_REQUIRE(wrote_two);
+  auto text = said.lines();
   // One line per failed try, naming the store, why and the next wait.
   BOOST_REQUIRE_EQUAL(text.size(), 5u);
   for (int i = 0; i < 4; ++i) {
@@ -115,7 +144,7 @@ BOOST_AUTO_TEST_CASE(a_store_not_reached_yet_is_tried_on_the_backoff_and_reporte
 }
 
 BOOST_AUTO_TEST_CASE(a_reporter_waiting_to_try_again_stops_at_once) {
-  std::atomic<int> failed{0};
+  said_by_reporter said;
   auto r = soma::spawn_reporter(
     sys,
     soma::reporting_to{.open = []() -> soma::store {
@@ -125,13 +154,11 @@ BOOST_AUTO_TEST_CASE(a_reporter_waiting_to_try_again_stops_at_once) {
     std::make_shared<soma::machine_sampler>(),
     soma::reporter_options{.every = std::chrono::microseconds(10000000),
                            .counts = [] { return soma::reported{}; },
-                           .log = [&](const std::string&) { ++failed; },
+                           .log = [&](const std::string& line) { said.log(line); },
                            .retry = {.first = milliseconds(60000), .cap = milliseconds(60000)}});
   // Its first try failed: it waits 30 to 60 s for the next.
-  auto until = std::chrono::steady_clock::now() + deadline;
-  while (failed == 0 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(milliseconds(10));
-  BOOST_REQUIRE(failed == 1);
+  BOOST_REQUIRE(said.logged(1));
+  BOOST_REQUIRE_EQUAL(said.lines().size(), 1u);
   caf::scoped_actor self{sys};
   self->monitor(r);
   auto began = std::chrono::steady_clock::now();
