@@ -158,8 +158,7 @@ void claims::stop(int signal) {
   stop_.request();
   std::lock_guard hold{lock_};
   if (claiming_ && signal != SIGUSR1
-      && claiming_->stop_and_let_go(std::string{"its soma-node stopped ("}
-                                    + (signal == SIGTERM ? "SIGTERM" : "SIGINT")
+      && claiming_->stop_and_let_go("its soma-node stopped (" + stop_reason(signal, 0)
                                     + ") while it ran"))
     say("let go of the trial in hand: the next claim takes it");
 }

@@ -13,6 +13,7 @@
 
 #include "claims.hpp"
 #include "code_directory.hpp"
+#include "lifeline.hpp"
 #include "log.hpp"
 #include "metrics.hpp"
 #include "reporting.hpp"
@@ -195,6 +196,8 @@ int run(const options& opt) {
   // Taken by a wait in serve_until_stopped(): every thread CAF starts
   // inherits the mask.
   stop_signals signals;
+  if (!watch_lifeline())
+    return exit_usage;
   if (!check_bounds(opt))
     return exit_usage;
   system_config cfg;

@@ -1,10 +1,10 @@
 #pragma once
 
 /// @file
-/// The signals that stop soma-node: SIGTERM and SIGINT from outside, and
-/// SIGUSR1 from its own claims once they end (--claim). They are blocked in
-/// every thread and taken by one wait, so that no handler runs on a thread
-/// CAF started.
+/// The signals that stop soma-node: SIGTERM and SIGINT from outside,
+/// SIGUSR1 from its own claims once they end (--claim), and SIGUSR2 from its
+/// lifeline once it closes (lifeline.hpp). They are blocked in every thread
+/// and taken by one wait, so that no handler runs on a thread CAF started.
 
 #include <csignal>
 #include <string>
@@ -29,9 +29,14 @@ private:
 /// SIGUSR1 to this process). Safe from any thread.
 void claims_ended();
 
-/// Why the worker stops, as its log says it: "SIGTERM", "SIGINT", or, for
-/// the claims' own signal, "no trial to claim" when they ended well
-/// (`claim_status` 0) and "the claims ended" when they did not.
+/// Tells the thread in stop_signals::wait() that the lifeline closed (a
+/// SIGUSR2 to this process). Safe from any thread.
+void lifeline_closed();
+
+/// Why the worker stops, as its log says it: "SIGTERM", "SIGINT", "the
+/// program that spawned it is gone" for its lifeline, or, for the claims'
+/// own signal, "no trial to claim" when they ended well (`claim_status` 0)
+/// and "the claims ended" when they did not.
 [[nodiscard]] std::string stop_reason(int signal, int claim_status);
 
 } // namespace soma::node_cli

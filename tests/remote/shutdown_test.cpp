@@ -1,7 +1,8 @@
 // Bounded shutdown: a soma-node exits within its bound of SIGTERM whatever
 // it is doing (idle clients, a forward in flight), says what it cut short,
-// and its exit status says whether the stop was clean; a client whose
-// worker is stopped exits without hanging.
+// and its exit status says whether the stop was clean; a spawned worker
+// stops within the same bound when the program that spawned it is killed;
+// a client whose worker is stopped exits without hanging.
 
 #include <boost/test/unit_test.hpp>
 
@@ -132,6 +133,46 @@ BOOST_AUTO_TEST_CASE(a_worker_with_idle_clients_a_writer_and_a_reporter_stops_cl
   writer.reset(); // its server is gone: it says so on stderr, never hangs
   std::filesystem::remove_all(served);
   std::filesystem::remove_all(dir);
+  std::filesystem::remove(log);
+}
+
+BOOST_AUTO_TEST_CASE(a_spawned_worker_stops_within_the_bound_when_the_program_that_spawned_it_is_killed) {
+  auto base = std::filesystem::temp_directory_path() / ("soma-lifeline-" + std::to_string(getpid()));
+  auto out = base.string() + ".out", log = base.string() + ".log";
+  // The worker's parent is killed: it is then this process's child, to be
+  // reaped here.
+  BOOST_REQUIRE(prctl(PR_SET_CHILD_SUBREAPER, 1) == 0);
+  struct orphan {
+    pid_t pid = -1;
+    ~orphan() {
+      if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, nullptr, 0);
+      }
+      prctl(PR_SET_CHILD_SUBREAPER, 0);
+    }
+  } worker;
+  logged_process parent{{"sh", "-c", "exec '" SOMA_SPAWNING_PARENT "' '" + node_program + "' '" + test_nodes
+                                       + "' 2>'" + log + "'"},
+                        out};
+  auto printed = wait_for_line(out, "\n");
+  BOOST_REQUIRE_MESSAGE(!printed.empty(), "the parent printed no worker: " + read_all(log));
+  worker.pid = std::stoi(printed);
+  BOOST_REQUIRE(kill(parent.pid, SIGKILL) == 0);
+  BOOST_REQUIRE(waitpid(parent.pid, nullptr, 0) == parent.pid);
+  parent.pid = -1;
+  auto began = clock_type::now();
+  int status = reaped_within(worker.pid, milliseconds(10000));
+  auto ms = std::chrono::duration_cast<milliseconds>(clock_type::now() - began).count();
+  BOOST_REQUIRE_MESSAGE(status != -1, "the worker still runs 10 s after its parent was killed: " + read_all(log));
+  worker.pid = -1;
+  BOOST_TEST(ms <= stop_bound.count(), "exited " << ms << " ms after its parent was killed");
+  auto text = read_all(log);
+  BOOST_TEST(WIFEXITED(status));
+  BOOST_TEST(WEXITSTATUS(status) == 0, text);
+  BOOST_TEST(text.find("stopping (the program that spawned it is gone)") != std::string::npos, text);
+  BOOST_TEST(text.find("stopped") != std::string::npos, text);
+  std::filesystem::remove(out);
   std::filesystem::remove(log);
 }
 

@@ -38,7 +38,7 @@ grep -q -- "--connection-timeout takes seconds, at least 0.2" "$tmp/err" || fail
 "$node" --metrics nonsense 2>"$tmp/err"; [ $? -eq 2 ] || fail "a bad --metrics exits 2"
 grep -q -- "--metrics: 'nonsense' is not HOST:PORT" "$tmp/err" || fail "a bad --metrics is named: $(cat "$tmp/err")"
 
-"$node" --nodes "$lib" >"$tmp/out" 2>"$tmp/err" &
+"$node" --nodes "$lib" </dev/null >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 wait_line "$tmp/out" . || fail "no first line within 5 s"
 port=$(head -1 "$tmp/out")
@@ -53,6 +53,11 @@ grep -q "stopped$" "$tmp/err" || fail "it says it stopped: $(cat "$tmp/err")"
 # Every log line says when, in UTC, to the millisecond, then who.
 grep -vqE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z soma-node\[[0-9]+\]: ' "$tmp/err" \
   && fail "a log line without its time: $(grep -vE '^[0-9]{4}-' "$tmp/err" | head -1)"
+# Its lifeline is worker::spawn's to give: a variable naming no descriptor
+# is refused, and a soma-node started by hand (above: stdin at end of file,
+# no lifeline) stopped only on SIGTERM.
+SOMA_NODE_LIFELINE=x "$node" --nodes "$lib" >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] || fail "a bad \$SOMA_NODE_LIFELINE exits 2"
+grep -q "SOMA_NODE_LIFELINE is 'x', not an open descriptor" "$tmp/err" || fail "a bad lifeline is named: $(cat "$tmp/err")"
 # The same library twice is served once; a store where none is is made and said so.
 "$node" --nodes "$lib" --nodes "$lib" --serve-store "$tmp/new-store" >"$tmp/out" 2>"$tmp/err" &
 pid=$!

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <string_view>
 
 #include "soma/remote/address.hpp"
 #include "soma/remote/worker.hpp"
@@ -43,28 +44,61 @@ bool stopped(pid_t pid) {
 }
 
 
-std::pair<pid_t, int> start_child(const std::vector<std::string>& command) {
+namespace {
+
+// This process's environment, with the child's lifeline said to be its
+// stdin (and any lifeline this process was given left out).
+std::vector<std::string> child_environment() {
+  const std::string_view name{lifeline_variable};
+  std::vector<std::string> out;
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry{*e};
+    if (!(entry.starts_with(name) && entry.size() > name.size() && entry[name.size()] == '='))
+      out.emplace_back(entry);
+  }
+  out.emplace_back(name);
+  out.back().append("=0");
+  return out;
+}
+
+} // namespace
+
+started_child start_child(const std::vector<std::string>& command) {
   if (command.empty())
     throw worker_error("worker::spawn needs a command, e.g. {\"soma-node\"}");
-  int out[2];
+  int out[2], in[2];
   if (pipe2(out, O_CLOEXEC) != 0)
     throw worker_error(std::string{"cannot make a pipe for the worker: "} + std::strerror(errno));
+  if (pipe2(in, O_CLOEXEC) != 0) {
+    auto why = std::string{"cannot make a pipe for the worker: "} + std::strerror(errno);
+    close(out[0]);
+    close(out[1]);
+    throw worker_error(why);
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
   std::vector<char*> argv;
   for (auto& a : command)
     argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  auto environment = child_environment();
+  std::vector<char*> envp;
+  for (auto& e : environment)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(out[1]);
+  close(in[0]);
   if (rc != 0) {
     close(out[0]);
+    close(in[1]);
     throw worker_error("cannot start '" + command[0] + "': " + std::strerror(rc));
   }
-  return {pid, out[0]};
+  return {pid, out[0], in[1]};
 }
 
 std::uint16_t first_line_port(pid_t pid, int fd, const std::string& program,

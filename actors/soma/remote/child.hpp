@@ -9,16 +9,30 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "soma/export.hpp"
 
 namespace soma::detail {
 
+/// The name of the variable that tells soma-node which of its descriptors
+/// is its lifeline: it stops when that reads end of file.
+inline constexpr const char* lifeline_variable = "SOMA_NODE_LIFELINE";
+
+/// A child start_child started.
+struct started_child {
+  pid_t pid = -1;
+  int stdout_fd = -1; ///< the read end of its stdout
+  /// The write end of its stdin, which this process keeps open and never
+  /// writes: when it closes (this process let it go, or ended however it
+  /// ended), the child reads end of file and stops (soma-node, told by
+  /// $SOMA_NODE_LIFELINE).
+  int lifeline = -1;
+};
+
 /// Starts `command` (a name without a slash is looked up in PATH) with its
-/// stdout on a pipe; returns (pid, read end). Throws worker_error.
-[[nodiscard]] std::pair<pid_t, int> start_child(const std::vector<std::string>& command);
+/// stdout on a pipe and its stdin on its lifeline. Throws worker_error.
+[[nodiscard]] started_child start_child(const std::vector<std::string>& command);
 
 /// Reads the port a worker prints as its first line on `fd`, within
 /// `within`. Throws worker_error (and stops the child) when it prints none.

@@ -16,17 +16,19 @@ worker worker::spawn(caf::actor_system& sys, std::vector<std::string> command, s
   for (std::size_t i = 0; i + 1 < command.size(); ++i)
     if (command[i] == "--listen")
       host = parse_address(command[i + 1], "--listen").host;
-  auto [pid, fd] = detail::start_child(command);
+  auto child = detail::start_child(command);
   std::uint16_t port = 0;
   try {
-    port = detail::first_line_port(pid, fd, command[0], within);
+    port = detail::first_line_port(child.pid, child.stdout_fd, command[0], within);
   } catch (...) {
-    close(fd);
+    close(child.stdout_fd);
+    close(child.lifeline);
     throw;
   }
-  close(fd);
+  close(child.stdout_fd);
   auto link = std::make_shared<detail::worker_link>(sys, soma::address{host, port}, how,
-                                                    std::move(tls), within, pid);
+                                                    std::move(tls), within, child.pid,
+                                                    child.lifeline);
   link->open(); // on failure the link's destructor stops the child
   return worker{std::move(link)};
 }

@@ -88,9 +88,10 @@ caf::behavior guard(caf::event_based_actor* self, std::weak_ptr<worker_link> lin
 } // namespace
 
 worker_link::worker_link(caf::actor_system& sys, soma::address where, soma::mode how,
-                         std::optional<soma::tls> tls, milliseconds within, pid_t child)
+                         std::optional<soma::tls> tls, milliseconds within, pid_t child,
+                         int lifeline)
   : sys_(sys), where_(std::move(where)), how_(how), tls_(std::move(tls)), within_(within),
-    child_(child) {}
+    child_(child), lifeline_(lifeline) {}
 
 worker_link::~worker_link() {
   if (guard_)
@@ -98,14 +99,19 @@ worker_link::~worker_link() {
   if (child_ > 0 && !child_status_) {
     kill(child_, SIGTERM);
     int status = 0;
-    for (int i = 0; i < 200; ++i) {
-      if (waitpid(child_, &status, WNOHANG) == child_)
-        return;
-      std::this_thread::sleep_for(10ms);
+    bool exited = false;
+    for (int i = 0; i < 200 && !exited; ++i) {
+      exited = waitpid(child_, &status, WNOHANG) == child_;
+      if (!exited)
+        std::this_thread::sleep_for(10ms);
     }
-    kill(child_, SIGKILL);
-    waitpid(child_, &status, 0);
+    if (!exited) {
+      kill(child_, SIGKILL);
+      waitpid(child_, &status, 0);
+    }
   }
+  if (lifeline_ >= 0)
+    close(lifeline_);
 }
 
 std::string worker_said(caf::actor_system& sys, const caf::error& e) {

@@ -26,8 +26,12 @@ namespace soma::detail {
 
 class worker_link : public std::enable_shared_from_this<worker_link> {
 public:
+  /// A link to the worker at `where`: one this process spawned as `child`
+  /// (with its `lifeline`, which the link closes when it goes), or, with
+  /// `child` 0, one it connects to.
   worker_link(caf::actor_system& sys, soma::address where, soma::mode how,
-              std::optional<soma::tls> tls, std::chrono::milliseconds within, pid_t child);
+              std::optional<soma::tls> tls, std::chrono::milliseconds within, pid_t child,
+              int lifeline = -1);
   ~worker_link();
 
   worker_link(const worker_link&) = delete;
@@ -82,6 +86,7 @@ private:
   std::optional<soma::tls> tls_;
   std::chrono::milliseconds within_;
   pid_t child_;
+  int lifeline_;
   std::optional<int> child_status_;
   std::mutex lock_;
   std::mutex connecting_; ///< one reconnect at a time
