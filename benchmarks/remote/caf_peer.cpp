@@ -9,7 +9,12 @@
 //
 // The actor answers a std::uint64_t by making that many bytes its reply
 // (answered with the same number), and any std::string with the reply.
+//
+// It keeps freed buffers of up to 32 MiB for reuse, as soma-node does
+// (apps/soma-node/memory.cpp), so that row l' pays for large strings what
+// a worker pays for row l.
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -43,6 +48,8 @@ caf::behavior answer(caf::stateful_actor<answer_state>* self) {
 } // namespace
 
 int main(int argc, char** argv) {
+  (void)::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  (void)::mallopt(M_TRIM_THRESHOLD, 32 << 20);
   soma::system_config cfg;
   std::vector<std::string> caf_args(argv + 1, argv + argc);
   if (!caf_args.empty()) {

@@ -8,6 +8,7 @@
 
 #include <capnp/any.h>
 #include <capnp/message.h>
+#include <capnp/orphan.h>
 #include <capnp/serialize.h>
 #include <kj/array.h>
 
@@ -388,12 +389,17 @@ void malformed(const std::string& why) {
   throw codec_error("the bytes are malformed: " + why);
 }
 
+namespace {
+
+// "a vector<int64>", "an int64".
 std::string with_article(std::string_view name) {
   bool vowel = !name.empty() && std::string_view{"aeioAEIO"}.find(name[0]) != std::string_view::npos;
   return (vowel ? "an " : "a ") + std::string{name};
 }
 
-std::string encode_value(const std::string& name, write_fn write, const void* x) {
+// The canonical message of a value named `name`, whose Value `write` writes.
+template <class Write>
+std::string encode_with(const std::string& name, Write write) {
   auto cannot = [&](std::string_view what) {
     return codec_error("cannot encode " + with_article(name) + ": " + std::string{what});
   };
@@ -404,7 +410,7 @@ std::string encode_value(const std::string& name, write_fn write, const void* x)
     auto root = msg.initRoot<schema::EncodedValue>();
     root.setType(name);
     try {
-      write(access::writer(root.initValue(), 0), x);
+      write(root.initValue());
     } catch (const codec_error& e) {
       throw codec_error("cannot encode " + with_article(name) + ": " + e.what());
     }
@@ -414,6 +420,32 @@ std::string encode_value(const std::string& name, write_fn write, const void* x)
                         + " bytes are more than decode accepts (soma::codec_limits::max_bytes, "
                         + std::to_string(codec_limits::max_bytes) + ")");
     return out;
+  });
+}
+
+// From this size up, encode_bytes has the builder refer to the bytes where
+// they are instead of copying them into a segment of its own.
+constexpr std::size_t referred_from = 64 * 1024;
+
+} // namespace
+
+std::string encode_value(const std::string& name, write_fn write, const void* x) {
+  return encode_with(name, [&](value_builder v) { write(access::writer(v, 0), x); });
+}
+
+std::string encode_bytes(const std::string& name, std::string_view bytes) {
+  return encode_with(name, [&](value_builder v) {
+    // The bytes are the value's own, alive until this returns. Cap'n Proto
+    // reads a referred blob in place, so it must be word-aligned (a heap
+    // buffer is); canonical() then copies it once, into the encoded bytes.
+    if (bytes.size() < referred_from
+        || reinterpret_cast<std::uintptr_t>(bytes.data()) % alignof(capnp::word) != 0) {
+      access::writer(v, 0).write_data(bytes);
+      return;
+    }
+    check_size(bytes.size(), "bytes");
+    v.adoptData(capnp::Orphanage::getForMessageContaining(v).referenceExternalData(
+      capnp::Data::Reader{reinterpret_cast<const kj::byte*>(bytes.data()), bytes.size()}));
   });
 }
 

@@ -33,6 +33,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "soma/export.hpp"
@@ -222,12 +223,20 @@ using read_fn = void (*)(value_reader, void*);
 /// `read`; every Cap'n Proto error becomes a codec_error here.
 void decode_value(std::string_view bytes, const std::string& name, read_fn read, void* out);
 
+/// encode_value for a value that is one run of bytes (a std::string or a
+/// byte vector, which codec<T> writes with write_data): the same bytes, with
+/// a large run copied once, straight into them.
+[[nodiscard]] std::string encode_bytes(const std::string& name, std::string_view bytes);
+
+/// T is one run of bytes: encode<T> calls encode_bytes.
+template <class T>
+inline constexpr bool one_run_of_bytes = std::is_same_v<T, std::string>
+                                         || std::is_same_v<T, std::vector<std::byte>>
+                                         || std::is_same_v<T, std::vector<std::uint8_t>>;
+
 /// The canonical bytes of one value alone: the order of an unordered map's
 /// keys.
 [[nodiscard]] std::string value_bytes(write_fn write, const void* x);
-
-/// "a vector<int64>", "an int64".
-[[nodiscard]] std::string with_article(std::string_view name);
 
 template <class T>
 void write_erased(value_writer w, const void* x) {
@@ -265,7 +274,11 @@ void read_erased(value_reader r, void* out) {
 template <class T>
 [[nodiscard]] std::string encode(const T& x) {
   static_assert(encodable<T>, SOMA_CODEC_MISSING);
-  return detail::encode_value(codec<T>::name(), &detail::write_erased<T>, &x);
+  if constexpr (detail::one_run_of_bytes<T>)
+    return detail::encode_bytes(codec<T>::name(),
+                                {reinterpret_cast<const char*>(x.data()), x.size()});
+  else
+    return detail::encode_value(codec<T>::name(), &detail::write_erased<T>, &x);
 }
 
 /// Decodes a value from bytes encode wrote, here or in another process.

@@ -42,6 +42,22 @@ std::vector<std::string> keys_in_iteration_order(
   return out;
 }
 
+// What encode made of `x` through codec<T>::write, as for every value:
+// written into a builder, then copied into its canonical form.
+template <class T>
+std::string written(const T& x) {
+  return soma::detail::encode_value(soma::codec<T>::name(), &soma::detail::write_erased<T>, &x);
+}
+
+bool canonical(const std::string& bytes) {
+  auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
+  std::memcpy(words.begin(), bytes.data(), bytes.size());
+  capnp::ReaderOptions unlimited;
+  unlimited.traversalLimitInWords = words.size() * 2;
+  capnp::FlatArrayMessageReader reader{words, unlimited};
+  return reader.isCanonical();
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(determinism)
@@ -106,6 +122,32 @@ BOOST_AUTO_TEST_CASE(another_process_encodes_every_sample_to_the_same_bytes) {
       BOOST_TEST(there[i].second == here[i].second, here[i].first << " (" << order << ")");
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_string_or_byte_vector_encodes_to_the_bytes_its_codec_writes_at_every_size) {
+  // From 64 KiB up, encode has the builder refer to a string's or byte
+  // vector's bytes where they are (copied once); below, as every other
+  // value, they are written into the builder first (copied twice).
+  for (std::size_t n : {0ul, 5ul, 65535ul, 65536ul, 65537ul, 1ul << 20, (1ul << 20) + 3}) {
+    std::string s(n, '\0');
+    for (std::size_t i = 0; i < n; ++i)
+      s[i] = static_cast<char>(i * 31 % 251);
+    std::vector<std::byte> b(n);
+    std::memcpy(b.data(), s.data(), n);
+    std::vector<std::uint8_t> u(s.begin(), s.end());
+    auto bytes = soma::encode(s);
+    BOOST_TEST(bytes == written(s), n << " bytes");
+    BOOST_TEST(canonical(bytes), n << " bytes");
+    BOOST_TEST(soma::decode<std::string>(bytes) == s, n << " bytes");
+    BOOST_TEST(soma::encode(b) == written(b), n << " bytes");
+    BOOST_TEST(soma::encode(u) == written(u), n << " bytes");
+    BOOST_TEST(soma::encode(u) == soma::encode(b), n << " bytes");
+    BOOST_TEST((soma::decode<std::vector<std::byte>>(soma::encode(b)) == b), n << " bytes");
+  }
+  // Bytes at an address not 8-byte aligned are written, not referred to.
+  std::string backing(65538, 'y');
+  auto odd = std::string_view{backing}.substr(1);
+  BOOST_TEST(soma::detail::encode_bytes("string", odd) == written(std::string{odd}));
 }
 
 BOOST_AUTO_TEST_CASE(bytes_at_any_alignment_decode) {
