@@ -69,9 +69,9 @@ public:
   /// Starts claiming on a thread of its own (with --claim; else nothing).
   void start(context ctx);
 
-  /// Asks the claims to stop: ends a wait for the store and, on SIGTERM or
-  /// SIGINT, stops the claimant and lets go of the trial in hand, which the
-  /// next claim takes.
+  /// Asks the claims to stop: ends a wait for the store and, on SIGTERM,
+  /// SIGINT or the lifeline closing, stops the claimant and lets go of the
+  /// trial in hand, which the next claim takes.
   void stop(int signal);
 
   /// Waits for the thread to end (a trial function may hold it up: the

@@ -1,15 +1,18 @@
 #include "lifeline.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 #include <thread>
 
+#include "log.hpp"
 #include "signals.hpp"
 #include "soma/remote/child.hpp"
 
@@ -29,6 +32,15 @@ bool watch_lifeline() {
     return false;
   }
   ::unsetenv(soma::detail::lifeline_variable);
+  // worker::spawn's is a pipe. Anything else (a launcher between it and
+  // soma-node that gave soma-node /dev/null or a terminal, and passed the
+  // variable on) is not its lifeline, and is left alone.
+  struct stat what {};
+  if (fstat(fd, &what) != 0 || !S_ISFIFO(what.st_mode)) {
+    say("no lifeline: $" + std::string{soma::detail::lifeline_variable} + " names descriptor "
+        + std::to_string(fd) + ", which is not a pipe");
+    return true;
+  }
   // Blocked in read() until the other end closes; never joined: the process
   // ends with it waiting.
   std::thread{[fd] {

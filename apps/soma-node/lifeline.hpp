@@ -7,7 +7,8 @@
 /// pipe reads end of file, the program let the worker go or ended, however
 /// it ended (a crash, SIGKILL), and soma-node stops as on SIGTERM, within
 /// --stop-within. A soma-node started any other way has no lifeline: its
-/// stdin is never read.
+/// stdin is never read. Nor is a descriptor the variable names that is not
+/// a pipe (a launcher in between gave soma-node another stdin).
 
 namespace soma::node_cli {
 

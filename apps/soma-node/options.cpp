@@ -159,7 +159,8 @@ std::optional<int> parse_options(int argc, char** argv, options& opt) {
   app.add_option("--reporting", opt.reporting,
                  "seconds between two readings (default 0.5 when --store is given)");
   app.add_option("--stop-within", opt.stop_within,
-                 "seconds an orderly stop may take after SIGTERM or SIGINT; past them the worker "
+                 "seconds an orderly stop may take after SIGTERM, SIGINT or its lifeline closing "
+                 "(worker::spawn); past them the worker "
                  "abandons what still runs, says so, and exits with status 3")
     ->capture_default_str();
   app.add_option("--connection-timeout", opt.silence,

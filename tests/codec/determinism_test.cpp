@@ -1,6 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -135,6 +136,11 @@ BOOST_AUTO_TEST_CASE(a_string_or_byte_vector_encodes_to_the_bytes_its_codec_writ
     std::vector<std::byte> b(n);
     std::memcpy(b.data(), s.data(), n);
     std::vector<std::uint8_t> u(s.begin(), s.end());
+    // The premise from 64 KiB up: heap buffers, 8-byte aligned, so referred to.
+    if (n >= 65536)
+      BOOST_REQUIRE(reinterpret_cast<std::uintptr_t>(s.data()) % 8 == 0
+                    && reinterpret_cast<std::uintptr_t>(b.data()) % 8 == 0
+                    && reinterpret_cast<std::uintptr_t>(u.data()) % 8 == 0);
     auto bytes = soma::encode(s);
     BOOST_TEST(bytes == written(s), n << " bytes");
     BOOST_TEST(canonical(bytes), n << " bytes");

@@ -58,6 +58,18 @@ grep -vqE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z som
 # no lifeline) stopped only on SIGTERM.
 SOMA_NODE_LIFELINE=x "$node" --nodes "$lib" >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] || fail "a bad \$SOMA_NODE_LIFELINE exits 2"
 grep -q "SOMA_NODE_LIFELINE is 'x', not an open descriptor" "$tmp/err" || fail "a bad lifeline is named: $(cat "$tmp/err")"
+# Passed on by a launcher that gave soma-node another stdin, the variable
+# names no pipe: no lifeline, and soma-node stops only on SIGTERM.
+SOMA_NODE_LIFELINE=0 "$node" --nodes "$lib" </dev/null >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+wait_line "$tmp/err" "listening on" || fail "it did not start within 5 s: $(cat "$tmp/err")"
+grep -q 'no lifeline: \$SOMA_NODE_LIFELINE names descriptor 0, which is not a pipe' "$tmp/err" \
+  || fail "a lifeline that is no pipe is said: $(cat "$tmp/err")"
+kill -TERM "$pid"
+wait "$pid"; status=$?
+pid=
+[ $status -eq 0 ] || fail "SIGTERM stops it cleanly (status $status)"
+grep -q "stopping (SIGTERM)" "$tmp/err" || fail "it stopped on SIGTERM, not its stdin: $(cat "$tmp/err")"
 # The same library twice is served once; a store where none is is made and said so.
 "$node" --nodes "$lib" --nodes "$lib" --serve-store "$tmp/new-store" >"$tmp/out" 2>"$tmp/err" &
 pid=$!

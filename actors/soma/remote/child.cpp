@@ -51,7 +51,7 @@ namespace {
 std::vector<std::string> child_environment() {
   const std::string_view name{lifeline_variable};
   std::vector<std::string> out;
-  for (char** e = environ; *e; ++e) {
+  for (char** e = environ; e && *e; ++e) { // clearenv() leaves none
     std::string_view entry{*e};
     if (!(entry.starts_with(name) && entry.size() > name.size() && entry[name.size()] == '='))
       out.emplace_back(entry);
