@@ -35,8 +35,8 @@ SOMA_API_EXPORT void write_facts(capnp::List<schema::Fact>::Builder out,
 /// node, began_us, took_us and value are held in its struct (Fact.held),
 /// and names, keys and nodes the run's `words` number (adding the new ones)
 /// are written as their numbers.
-SOMA_API_EXPORT void write_facts(capnp::List<schema::Fact>::Builder out,
-                                 const std::vector<fact>& facts, run_words& words);
+void write_facts(capnp::List<schema::Fact>::Builder out, const std::vector<fact>& facts,
+                 run_words& words);
 
 /// The facts of `in`, in order; `words` are the run's, for a fact blob of
 /// format 4. Throws undecodable for an engine word this soma does not know,

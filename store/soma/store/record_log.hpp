@@ -60,10 +60,14 @@ struct staged_log {
   std::size_t words_kept = 0;               ///< how many words they hold
 };
 
-/// One writer's log of one run. Not thread-safe: one writer owns it.
-class SOMA_API_EXPORT record_log {
+/// One writer's log of one run. Not thread-safe: one writer owns it. What
+/// soma's tests call is exported; the rest is the store's own (hidden
+/// wherever it is compiled, so that no program that includes this sees it
+/// as more visible than the environment it holds).
+SOMA_API_HIDDEN_BEGIN
+class record_log {
 public:
-  record_log(std::shared_ptr<environment> env, log_options options);
+  SOMA_API_EXPORT record_log(std::shared_ptr<environment> env, log_options options);
 
   /// The environment it writes.
   [[nodiscard]] environment& env() const noexcept { return *env_; }
@@ -76,21 +80,22 @@ public:
   /// again keeps its number and is written over, never twice. Throws
   /// store_error; then nothing of it was written.
   /// The entries' records get their numbers (`rec.forward`) in place.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>>
+  SOMA_API_EXPORT std::vector<std::pair<std::uint64_t, std::uint64_t>>
   write(std::span<log_entry> entries, const std::vector<std::uint64_t>& batch);
 
   /// write()'s work, in `txn`, which the caller commits (a group of writes in
   /// one transaction: soma/store/detail/write_group.hpp). It may be staged
   /// again in a new transaction (the map grew); the log changes only when
   /// the result is adopted after the commit. Throws store_error.
-  [[nodiscard]] staged_log stage(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi,
-                                 std::span<log_entry> entries,
-                                 const std::vector<std::uint64_t>& batch);
+  [[nodiscard]] SOMA_API_EXPORT staged_log stage(MDB_txn* txn,
+                                                 const std::function<MDB_dbi(db)>& dbi,
+                                                 std::span<log_entry> entries,
+                                                 const std::vector<std::uint64_t>& batch);
   void adopt(staged_log& done) noexcept;
 
   /// Marks the run ended (run_meta::ended_us, this machine's clock now), in
   /// one transaction. Throws store_error.
-  void end();
+  SOMA_API_EXPORT void end();
 
   /// end()'s work in `txn`, `now_us` its time. Throws store_error.
   void stage_end(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi, std::int64_t now_us);
@@ -119,6 +124,7 @@ private:
   std::string words_seen_;
   std::size_t words_kept_ = 0;
 };
+SOMA_API_HIDDEN_END
 
 /// The record that `facts` make, numbered n: state, took_us and when_us as
 /// given, nodes counted, the summarised facts' fields flattened.

@@ -63,8 +63,7 @@ summary_field(std::string_view key, std::string_view bytes, const origin& where,
                                                        std::string_view key);
 
 /// Appends the encoding of `facts` at `key` to `out`.
-SOMA_API_EXPORT void encode_facts_into(std::string& out, const std::vector<fact>& facts,
-                                       std::string_view key);
+void encode_facts_into(std::string& out, const std::vector<fact>& facts, std::string_view key);
 
 /// Format 4: appends the encoding of `facts` at `key` to `out`, naming the
 /// texts that the run's `words` number (and adding new ones to them).
