@@ -75,7 +75,9 @@ using clock_type = std::chrono::steady_clock;
 constexpr const char* driver = "bench_remote";
 constexpr const char* usage =
   "usage: bench_remote [--n TRIPS] [--reps R] [--inflight K] [--no-tls] [--stops S] [--terms T]\n"
-  "                    [--caf.KEY=VALUE ...]\n"
+  "                    [--rows LETTERS] [--caf.KEY=VALUE ...]\n"
+  "  --rows LETTERS   the rows to run, from a to m (default all), e.g. --rows l; c, d and l\n"
+  "                   run their primed rows too; b, the floor, always runs\n"
   "  --caf.KEY=VALUE  a CAF 0.17 option (as --KEY=VALUE) over soma::system_config's, for this\n"
   "                   process's actor systems and plain CAF's peer; soma-node workers keep\n"
   "                   soma::system_config's\n";
@@ -91,6 +93,8 @@ double median(std::vector<double> xs) {
 
 // One row: median µs per trip over the reps, and per-rep spread.
 void print(const char* name, const std::vector<double>& us, double floor_us) {
+  if (us.empty())
+    return; // not among --rows
   auto m = median(us);
   auto [lo, hi] = std::minmax_element(us.begin(), us.end());
   std::printf("%-48s %10.1f µs  (%.1f-%.1f)", name, m, *lo, *hi);
@@ -387,6 +391,7 @@ double wire_work(const std::string& header, std::size_t n, std::size_t* answer_b
 int main(int argc, char** argv) {
   std::size_t n = 2000, reps = 5, k = 64, stops = 10, terms = 20;
   bool tls = true;
+  std::string rows = "abcdefghijklm";
   std::vector<std::string> caf_args;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -412,6 +417,11 @@ int main(int argc, char** argv) {
       terms = bench::positive(driver, usage, a, value());
     else if (a == "--no-tls")
       tls = false;
+    else if (a == "--rows") {
+      rows = value();
+      if (rows.empty() || rows.find_first_not_of("abcdefghijklm") != std::string::npos)
+        bench::refuse(driver, usage, "--rows takes letters from a to m, not '" + rows + "'");
+    }
     else
       bench::refuse(driver, usage, "unknown option '" + a + "'");
   }
@@ -433,10 +443,11 @@ int main(int argc, char** argv) {
   if (!certs.empty())
     cfg.use_tls(client);
   caf::actor_system sys{cfg};
+  auto want = [&rows](char row) { return rows.find(row) != std::string::npos; };
 
   // f first, so the worker it measures starts on a quiet machine.
   std::vector<double> cold;
-  for (std::size_t r = 0; r < reps; ++r) {
+  for (std::size_t r = 0; r < reps && want('f'); ++r) {
     auto t0 = clock_type::now();
     auto w = soma::worker::spawn(sys, {node, "--nodes", lib});
     auto b = soma::broker::embedded({{"w1", w}});
@@ -508,28 +519,39 @@ int main(int argc, char** argv) {
   const auto header = soma::wire::encode_slice({cheap_node});
   std::size_t answer_bytes = 0;
   for (std::size_t r = 0; r < reps; ++r) {
-    a.push_back(blocking_trips(local, {}, n));
+    if (want('a'))
+      a.push_back(blocking_trips(local, {}, n));
     floor.push_back(tcp_ping_pong(trip_bytes, n));
-    c.push_back(blocking_trips(remote, opt, n));
-    c_caf.push_back(plain_trips(sys, peer.actor(), payload, reply, n));
-    c_relay.push_back(plain_trips(sys, relay, payload, reply, n));
-    g.push_back(blocking_trips(quiet_remote, qopt, n));
-    d.push_back(in_flight(sys, remote, b, n * 5, k));
-    d_caf.push_back(plain_in_flight(sys, peer.actor(), payload, reply, n * 5, k));
-    d_relay.push_back(plain_in_flight(sys, relay, payload, reply, n * 5, k));
-    m.push_back(wire_work(header, n * 10, &answer_bytes));
-    j.push_back(blocking_trips(three, opt, n));
+    if (want('c')) {
+      c.push_back(blocking_trips(remote, opt, n));
+      c_caf.push_back(plain_trips(sys, peer.actor(), payload, reply, n));
+      c_relay.push_back(plain_trips(sys, relay, payload, reply, n));
+    }
+    if (want('g'))
+      g.push_back(blocking_trips(quiet_remote, qopt, n));
+    if (want('d')) {
+      d.push_back(in_flight(sys, remote, b, n * 5, k));
+      d_caf.push_back(plain_in_flight(sys, peer.actor(), payload, reply, n * 5, k));
+      d_relay.push_back(plain_in_flight(sys, relay, payload, reply, n * 5, k));
+    }
+    if (want('m'))
+      m.push_back(wire_work(header, n * 10, &answer_bytes));
+    if (want('j'))
+      j.push_back(blocking_trips(three, opt, n));
     // The same inputs every rep: after the first, every forward recalls.
-    kr.push_back(blocking_trips(cached, kopt, n));
-    l.push_back(big_trips(echo, opt, mib, big_n));
-    peer.reply_bytes(mib.size());
-    l_caf.push_back(plain_trips(sys, peer.actor(), mib, mib.size(), big_n));
-    peer.reply_bytes(reply);
-    l_floor.push_back(tcp_ping_pong(mib.size(), big_n));
-    l_copy.push_back(memcpy_both_ways(mib.size(), big_n));
+    if (want('k'))
+      kr.push_back(blocking_trips(cached, kopt, n));
+    if (want('l')) {
+      l.push_back(big_trips(echo, opt, mib, big_n));
+      peer.reply_bytes(mib.size());
+      l_caf.push_back(plain_trips(sys, peer.actor(), mib, mib.size(), big_n));
+      peer.reply_bytes(reply);
+      l_floor.push_back(tcp_ping_pong(mib.size(), big_n));
+      l_copy.push_back(memcpy_both_ways(mib.size(), big_n));
+    }
   }
   std::optional<soma::worker> tw;
-  if (!certs.empty()) {
+  if (!certs.empty() && want('e')) {
     tw = soma::worker::spawn(sys, {node, "--nodes", lib, "--tls-cert", certs + "/w.pem", "--tls-key",
                                    certs + "/w.key", "--tls-ca", certs + "/ca.pem"},
                              soma::mode::project, client);
@@ -542,67 +564,86 @@ int main(int argc, char** argv) {
   auto f = median(floor);
   print("a  the node in-process (blocking forward)", a, 0);
   print("b  raw TCP ping-pong, 256 B, loopback (floor)", floor, 0);
-  print("c  warm trip to a worker (blocking forward)", c, f);
-  print("c' plain CAF request/response, same bytes", c_caf, f);
-  std::printf("   c / c' = %.2f; on the wire per trip: soma %.0f B out, %.0f B back; plain CAF %.0f out, "
-              "%.0f back (strings of %zu and %zu B)\n",
-              median(c) / median(c_caf), soma_trip.out, soma_trip.back, plain_trip.out, plain_trip.back,
-              payload.size(), reply);
-  std::printf("   TCP_NODELAY on %d of this process's %d CAF connections\n", nodelay.nodelay,
-              nodelay.connections);
-  print("c\" c' through a local relay actor", c_relay, f);
-  std::printf("   c / c\" = %.2f: c\" adds the hop soma's slice actor makes each way\n",
-              median(c) / median(c_relay));
-  std::printf("   context switches per trip, here + there: c %.1f + %.1f, c' %.1f + %.1f, c\" %.1f + %.1f\n",
-              soma_trip.switches_here, soma_trip.switches_there, plain_trip.switches_here,
-              plain_trip.switches_there, relay_trip.switches_here, relay_trip.switches_there);
-  print("d  many in flight through one worker, per trip", d, f);
-  std::printf("   = %.0f trips/s\n", 1e6 / median(d));
-  print("d' plain CAF, as many in flight, per trip", d_caf, f);
-  std::printf("   = %.0f trips/s\n", 1e6 / median(d_caf));
-  print("d\" d' through the local relay actor", d_relay, f);
-  std::printf("   = %.0f trips/s\n", 1e6 / median(d_relay));
+  if (want('c')) {
+    print("c  warm trip to a worker (blocking forward)", c, f);
+    print("c' plain CAF request/response, same bytes", c_caf, f);
+    std::printf("   c / c' = %.2f; on the wire per trip: soma %.0f B out, %.0f B back; plain CAF %.0f out, "
+                "%.0f back (strings of %zu and %zu B)\n",
+                median(c) / median(c_caf), soma_trip.out, soma_trip.back, plain_trip.out, plain_trip.back,
+                payload.size(), reply);
+    std::printf("   TCP_NODELAY on %d of this process's %d CAF connections\n", nodelay.nodelay,
+                nodelay.connections);
+    print("c\" c' through a local relay actor", c_relay, f);
+    std::printf("   c / c\" = %.2f: c\" adds the hop soma's slice actor makes each way\n",
+                median(c) / median(c_relay));
+    std::printf("   context switches per trip, here + there: c %.1f + %.1f, c' %.1f + %.1f, c\" %.1f + %.1f\n",
+                soma_trip.switches_here, soma_trip.switches_there, plain_trip.switches_here,
+                plain_trip.switches_there, relay_trip.switches_here, relay_trip.switches_there);
+  }
+  if (want('d')) {
+    print("d  many in flight through one worker, per trip", d, f);
+    std::printf("   = %.0f trips/s\n", 1e6 / median(d));
+    print("d' plain CAF, as many in flight, per trip", d_caf, f);
+    std::printf("   = %.0f trips/s\n", 1e6 / median(d_caf));
+    print("d\" d' through the local relay actor", d_relay, f);
+    std::printf("   = %.0f trips/s\n", 1e6 / median(d_relay));
+  }
   if (!e.empty())
     print("e  warm trip over mutual TLS", e, f);
-  else
+  else if (want('e'))
     std::printf("e  warm trip over mutual TLS: skipped (%s)\n", tls ? "no openssl program" : "--no-tls");
-  std::printf("%-48s %10.2f ms  (%.2f-%.2f)\n", "f  cold start: spawn to first result", median(cold) / 1000,
-              *std::min_element(cold.begin(), cold.end()) / 1000,
-              *std::max_element(cold.begin(), cold.end()) / 1000);
+  if (!cold.empty())
+    std::printf("%-48s %10.2f ms  (%.2f-%.2f)\n", "f  cold start: spawn to first result", median(cold) / 1000,
+                *std::min_element(cold.begin(), cold.end()) / 1000,
+                *std::max_element(cold.begin(), cold.end()) / 1000);
   print("g  c with the heartbeat off (c has it on)", g, f);
-  std::printf("   c / g = %.2f\n", median(c) / median(g));
+  if (!c.empty() && !g.empty())
+    std::printf("   c / g = %.2f\n", median(c) / median(g));
   print("j  three nodes in one slice, one trip", j, f);
-  std::printf("   j / c = %.2f\n", median(j) / median(c));
+  if (!c.empty() && !j.empty())
+    std::printf("   j / c = %.2f\n", median(j) / median(c));
   print("k  a cached remote node recalled (no trip)", kr, 0);
-  std::printf("   k / a = %.2f, c / k = %.1f\n", median(kr) / median(a), median(c) / median(kr));
-  auto lf = median(l_floor);
-  print("l  a 1 MiB value there and back", l, lf);
-  print("l' plain CAF, a 1 MiB string each way", l_caf, lf);
-  std::printf("   l / l' = %.2f\n", median(l) / median(l_caf));
-  print("   raw TCP ping-pong of 1 MiB (its floor)", l_floor, 0);
-  print("   memcpy of 1 MiB there and back", l_copy, 0);
-  print("m  soma's own wire work per trip, in-process", m, 0);
-  std::printf("   header %zu B, SliceResult with one ran fact %zu B", header.size(), answer_bytes);
-  if (median(c) > median(c_caf))
-    std::printf("; m / (c - c') = %.2f", median(m) / (median(c) - median(c_caf)));
-  std::printf("\n");
+  if (!kr.empty() && !a.empty() && !c.empty())
+    std::printf("   k / a = %.2f, c / k = %.1f\n", median(kr) / median(a), median(c) / median(kr));
+  if (want('l')) {
+    auto lf = median(l_floor);
+    print("l  a 1 MiB value there and back", l, lf);
+    print("l' plain CAF, a 1 MiB string each way", l_caf, lf);
+    std::printf("   l / l' = %.2f\n", median(l) / median(l_caf));
+    print("   raw TCP ping-pong of 1 MiB (its floor)", l_floor, 0);
+    print("   memcpy of 1 MiB there and back", l_copy, 0);
+  }
+  if (want('m')) {
+    print("m  soma's own wire work per trip, in-process", m, 0);
+    std::printf("   header %zu B, SliceResult with one ran fact %zu B", header.size(), answer_bytes);
+    if (!c.empty() && median(c) > median(c_caf))
+      std::printf("; m / (c - c') = %.2f", median(m) / (median(c) - median(c_caf)));
+    std::printf("\n");
+  }
   auto bound = soma::detection_bound(sys.config()).count();
-  print_ms("h  SIGSTOP to the error of the forward in flight", detect_stopped(sys, node, lib, stops),
-           "bound " + std::to_string(bound) + " ms");
-  print_ms("i  SIGTERM to exit, a forward in flight", stop_in_flight(sys, node, lib, terms),
-           "bound 2000 ms (--stop-within 1.5 s)");
+  if (want('h'))
+    print_ms("h  SIGSTOP to the error of the forward in flight", detect_stopped(sys, node, lib, stops),
+             "bound " + std::to_string(bound) + " ms");
+  if (want('i'))
+    print_ms("i  SIGTERM to exit, a forward in flight", stop_in_flight(sys, node, lib, terms),
+             "bound 2000 ms (--stop-within 1.5 s)");
   std::printf("\ntargets: c ≤ 4× b (stretch 3×); d ≥ 80,000 trips/s; f < 50 ms; g within noise "
               "of c; h ≤ its bound; i ≤ 2000 ms; k far under c (no trip); l ≤ 1 ms\n");
   auto met = [](bool ok) { return ok ? "met" : "MISSED"; };
-  std::printf("warm trip at most plain CAF's: c %.1f µs vs plain CAF %.1f µs %s\n", median(c), median(c_caf),
-              met(median(c) <= median(c_caf)));
-  std::printf("in flight at least plain CAF's: d %.0f/s vs plain CAF %.0f/s %s\n", 1e6 / median(d),
-              1e6 / median(d_caf), met(median(d) <= median(d_caf)));
-  std::printf("gRPC's mark, warm trip at most 2.0× b (gRPC 1.5-2.0×): c %.2f× b %s\n", median(c) / f,
-              met(median(c) <= 2.0 * f));
-  std::printf("a 1 MiB value at wire speed, l at most 1 ms: l %.0f µs (%.2f× its TCP floor of %.0f µs; "
-              "plain CAF l' %.0f µs) %s\n",
-              median(l), median(l) / median(l_floor), median(l_floor), median(l_caf), met(median(l) <= 1000));
+  if (want('c')) {
+    std::printf("warm trip at most plain CAF's: c %.1f µs vs plain CAF %.1f µs %s\n", median(c),
+                median(c_caf), met(median(c) <= median(c_caf)));
+    std::printf("gRPC's mark, warm trip at most 2.0× b (gRPC 1.5-2.0×): c %.2f× b %s\n", median(c) / f,
+                met(median(c) <= 2.0 * f));
+  }
+  if (want('d'))
+    std::printf("in flight at least plain CAF's: d %.0f/s vs plain CAF %.0f/s %s\n", 1e6 / median(d),
+                1e6 / median(d_caf), met(median(d) <= median(d_caf)));
+  if (want('l'))
+    std::printf("a 1 MiB value at wire speed, l at most 1 ms: l %.0f µs (%.2f× its TCP floor of %.0f µs; "
+                "plain CAF l' %.0f µs) %s\n",
+                median(l), median(l) / median(l_floor), median(l_floor), median(l_caf),
+                met(median(l) <= 1000));
   caf::anon_send_exit(relay, caf::exit_reason::user_shutdown);
   std::filesystem::remove_all(dir);
   return 0;
