@@ -1,11 +1,12 @@
 // A program that spawns a worker and is then killed, for shutdown_test:
 // spawns `soma-node --nodes LIBRARY` (argv[1], argv[2]) with
 // soma::worker::spawn, runs one forward there, prints the worker's pid on
-// a line of stdout, and waits, 60 s at most, to be killed.
+// a line of stdout, and waits to be killed (SIGKILL, the test's fault) or
+// stopped (SIGTERM, the test's cleanup), 60 s at most.
 
-#include <chrono>
+#include <signal.h>
+
 #include <iostream>
-#include <thread>
 
 #include "remote_fixture.hpp"
 
@@ -14,6 +15,11 @@ int main(int argc, char** argv) {
     std::cerr << "usage: spawning_parent SOMA_NODE LIBRARY\n";
     return 2;
   }
+  // Blocked before the actor system starts its threads, which inherit it.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   soma::system_config cfg;
   caf::actor_system sys{cfg};
   auto w = soma::worker::spawn(sys, {argv[1], "--nodes", argv[2]});
@@ -22,6 +28,6 @@ int main(int argc, char** argv) {
   if (g.forward(21, {.broker = broker}) != 42)
     return 1;
   std::cout << w.pid() << std::endl;
-  std::this_thread::sleep_for(std::chrono::seconds(60));
-  return 1;
+  timespec bound{60, 0};
+  return sigtimedwait(&stop, nullptr, &bound) == SIGTERM ? 0 : 1;
 }
