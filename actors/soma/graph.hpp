@@ -101,6 +101,13 @@ public:
     job->keep_in(options.store);
     if (options.broker)
       route(*job, *options.broker);
+    if constexpr (soma::encodable<In>) {
+      // A graph that starts at a worker: the trip goes from this thread and
+      // its answer comes back here, when it can (slice_entry.hpp).
+      if (shared_->first_slice
+          && detail::send_from_caller(*shared_->first_slice, job, [&input] { return encode(input); }))
+        return job->take();
+    }
     caf::anon_send(shared_->first, detail::step<In>{job, std::move(input)});
     return job->take();
   }
@@ -114,11 +121,14 @@ public:
     return shared_->declaration;
   }
 
-  /// Made by soma::graph::somatize.
+  /// Made by soma::graph::somatize. `first_slice` is the remote slice the
+  /// graph starts with, if it does.
   typed_graph(caf::actor_system& sys, detail::sink<In> first,
-              std::vector<caf::actor> nodes, std::vector<node_declaration> declaration)
+              std::vector<caf::actor> nodes, std::vector<node_declaration> declaration,
+              std::shared_ptr<const detail::slice_route> first_slice = nullptr)
     : shared_(std::make_shared<shared>()) {
     shared_->first = std::move(first);
+    shared_->first_slice = std::move(first_slice);
     shared_->nodes = std::move(nodes);
     shared_->declaration = std::move(declaration);
     for (auto& d : shared_->declaration)
@@ -133,6 +143,7 @@ public:
 private:
   struct shared {
     detail::sink<In> first;
+    std::shared_ptr<const detail::slice_route> first_slice; ///< a blocked caller's trip goes there
     graph_actor<In, Out> driver;
     std::vector<caf::actor> nodes;
     std::vector<node_declaration> declaration;
@@ -248,9 +259,11 @@ struct graph {
                                       "apart with .named()");
     std::vector<caf::actor> actors;
     std::vector<detail::slice_exit> exits(declaration.size());
+    std::shared_ptr<const detail::slice_route> first_slice;
     // Everything that can refuse the graph has run: from here on, actors are spawned.
-    auto first = spawn_from<0>(sys, owned, declaration, states, actors, exits);
-    return typed_graph<In, Out>(sys, std::move(first), std::move(actors), std::move(declaration));
+    auto first = spawn_from<0>(sys, owned, declaration, states, actors, exits, first_slice);
+    return typed_graph<In, Out>(sys, std::move(first), std::move(actors), std::move(declaration),
+                                std::move(first_slice));
   }
 
 private:
@@ -333,18 +346,20 @@ private:
   // Spawns the actors of nodes I... and returns the one a forward enters
   // node I by. A remote slice (consecutive nodes at one host) is one actor,
   // entered by its first node; `exits[J]` carries a forward on after node J
-  // when J ends a slice.
+  // when J ends a slice. `first_slice` is set to the route of a slice that
+  // the graph starts with.
   template <std::size_t I, class... Ns>
   static auto spawn_from(caf::actor_system& sys, std::tuple<std::unique_ptr<Ns>...>& nodes,
                          const std::vector<node_declaration>& declaration,
                          const std::vector<std::string>& states, std::vector<caf::actor>& actors,
-                         std::vector<detail::slice_exit>& exits) {
+                         std::vector<detail::slice_exit>& exits,
+                         std::shared_ptr<const detail::slice_route>& first_slice) {
     using N = std::tuple_element_t<I, std::tuple<Ns...>>;
     using NIn = typename N::In;
     using NOut = typename N::Out;
     detail::sink<NOut> next;
     if constexpr (I + 1 < sizeof...(Ns))
-      next = spawn_from<I + 1>(sys, nodes, declaration, states, actors, exits);
+      next = spawn_from<I + 1>(sys, nodes, declaration, states, actors, exits, first_slice);
     if constexpr (soma::encodable<NOut>)
       exits[I] = [next, name = declaration[I].name](std::string_view bytes, detail::forward_ptr&& fw,
                                                      caf::local_actor* self,
@@ -371,8 +386,10 @@ private:
     while (same_slice(declaration, j))
       ++j;
     if constexpr (soma::encodable<NIn>) {
-      auto a = sys.spawn(detail::slice_behavior<NIn>, detail::plan_slice(declaration, states, I, j),
-                         exits[j]);
+      auto route = detail::plan_slice(declaration, states, I, j, exits[j]);
+      if (I == 0)
+        first_slice = route;
+      auto a = sys.spawn(detail::slice_behavior<NIn>, std::move(route));
       actors.push_back(a);
       return caf::actor_cast<detail::sink<NIn>>(a);
     } else {

@@ -170,6 +170,13 @@ bool forward_state::take_end(const std::string& node, caf::execution_unit* host)
   return false;
 }
 
+namespace {
+
+// The execution unit of the actor at hand: none on a blocked caller's thread.
+caf::execution_unit* unit_of(caf::local_actor* self) { return self ? self->context() : nullptr; }
+
+} // namespace
+
 bool forward_state::expired_at(const std::string& node, caf::local_actor* self) {
   if (!deadline_)
     return false;
@@ -179,7 +186,7 @@ bool forward_state::expired_at(const std::string& node, caf::local_actor* self) 
       at_ = node;
   }
   if (ended()) {
-    say_expired(node, self->context());
+    say_expired(node, unit_of(self));
     return true;
   }
   if (clock::now() < *deadline_)
@@ -187,10 +194,10 @@ bool forward_state::expired_at(const std::string& node, caf::local_actor* self) 
   int expected = open;
   strike_here();
   if (end_.compare_exchange_strong(expected, by_deadline, std::memory_order_acq_rel)) {
-    say_expired(node, self->context());
+    say_expired(node, unit_of(self));
     fail(node, deadline_error(), self);
   } else {
-    say_expired(node, self->context());
+    say_expired(node, unit_of(self));
   }
   return true;
 }
@@ -200,12 +207,12 @@ void forward_state::expire(caf::local_actor* self, bool say) {
   strike_here();
   if (!end_.compare_exchange_strong(expected, by_deadline, std::memory_order_acq_rel)) {
     if (say)
-      say_expired(where(), self->context());
+      say_expired(where(), unit_of(self));
     return;
   }
   auto node = where();
   if (say)
-    say_expired(node, self->context());
+    say_expired(node, unit_of(self));
   fail(node, deadline_error(), self);
 }
 

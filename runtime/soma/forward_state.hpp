@@ -113,13 +113,14 @@ public:
   /// At a hop (node `node` is about to take the forward): notes where it
   /// is, and ends it when its deadline passed (`broke`, then the failure)
   /// or says `broke` for the deadline that ended it meanwhile. True when the
-  /// forward is over and must not go on. Cheap without a deadline.
+  /// forward is over and must not go on. Cheap without a deadline. `self`
+  /// is nullptr on a blocked caller's thread (a trip sent from there).
   bool expired_at(const std::string& node, caf::local_actor* self);
 
   /// Ends the forward now for its deadline, from any actor (a timer, a trip
   /// that timed out), unless it already ended: the failure is handed over,
   /// and `broke` is said when `say` (only the actor holding the forward may
-  /// say facts).
+  /// say facts; `self` is nullptr when that is a blocked caller's thread).
   void expire(caf::local_actor* self, bool say);
 
   /// For the blocked caller whose wait reached the deadline: claims the

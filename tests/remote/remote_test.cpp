@@ -90,6 +90,90 @@ BOOST_AUTO_TEST_CASE(consecutive_nodes_on_one_host_go_as_one_trip) {
   BOOST_TEST(s.facts[4]["node"] == "c");
 }
 
+BOOST_AUTO_TEST_CASE(a_blocked_caller_sends_the_trip_of_a_graph_that_starts_at_a_worker_and_takes_its_answer) {
+  // No local actor runs between the caller and the worker: what the answer
+  // says is told on the caller's own thread, before the forward goes on to
+  // the local node after it. A graph that reaches its worker from a local
+  // node is carried by the slice's actor, on the scheduler's threads.
+  auto w1 = serving(sys);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto starts_there = soma::graph::somatize(sys, Inc{}.named("a").at("w1") >> Twice{}.named("b").at("w1")
+                                                   >> Inc{}.named("c"));
+  auto starts_here = soma::graph::somatize(sys, Inc{}.named("a") >> Twice{}.named("b").at("w1"));
+  struct told {
+    std::string name, node;
+    std::thread::id on;
+  };
+  std::vector<told> facts;
+  auto watcher = [&facts](const soma::fact& f) {
+    facts.push_back({f.name, has(f, "node") ? std::string{f["node"].text()} : "", std::this_thread::get_id()});
+  };
+  auto here = std::this_thread::get_id();
+  for (int trip = 0; trip < 3; ++trip) { // the first opens the session, the next find it open
+    facts.clear();
+    BOOST_TEST(starts_there.forward(trip, {.watching = watcher, .broker = broker}) == 2 * (trip + 1) + 1);
+    std::vector<std::string> names;
+    for (auto& f : facts)
+      if (f.name != "machine")
+        names.push_back(f.name + (f.node.empty() ? "" : " " + f.node));
+    BOOST_TEST(names == (std::vector<std::string>{"ran a", "doubled", "ran b", "left", "ran c", "finished"}));
+    bool after_trip = false;
+    for (auto& f : facts) {
+      if (after_trip)
+        BOOST_TEST((f.on != here), f.name << " " << f.node << ": the local node after the trip runs in its actor");
+      else
+        BOOST_TEST((f.on == here), f.name << " " << f.node << " is told on the caller's thread");
+      after_trip = after_trip || f.name == "left";
+    }
+  }
+  // A graph that is one trip ends on the caller's thread too.
+  auto only_there = soma::graph::somatize(sys, Inc{}.named("a").at("w1"));
+  facts.clear();
+  BOOST_TEST(only_there.forward(41, {.watching = watcher, .broker = broker}) == 42);
+  BOOST_REQUIRE(!facts.empty());
+  BOOST_TEST(facts.back().name == "finished");
+  for (auto& f : facts)
+    BOOST_TEST((f.on == here), f.name << " " << f.node << " is told on the caller's thread");
+  facts.clear();
+  BOOST_TEST(starts_here.forward(5, {.watching = watcher, .broker = broker}) == 12);
+  bool left = false;
+  for (auto& f : facts)
+    if (f.name == "left") {
+      left = true;
+      BOOST_TEST((f.on != here), "a trip from a local node is the slice actor's");
+    }
+  BOOST_TEST(left);
+}
+
+BOOST_AUTO_TEST_CASE(after_a_trip_with_a_large_value_the_next_goes_through_the_slice_actor_until_one_is_small) {
+  // 64 KiB either way makes a trip large (slice.hpp, large_trip_bytes): the
+  // trip after it is carried by the slice's actor, whose threads keep such
+  // buffers; the trip after a small one goes from the caller again.
+  auto w1 = serving(sys);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Tokenize{}.named("tokenize").at("w1") >> Embed{}.named("embed")
+                                        >> Score{}.named("score"));
+  std::string large;
+  while (large.size() < 100 * 1024)
+    large += "the quick brown fox ";
+  auto here = std::this_thread::get_id();
+  auto left_here = [&](const std::string& text) {
+    std::optional<bool> on_caller;
+    auto watcher = [&](const soma::fact& f) {
+      if (f.name == "left")
+        on_caller = std::this_thread::get_id() == here;
+    };
+    (void)g.forward(text, {.watching = watcher, .broker = broker});
+    BOOST_REQUIRE(on_caller.has_value());
+    return *on_caller;
+  };
+  BOOST_TEST(left_here("a b c"));  // small: from the caller
+  BOOST_TEST(left_here(large));    // from the caller, who then knows it was large
+  BOOST_TEST(!left_here(large));   // the slice actor's
+  BOOST_TEST(!left_here("a b c")); // still the actor's: the last was large
+  BOOST_TEST(left_here("a b c"));  // the caller's again
+}
+
 BOOST_AUTO_TEST_CASE(a_fact_told_over_there_comes_back_as_it_would_be_stored) {
   // Text with a NUL byte crosses the wire as the store keeps it: byte for byte
   // (Cap'n Proto text cannot hold a NUL, so the value travels as bytes).

@@ -90,13 +90,15 @@ void node_ran(forward_state& fw, const std::string& node, clock::time_point bega
               clock::time_point ended, caf::local_actor* self);
 
 /// Emits `finished` and ends the forward with `value`, the output of
-/// `node`; or, when its deadline ended it first, `broke` for that.
+/// `node`; or, when its deadline ended it first, `broke` for that. `self`
+/// is the actor ending it, or nullptr on a blocked caller's thread.
 template <class Out>
 void finish(forward_state& fw, const std::string& node, Out&& value, caf::local_actor* self) {
-  if (!fw.take_end(node, self->context()))
+  auto* unit = self ? self->context() : nullptr; // none on a blocked caller's thread
+  if (!fw.take_end(node, unit))
     return;
   try {
-    fw.emit(finished_fact(fw.since_began_us(clock::now())), self->context());
+    fw.emit(finished_fact(fw.since_began_us(clock::now())), unit);
   } catch (...) {
     // Out of memory while saying it: the forward is ours to end all the same.
   }

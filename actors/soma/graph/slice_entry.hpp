@@ -40,7 +40,8 @@ using slice_exit = std::function<void(std::string_view bytes, forward_ptr&&, caf
 
 SOMA_API_HIDDEN_BEGIN
 struct slice_state; // the slice's own: actors/soma/remote/slice.hpp
-struct slice_plan;  // where it runs and what: plan_slice makes one
+struct slice_plan;  // where it runs and what: part of a route
+struct slice_route; // a plan with its header and exit: plan_slice makes one
 SOMA_API_HIDDEN_END
 
 /// What a slice actor holds: its state, defined where slices are run.
@@ -57,43 +58,48 @@ using slice_actor = caf::stateful_actor<slice_holder>;
 /// loaded in this process lists `type` (a remote node must be in one).
 void require_node_library(const std::string& type, const std::string& at);
 
-/// The slice of nodes `first` to `last` of `declaration` (all at one host),
-/// with their fields encoded in `states`: each member's type, name and the
-/// library that defines it.
-[[nodiscard]] std::shared_ptr<const slice_plan>
+/// The route of the slice of nodes `first` to `last` of `declaration` (all
+/// at one host), with their fields encoded in `states`: each member's type,
+/// name and the library that defines it, the members encoded once for every
+/// trip, and `exit`, which carries a forward on after the slice. Shared by
+/// the slice's actor and, for the slice a graph starts with, by the graph's
+/// blocked callers.
+[[nodiscard]] std::shared_ptr<const slice_route>
 plan_slice(const std::vector<node_declaration>& declaration, const std::vector<std::string>& states,
-           std::size_t first, std::size_t last);
+           std::size_t first, std::size_t last, slice_exit exit);
+
+/// Sends the trip of `fw`, a forward whose caller blocks until it ends, to
+/// the slice `route` from the caller's own thread, and takes the worker's
+/// answer there: no local actor in between either way (docs/architecture.md,
+/// "A trip, file by file"). Blocks until the trip ends: answered, its worker
+/// lost, or the forward's deadline. Then it carries the forward on, or ends
+/// it, as the slice's actor would. `encoded` gives the first node's In,
+/// encoded; it is called only once the trip can go.
+///
+/// False, having done nothing to the forward, when the slice's actor must
+/// carry it: a cached slice (it may recall), a worker that may ask for code
+/// (mode::network), no broker or no connected worker for the host (the actor
+/// says why), or an input that did not encode (the actor says why).
+[[nodiscard]] bool send_from_caller(const slice_route& route, const forward_ptr& fw,
+                                    const std::function<std::string()>& encoded);
 
 /// Sets the actor up: the down handler that fails the trips of a lost worker.
-void slice_setup(slice_actor* self, std::shared_ptr<const slice_plan> plan, slice_exit exit);
+void slice_setup(slice_actor* self, std::shared_ptr<const slice_route> route);
 
-/// The name of the slice's first node.
-[[nodiscard]] const std::string& slice_first_node(slice_actor* self);
-
-/// Sends `input` (the first node's In, encoded) for the forward `fw`; for a
-/// cached slice, recalls it instead when the forward's store keeps it.
-void slice_send(slice_actor* self, forward_ptr fw, std::string input);
-
-/// Ends `fw` with `broke` at this slice's first node (input not encodable).
-void slice_broke(slice_actor* self, forward_state& fw, const std::string& error);
+/// Takes the forward `fw` into the slice's actor: unless its deadline has
+/// passed, sends the first node's In (`encoded` gives it; a throw ends the
+/// forward with `broke`) as a trip, or, for a cached slice, recalls its
+/// output instead when the forward's store keeps it.
+void slice_take(slice_actor* self, forward_ptr fw, const std::function<std::string()>& encoded);
 
 /// The behaviour of a slice whose first node takes `In`.
 template <class In>
-caf::behavior slice_behavior(slice_actor* self, std::shared_ptr<const slice_plan> plan,
-                             slice_exit exit) {
-  slice_setup(self, std::move(plan), std::move(exit));
+caf::behavior slice_behavior(slice_actor* self, std::shared_ptr<const slice_route> route) {
+  slice_setup(self, std::move(route));
   return {
     [self](step<In>& s) {
-      if (s.forward->expired_at(slice_first_node(self), self))
-        return; // past its deadline: it goes no further
-      std::string bytes;
-      try {
-        bytes = encode(s.value);
-      } catch (const std::exception& e) {
-        slice_broke(self, *s.forward, std::string{"its input could not be encoded: "} + e.what());
-        return;
-      }
-      slice_send(self, std::move(s.forward), std::move(bytes));
+      auto& value = s.value;
+      slice_take(self, std::move(s.forward), [&value] { return encode(value); });
     },
   };
 }

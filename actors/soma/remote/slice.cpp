@@ -10,6 +10,7 @@
 #include "soma/graph/node_actor.hpp"
 #include "soma/detail/undecodable.hpp"
 #include "soma/remote/broker.hpp"
+#include "soma/remote/caller_trips.hpp"
 #include "soma/remote/protocol.hpp"
 #include "soma/store/cache.hpp"
 
@@ -17,23 +18,36 @@ namespace soma::detail {
 
 namespace {
 
-std::string worker_name(const slice_state& st, const std::shared_ptr<worker_link>& link) {
-  return "worker " + st.plan->host + (link ? " (" + link->where().str() + ")" : "");
+std::string worker_name(const slice_plan& plan, const std::shared_ptr<worker_link>& link) {
+  return "worker " + plan.host + (link ? " (" + link->where().str() + ")" : "");
 }
 
-// Ends `fw` with `broke` at `node`, stamped with the host.
-void end_broken(slice_actor* self, forward_state& fw, const std::string& node,
-                const std::string& error) {
-  if (!fw.take_end(node, self->context()))
+std::string worker_name(const slice_state& st, const std::shared_ptr<worker_link>& link) {
+  return worker_name(*st.plan, link);
+}
+
+// The execution unit facts are sent from: none on a blocked caller's thread.
+caf::execution_unit* unit_of(caf::local_actor* self) { return self ? self->context() : nullptr; }
+
+// Ends `fw` with `broke` at `node`, stamped with the slice's host. `self` is
+// the actor ending it, or nullptr on the blocked caller's thread.
+void end_broken(const slice_plan& plan, caf::local_actor* self, forward_state& fw,
+                const std::string& node, const std::string& error) {
+  if (!fw.take_end(node, unit_of(self)))
     return;
   try {
     auto x = broke_fact(node, error, fw.since_began_us(clock::now()));
-    x.fields.emplace_back("host", state_of(self).plan->host);
-    fw.emit(std::move(x), self->context());
+    x.fields.emplace_back("host", plan.host);
+    fw.emit(std::move(x), unit_of(self));
   } catch (...) {
     // Out of memory while saying it: the forward is ours to end all the same.
   }
   fw.fail(node, error, self);
+}
+
+void end_broken(slice_actor* self, forward_state& fw, const std::string& node,
+                const std::string& error) {
+  end_broken(*state_of(self).plan, self, fw, node, error);
 }
 
 // How long a trip of `fw` may wait for its answer: until its deadline.
@@ -49,11 +63,11 @@ caf::duration trip_timeout(const forward_state& fw) {
 // both clocks' sides of it: when it was sent by this machine's clock, when
 // the worker took it by the worker's, and how long the worker held it; from
 // them a reader estimates the worker's clock offset (docs/critical.md).
-fact left_fact(const std::string& host, const trip& t, std::int64_t took_us,
-               const wire::slice_answer& r) {
-  fact x{"left", {{"host", host}, {"began_us", t.began_us}, {"took_us", took_us}}};
+fact left_fact(const std::string& host, std::int64_t began_us, std::int64_t sent_unix_us,
+               std::int64_t took_us, const wire::slice_answer& r) {
+  fact x{"left", {{"host", host}, {"began_us", began_us}, {"took_us", took_us}}};
   if (r.taken_us != 0) {
-    x.fields.emplace_back("sent_us", t.sent_unix_us);
+    x.fields.emplace_back("sent_us", sent_unix_us);
     x.fields.emplace_back("taken_us", r.taken_us);
     x.fields.emplace_back("held_us", r.held_us);
   }
@@ -71,12 +85,26 @@ void send_trip(slice_actor* self, std::uint64_t id);
 // Tells the forward what happened over there, stamped with the host. A
 // cached node's first trip in a forward given no store says so once, as a
 // node actor does: its `ran` carries "cache": "no store".
-void say_facts(slice_actor* self, forward_state& fw, std::vector<fact>& facts, bool no_store) {
+void say_facts(const slice_plan& plan, caf::local_actor* self, forward_state& fw,
+               std::vector<fact>& facts, bool no_store) {
   for (auto& x : facts) {
-    x.fields.emplace_back("host", state_of(self).plan->host);
-    if (no_store && x.name == "ran" && state_of(self).plan->cached && x["node"].text() == state_of(self).plan->members.front().name)
+    x.fields.emplace_back("host", plan.host);
+    if (no_store && x.name == "ran" && plan.cached && x["node"].text() == plan.members.front().name)
       x.fields.emplace_back("cache", "no store");
-    fw.emit(std::move(x), self->context());
+    fw.emit(std::move(x), unit_of(self));
+  }
+}
+
+// Carries `fw` on with the slice's output `bytes` (decoded by the route's
+// exit), or ends it when they do not decode.
+void go_on(const slice_route& route, caf::local_actor* self, forward_ptr fw, const std::string& bytes,
+           const std::shared_ptr<worker_link>& link) {
+  forward_ptr keep = fw;
+  try {
+    route.exit(bytes, std::move(fw), self, nullptr);
+  } catch (const std::exception& e) {
+    end_broken(*route.plan, self, *keep, route.plan->members.back().name,
+               "its output from " + worker_name(*route.plan, link) + " did not decode: " + e.what());
   }
 }
 
@@ -87,14 +115,7 @@ void carry_on(slice_actor* self, forward_ptr fw, std::string output, const std::
               const std::shared_ptr<worker_link>& link) {
   auto& st = state_of(self);
   auto exit = [self, link](forward_ptr fw, const std::string& bytes) {
-    auto& st = state_of(self);
-    forward_ptr keep = fw;
-    try {
-      st.exit(bytes, std::move(fw), self, nullptr);
-    } catch (const std::exception& e) {
-      end_broken(self, *keep, st.plan->members.back().name,
-                 "its output from " + worker_name(st, link) + " did not decode: " + e.what());
-    }
+    go_on(*state_of(self).route, self, std::move(fw), bytes, link);
   };
   auto* kept = fw->kept();
   if (!st.plan->cached || key.empty() || !kept) {
@@ -142,7 +163,7 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
       // mode::network: ship the library it lacks, then send the slice again.
       // What it said meanwhile (its reading) is said now; the trip's `left`
       // will cover the shipping too.
-      say_facts(self, fw, r.facts, false);
+      say_facts(*st.plan, self, fw, r.facts, false);
       std::string definition = r.missing.empty() ? "" : r.missing.front();
       const wire::slice_node* m = nullptr;
       for (auto& x : st.plan->members)
@@ -167,8 +188,10 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
               });
       return;
     }
-    say_facts(self, fw, r.facts, t.no_store);
-    fw.emit(left_fact(st.plan->host, t, took, r), self->context());
+    st.route->large.store(t.input_bytes >= large_trip_bytes || output.size() >= large_trip_bytes,
+                          std::memory_order_relaxed);
+    say_facts(*st.plan, self, fw, r.facts, t.no_store);
+    fw.emit(left_fact(st.plan->host, t.began_us, t.sent_unix_us, took, r), self->context());
     auto trip_done = std::move(t);
     st.trips.erase(i);
     switch (r.refused) {
@@ -224,7 +247,8 @@ void send_trip(slice_actor* self, std::uint64_t id) {
   // The value goes as it is; only a worker that may ask for code (and then
   // for the slice again) needs it kept.
   auto input = t.link && t.link->how() == soma::mode::network ? t.input : std::move(t.input);
-  self->request(t.session, trip_timeout(*t.forward), slice_atom::value, st.header, std::move(input))
+  self->request(t.session, trip_timeout(*t.forward), slice_atom::value, st.route->header,
+                std::move(input))
     .then([self, id](const std::string& header, std::string& output) {
             answered(self, id, header, output);
           },
@@ -253,7 +277,7 @@ bool recalled(slice_actor* self, forward_ptr& fw, const std::string& hit, clock:
     node_recalled(*keep, st.plan->members.front().name, began, clock::now(), hit.size(), self);
   };
   try {
-    st.exit(hit, std::move(fw), self, &decoded);
+    st.route->exit(hit, std::move(fw), self, &decoded);
     return true;
   } catch (const std::exception&) {
     fw = std::move(keep); // it did not decode: a miss, and the node runs
@@ -277,9 +301,9 @@ void require_node_library(const std::string& type, const std::string& at) {
   }
 }
 
-std::shared_ptr<const slice_plan> plan_slice(const std::vector<node_declaration>& declaration,
-                                             const std::vector<std::string>& states,
-                                             std::size_t first, std::size_t last) {
+std::shared_ptr<const slice_route> plan_slice(const std::vector<node_declaration>& declaration,
+                                              const std::vector<std::string>& states,
+                                              std::size_t first, std::size_t last, slice_exit exit) {
   auto plan = std::make_shared<slice_plan>();
   plan->host = *declaration[first].host;
   for (auto k = first; k <= last; ++k) {
@@ -289,26 +313,27 @@ std::shared_ptr<const slice_plan> plan_slice(const std::vector<node_declaration>
   }
   if (declaration[first].cached)
     plan->cached = *declaration[first].frozen;
-  return plan;
+  auto route = std::make_shared<slice_route>();
+  route->header = wire::encode_slice(plan->members);
+  route->plan = std::move(plan);
+  route->exit = std::move(exit);
+  return route;
 }
 
-void slice_setup(slice_actor* self, std::shared_ptr<const slice_plan> plan, slice_exit exit) {
+void slice_setup(slice_actor* self, std::shared_ptr<const slice_route> route) {
   auto& st = state_of(self);
-  st.plan = std::move(plan);
-  st.header = wire::encode_slice(st.plan->members);
-  st.exit = std::move(exit);
+  st.route = std::move(route);
+  st.plan = st.route->plan.get();
   self->set_down_handler([self](caf::down_msg& dm) {
     state_of(self).watched.erase(dm.source);
     lost(self, dm.source, "the connection closed (" + caf::to_string(dm.reason) + ")");
   });
 }
 
-const std::string& slice_first_node(slice_actor* self) { return state_of(self).plan->members.front().name; }
+namespace {
 
-void slice_broke(slice_actor* self, forward_state& fw, const std::string& error) {
-  end_broken(self, fw, state_of(self).plan->members.front().name, error);
-}
-
+// Sends `input` (the first node's In, encoded) for the forward `fw`; for a
+// cached slice, recalls it instead when the forward's store keeps it.
 void slice_send(slice_actor* self, forward_ptr fw, std::string input) {
   auto& st = state_of(self);
   auto* kept = fw->kept();
@@ -358,8 +383,6 @@ void slice_send(slice_actor* self, forward_ptr fw, std::string input) {
       });
 }
 
-namespace {
-
 // Sends `input` for `fw` to the slice's worker, as a trip; `key` is a
 // cached slice's key for keeping the output.
 void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string key) {
@@ -400,6 +423,7 @@ void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string 
                      std::chrono::system_clock::now().time_since_epoch())
                      .count();
   t.began_us = fw->since_began_us(t.sent);
+  t.input_bytes = input.size();
   t.input = std::move(input);
   t.key = std::move(key);
   if (st.plan->cached && !fw->kept() && !st.said_no_store) {
@@ -414,5 +438,93 @@ void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string 
 }
 
 } // namespace
+
+void slice_take(slice_actor* self, forward_ptr fw, const std::function<std::string()>& encoded) {
+  auto& first = state_of(self).plan->members.front().name;
+  if (fw->expired_at(first, self))
+    return; // past its deadline: it goes no further
+  std::string bytes;
+  try {
+    bytes = encoded();
+  } catch (const std::exception& e) {
+    end_broken(self, *fw, first, std::string{"its input could not be encoded: "} + e.what());
+    return;
+  }
+  slice_send(self, std::move(fw), std::move(bytes));
+}
+
+bool send_from_caller(const slice_route& route, const forward_ptr& fw,
+                      const std::function<std::string()>& encoded) {
+  auto& plan = *route.plan;
+  auto* b = static_cast<broker_state*>(fw->routed_by());
+  if (plan.cached || !b || route.large.load(std::memory_order_relaxed))
+    return false;
+  auto link = b->find(plan.host);
+  if (!link || link->how() == soma::mode::network)
+    return false;
+  std::string why;
+  auto session = link->session(why);
+  if (!session)
+    return false;
+  auto& first = plan.members.front().name;
+  if (fw->expired_at(first, nullptr))
+    return true; // a deadline already past: it has said so
+  std::string input;
+  try {
+    input = encoded();
+  } catch (const std::exception&) {
+    return false;
+  }
+  auto sent = clock::now();
+  auto sent_unix_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+  auto began_us = fw->since_began_us(sent);
+  bool large_in = input.size() >= large_trip_bytes;
+  auto answer = link->callers().ask(session, route.header, std::move(input), fw->deadline());
+  switch (answer.kind) {
+    case caller_trips::outcome::timed_out:
+      fw->expire(nullptr, true); // the worker stays; the forward ends here
+      return true;
+    case caller_trips::outcome::lost: {
+      auto said = link->loss();
+      link->lost(session.address(), said);
+      end_broken(plan, nullptr, *fw, first, worker_name(plan, link) + " was lost mid-forward: " + said);
+      return true;
+    }
+    case caller_trips::outcome::answered:
+      break;
+  }
+  link->heard();
+  auto took = micros(clock::now() - sent);
+  route.large.store(large_in || answer.output.size() >= large_trip_bytes, std::memory_order_relaxed);
+  try {
+    auto r = wire::decode_slice_answer(answer.header);
+    say_facts(plan, nullptr, *fw, r.facts, false);
+    fw->emit(left_fact(plan.host, began_us, sent_unix_us, took, r), nullptr);
+    switch (r.refused) {
+      case wire::refusal::none:
+        go_on(route, nullptr, fw, answer.output, link);
+        return true;
+      case wire::refusal::node_failed:
+        end_broken(plan, nullptr, *fw, r.node, r.error);
+        return true;
+      default: {
+        // needs_code among them: only a network-mode worker asks for code,
+        // and such trips go through the slice's actor, which ships it.
+        auto& node = r.node.empty() ? first : r.node;
+        end_broken(plan, nullptr, *fw, node,
+                   worker_name(plan, link) + " refused node " + node + ": " + r.error);
+        return true;
+      }
+    }
+  } catch (const undecodable& e) {
+    end_broken(plan, nullptr, *fw, first,
+               worker_name(plan, link) + " answered with bytes that did not decode: " + e.what());
+  } catch (const std::exception& e) {
+    end_broken(plan, nullptr, *fw, first, worker_name(plan, link) + ": " + e.what());
+  }
+  return true;
+}
 
 } // namespace soma::detail

@@ -24,6 +24,7 @@ struct trip {
   std::chrono::steady_clock::time_point sent;
   std::int64_t sent_unix_us = 0;    ///< when it left, unix µs by this machine's clock
   std::string input;                ///< the value, kept to resend after shipping code (mode::network)
+  std::size_t input_bytes = 0;      ///< its size (slice_route::large)
   std::string key;                  ///< a cached slice's key for this input
   caf::actor session;
   std::shared_ptr<worker_link> link;

@@ -22,6 +22,7 @@
 #include <caf/to_string.hpp>
 
 #include "soma/error.hpp"
+#include "soma/remote/caller_trips.hpp"
 #include "soma/remote/child.hpp"
 #include "soma/remote/protocol.hpp"
 #include "soma/system_config.hpp"
@@ -207,6 +208,13 @@ caf::actor worker_link::session(std::string& why) {
   if (!session_)
     why = lost_why_;
   return session_;
+}
+
+caller_trips& worker_link::callers() {
+  std::lock_guard guard_lock{lock_};
+  if (!callers_)
+    callers_ = std::make_unique<caller_trips>(sys_);
+  return *callers_;
 }
 
 bool worker_link::connected() {

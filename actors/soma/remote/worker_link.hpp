@@ -24,6 +24,8 @@
 
 namespace soma::detail {
 
+class caller_trips;
+
 class worker_link : public std::enable_shared_from_this<worker_link> {
 public:
   /// A link to the worker at `where`: one this process spawned as `child`
@@ -76,6 +78,10 @@ public:
   [[nodiscard]] pid_t child() const noexcept { return child_; }
   [[nodiscard]] caf::actor_system& system() const noexcept { return sys_; }
 
+  /// Where blocked callers send their trips from (caller_trips.hpp); made
+  /// at the first such trip.
+  caller_trips& callers();
+
 private:
   // Whether the spawned child has exited; says how in `why`.
   bool child_exited(std::string& why);
@@ -95,6 +101,7 @@ private:
   std::string lost_why_ = "it is not connected";
   std::string wire_mode_;
   std::atomic<std::chrono::steady_clock::rep> heard_{0}; ///< the last answer
+  std::unique_ptr<caller_trips> callers_;                  ///< under lock_
 };
 
 /// What a worker's error says: soma's words for a soma error (a worker
