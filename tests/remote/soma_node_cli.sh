@@ -38,6 +38,7 @@ grep -q -- "--connection-timeout takes seconds, at least 0.2" "$tmp/err" || fail
 "$node" --metrics nonsense 2>"$tmp/err"; [ $? -eq 2 ] || fail "a bad --metrics exits 2"
 grep -q -- "--metrics: 'nonsense' is not HOST:PORT" "$tmp/err" || fail "a bad --metrics is named: $(cat "$tmp/err")"
 
+: >"$tmp/out"; : >"$tmp/err" # emptied before the start, so that wait_line never reads the last run's lines
 "$node" --nodes "$lib" </dev/null >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 wait_line "$tmp/out" . || fail "no first line within 5 s"
@@ -60,6 +61,7 @@ SOMA_NODE_LIFELINE=x "$node" --nodes "$lib" >/dev/null 2>"$tmp/err"; [ $? -eq 2 
 grep -q "SOMA_NODE_LIFELINE is 'x', not an open descriptor" "$tmp/err" || fail "a bad lifeline is named: $(cat "$tmp/err")"
 # Passed on by a launcher that gave soma-node another stdin, the variable
 # names no pipe: no lifeline, and soma-node stops only on SIGTERM.
+: >"$tmp/out"; : >"$tmp/err" # emptied before the start, so that wait_line never reads the last run's lines
 SOMA_NODE_LIFELINE=0 "$node" --nodes "$lib" </dev/null >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 wait_line "$tmp/err" "listening on" || fail "it did not start within 5 s: $(cat "$tmp/err")"
@@ -71,6 +73,7 @@ pid=
 [ $status -eq 0 ] || fail "SIGTERM stops it cleanly (status $status)"
 grep -q "stopping (SIGTERM)" "$tmp/err" || fail "it stopped on SIGTERM, not its stdin: $(cat "$tmp/err")"
 # The same library twice is served once; a store where none is is made and said so.
+: >"$tmp/out"; : >"$tmp/err" # emptied before the start, so that wait_line never reads the last run's lines
 "$node" --nodes "$lib" --nodes "$lib" --serve-store "$tmp/new-store" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 wait_line "$tmp/err" "listening on" || fail "it did not start within 5 s: $(cat "$tmp/err")"
