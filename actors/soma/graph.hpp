@@ -137,6 +137,26 @@ public:
         shared_->hosts.push_back(*d.host);
     if (!shared_->declaration.empty())
       shared_->first_node = shared_->declaration.front().name;
+    if constexpr (soma::encodable<In>) {
+      if (shared_->first_slice) {
+        // A graph that starts at a worker: its first slice's actor is also
+        // the graph's actor, so a forward asked of it leaves for the worker
+        // from there, with no driver in between.
+        auto asking = [first_node = shared_->first_node, hosts = shared_->hosts](detail::slice_actor* self) {
+          auto enter = [self](detail::step<In>&& s) {
+            auto& value = s.value;
+            detail::slice_take(self, std::move(s.forward), [&value] { return encode(value); });
+          };
+          return std::apply([](auto&&... h) { return caf::message_handler{std::move(h)...}; },
+                            asked(self, enter, detail::sink<In>{}, first_node, hosts));
+        };
+        auto a = sys.spawn(detail::slice_driving<In, decltype(asking)>, shared_->first_slice, asking);
+        shared_->first = caf::actor_cast<detail::sink<In>>(a);
+        shared_->driver = caf::actor_cast<graph_actor<In, Out>>(a);
+        shared_->nodes.push_back(a);
+        return;
+      }
+    }
     shared_->driver = sys.spawn(drive, shared_->first, shared_->first_node, shared_->hosts);
   }
 
@@ -178,7 +198,18 @@ private:
   static typename graph_actor<In, Out>::behavior_type
   drive(typename graph_actor<In, Out>::template stateful_pointer<driver_state> self,
         detail::sink<In> first, std::string first_node, std::vector<std::string> hosts) {
-    auto start = [self, first, first_node, hosts](In& x, forward_options options) {
+    auto enter = [self, first](detail::step<In>&& s) { self->send(first, std::move(s)); };
+    return std::apply([](auto&&... h) { return typename graph_actor<In, Out>::behavior_type{std::move(h)...}; },
+                      asked(self, enter, first, std::move(first_node), std::move(hosts)));
+  }
+
+  // The three ways to ask the graph's actor `self` for a forward: each starts
+  // one and lets `enter` take it into the graph (`first`, its first actor:
+  // none when that is `self`).
+  template <class Self, class Enter>
+  static auto asked(Self* self, Enter enter, detail::sink<In> first, std::string first_node,
+                    std::vector<std::string> hosts) {
+    auto start = [self, enter, first, first_node, hosts](In& x, forward_options options) {
       auto rp = self->template make_response_promise<Out>();
       auto job = caf::make_counted<detail::requested_forward<Out>>(std::move(options.watching), rp);
       job->keep_in(std::move(options.store));
@@ -206,23 +237,22 @@ private:
           // Reconnecting blocks: do it on a thread of its own, never on the
           // scheduler's, then let the forward go.
           self->template spawn<caf::detached>(
-            [b = *options.broker, hosts, first, step = detail::step<In>{std::move(job), std::move(x)}](
-              caf::event_based_actor* helper) mutable {
+            [b = *options.broker, hosts, to = first ? first : caf::actor_cast<detail::sink<In>>(self),
+             step = detail::step<In>{std::move(job), std::move(x)}](caf::event_based_actor* helper) mutable {
               b.state()->ready(hosts);
-              caf::anon_send(first, std::move(step));
+              caf::anon_send(to, std::move(step));
               helper->quit();
             });
           return rp;
         }
       }
-      self->send(first, detail::step<In>{std::move(job), std::move(x)});
+      enter(detail::step<In>{std::move(job), std::move(x)});
       return rp;
     };
-    return {
+    return std::make_tuple(
       [start](forward_atom, In& x) { return start(x, {}); },
       [start](forward_atom, In& x, soma::watching& w) { return start(x, {std::move(w), {}}); },
-      [start](forward_atom, In& x, forward_options& o) { return start(x, std::move(o)); },
-    };
+      [start](forward_atom, In& x, forward_options& o) { return start(x, std::move(o)); });
   }
 
   std::shared_ptr<shared> shared_;
@@ -387,8 +417,10 @@ private:
       ++j;
     if constexpr (soma::encodable<NIn>) {
       auto route = detail::plan_slice(declaration, states, I, j, exits[j]);
-      if (I == 0)
-        first_slice = route;
+      if (I == 0) {
+        first_slice = std::move(route); // its actor is the graph's too: typed_graph spawns it
+        return detail::sink<NIn>{};
+      }
       auto a = sys.spawn(detail::slice_behavior<NIn>, std::move(route));
       actors.push_back(a);
       return caf::actor_cast<detail::sink<NIn>>(a);

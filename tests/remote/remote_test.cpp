@@ -174,6 +174,47 @@ BOOST_AUTO_TEST_CASE(after_a_trip_with_a_large_value_the_next_goes_through_the_s
   BOOST_TEST(left_here("a b c"));  // the caller's again
 }
 
+BOOST_AUTO_TEST_CASE(an_actor_asking_a_graph_that_starts_at_a_worker_is_answered_in_flight_and_at_its_deadline) {
+  // The graph's actor is its first slice's actor here: a forward asked of
+  // it leaves for the worker from there. Many in flight all come back
+  // right; one past its deadline is answered with that error, and the
+  // graph's actor answers again after it.
+  auto w1 = serving(sys);
+  auto broker = soma::broker::embedded({{"w1", w1}});
+  auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1") >> Twice{}.named("b"));
+  caf::scoped_actor self{sys};
+  soma::forward_options asked;
+  asked.broker = broker;
+  constexpr int n = 64;
+  for (int i = 0; i < n; ++i)
+    self->send(caf::actor_cast<caf::actor>(g.actor()), soma::forward_atom::value, i, asked);
+  std::vector<int> got;
+  for (int i = 0; i < n; ++i)
+    self->receive([&](int x) { got.push_back(x); },
+                  [&](caf::error& e) { BOOST_FAIL(soma::describe(e)); },
+                  caf::after(std::chrono::seconds(20)) >> [&] { BOOST_FAIL("no answer within 20 s"); });
+  std::sort(got.begin(), got.end());
+  for (int i = 0; i < n; ++i)
+    BOOST_TEST(got[i] == 2 * (i + 1));
+
+  auto slow = soma::graph::somatize(sys, Sleepy{}.named("sleepy").at("w1") >> Inc{}.named("c"));
+  soma::forward_options late = asked;
+  late.deadline = std::chrono::milliseconds(300);
+  auto began = std::chrono::steady_clock::now();
+  std::string error;
+  self->request(slow.actor(), std::chrono::seconds(20), soma::forward_atom::value, 2000, late)
+    .receive([&](int) { BOOST_FAIL("a forward past its deadline gave a value"); },
+             [&](caf::error& e) { error = soma::describe(e); });
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
+  BOOST_TEST(error.find("the forward did not end within 300 ms (forward_options.deadline)") != std::string::npos,
+             error);
+  BOOST_TEST(took.count() < 800, took.count() << " ms for a 300 ms deadline");
+  int again = 0;
+  self->request(slow.actor(), std::chrono::seconds(20), soma::forward_atom::value, 1, asked)
+    .receive([&](int x) { again = x; }, [&](caf::error& e) { BOOST_FAIL(soma::describe(e)); });
+  BOOST_TEST(again == 2);
+}
+
 BOOST_AUTO_TEST_CASE(a_fact_told_over_there_comes_back_as_it_would_be_stored) {
   // Text with a NUL byte crosses the wire as the store keeps it: byte for byte
   // (Cap'n Proto text cannot hold a NUL, so the value travels as bytes).

@@ -21,6 +21,7 @@
 
 #include <caf/behavior.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/message_handler.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include "soma/codec.hpp"
@@ -102,6 +103,18 @@ caf::behavior slice_behavior(slice_actor* self, std::shared_ptr<const slice_rout
       slice_take(self, std::move(s.forward), [&value] { return encode(value); });
     },
   };
+}
+
+/// The behaviour of a slice a graph starts with, which is also the graph's
+/// actor: a slice's, and what `asked(self)` handles (the graph's forwards).
+template <class In, class Asked>
+caf::behavior slice_driving(slice_actor* self, std::shared_ptr<const slice_route> route, Asked asked) {
+  slice_setup(self, std::move(route));
+  caf::message_handler steps{[self](step<In>& s) {
+    auto& value = s.value;
+    slice_take(self, std::move(s.forward), [&value] { return encode(value); });
+  }};
+  return steps.or_else(asked(self));
 }
 
 } // namespace soma::detail
