@@ -119,6 +119,9 @@ caller_trips::outcome caller_trips::ask(const caf::actor& session, const std::st
     // Its answer came meanwhile: it was handed over under the lock.
   }
   w.parked.wait();
+  // take() releases the waiter under the lock; taking it here makes sure
+  // that release has returned before `w`, on this stack, goes.
+  std::lock_guard guard{lock_};
   return std::move(w.result);
 }
 
