@@ -11,7 +11,6 @@
 #include <caf/scoped_execution_unit.hpp>
 #include <caf/spawn_options.hpp>
 #include <caf/system_messages.hpp>
-#include <caf/to_string.hpp>
 
 #include "soma/graph/parking.hpp"
 #include "soma/remote/protocol.hpp"
@@ -41,15 +40,22 @@ caller_trips::caller_trips(caf::actor_system& sys) : sys_(sys) {
 }
 
 caller_trips::~caller_trips() {
-  // No caller waits: each holds the link that owns this. Ending the
-  // companion drops its handler and its entry in the actor registry (where
-  // the middleman put it, to route answers to it).
+  // No caller waits: each holds the link that owns this. But an answer may
+  // still be delivered to the companion (one that came after its caller's
+  // deadline, already routed to it): its handler goes first, under the
+  // companion's own lock, which also waits for a handler running now. CAF's
+  // cleanup does not drop it (only a scheduled actor's finalize would).
+  auto* c = companion(receiver_);
+  c->on_enqueue({});
+  // Ending it drops its entry in the actor registry, where CAF's network
+  // layer put it to route answers to it.
   caf::scoped_execution_unit host{&sys_};
-  companion(receiver_)->cleanup(caf::make_error(caf::exit_reason::user_shutdown), &host);
+  c->cleanup(caf::make_error(caf::exit_reason::user_shutdown), &host);
 }
 
-// Runs on whichever thread delivers: the middleman's for an answer or a
-// lost connection, a scheduler's for a session proxy that went.
+// Runs on whichever thread delivers: CAF's network layer's for an answer or
+// a lost connection (the middleman's, with soma::system_config's
+// `middleman.workers` = 0), a scheduler's for a session proxy that went.
 void caller_trips::take(caf::mailbox_element_ptr& x) {
   auto& content = x->content();
   std::lock_guard guard{lock_};
@@ -64,7 +70,6 @@ void caller_trips::take(caf::mailbox_element_ptr& x) {
       }
       i = waiting_.erase(i);
       w->result.kind = outcome::lost;
-      w->result.why = "the connection closed (" + caf::to_string(dm.reason) + ")";
       w->parked.release(); // last: the waiter may be gone right after
     }
     return;
@@ -80,12 +85,10 @@ void caller_trips::take(caf::mailbox_element_ptr& x) {
     w->result.kind = outcome::answered;
     w->result.header = content.move_if_unshared<std::string>(0);
     w->result.output = content.move_if_unshared<std::string>(1);
-  } else if (content.match_elements<caf::error>()) {
-    w->result.kind = outcome::lost;
-    w->result.why = sys_.render(content.get_as<caf::error>(0));
   } else {
+    // An error (its session went, or refused), or an answer of another
+    // shape: the trip is lost, and the link says what is known of why.
     w->result.kind = outcome::lost;
-    w->result.why = "it answered a trip with something other than (SliceResult, output)";
   }
   w->parked.release();
 }
@@ -102,14 +105,21 @@ caller_trips::outcome caller_trips::ask(const caf::actor& session, const std::st
     waiting_.emplace(n, &w);
     watch = watched_.insert(w.session).second;
   }
-  // Once per session: a monitor on a session already gone says so at once.
-  if (watch)
-    caf::actor_cast<caf::abstract_actor*>(session)->attach(
-      caf::default_attachable::make_monitor(w.session, receiver_.address()));
-  session->enqueue(caf::make_mailbox_element(caf::actor_cast<caf::strong_actor_ptr>(receiver_),
-                                             caf::make_message_id(n), {}, slice_atom::value, header,
-                                             std::move(input)),
-                   nullptr);
+  try {
+    // Once per session: a monitor on a session already gone says so at once.
+    if (watch)
+      caf::actor_cast<caf::abstract_actor*>(session)->attach(
+        caf::default_attachable::make_monitor(w.session, receiver_.address()));
+    session->enqueue(caf::make_mailbox_element(caf::actor_cast<caf::strong_actor_ptr>(receiver_),
+                                               caf::make_message_id(n), {}, slice_atom::value,
+                                               header, std::move(input)),
+                     nullptr);
+  } catch (...) {
+    // Out of memory before the trip left: nobody may find `w` once it goes.
+    std::lock_guard guard{lock_};
+    waiting_.erase(n);
+    throw;
+  }
   if (until && !w.parked.wait_until(*until)) {
     std::lock_guard guard{lock_};
     if (waiting_.erase(n) != 0) {

@@ -7,8 +7,10 @@
 /// local actor runs in between either way.
 ///
 /// One per worker link. Its receiver is a CAF actor companion: an actor
-/// with no mailbox of its own, whose enqueue (run by the middleman's thread
-/// when an answer arrives) finds the caller waiting for it and wakes it.
+/// with no mailbox of its own, whose enqueue (run by the thread of CAF's
+/// network layer that delivers the answer: the middleman's, with
+/// soma::system_config's `middleman.workers` = 0) finds the caller waiting
+/// for it and wakes it.
 
 #include <atomic>
 #include <chrono>
@@ -34,10 +36,11 @@ public:
 
   /// How a trip ended.
   struct outcome {
+    /// lost: its session went, or answered with an error or an answer of
+    /// another shape; the link says what is known of why (worker_link::loss).
     enum kind_type { answered, lost, timed_out } kind = lost;
     std::string header; ///< answered: the SliceResult
     std::string output; ///< answered: the last node's output
-    std::string why;    ///< lost: CAF's reason
   };
 
   /// Sends `(slice_atom, header, input)` to `session` as a request and
