@@ -574,7 +574,7 @@ int main(int argc, char** argv) {
     std::printf("   TCP_NODELAY on %d of this process's %d CAF connections\n", nodelay.nodelay,
                 nodelay.connections);
     print("c\" c' through a local relay actor", c_relay, f);
-    std::printf("   c / c\" = %.2f: c\" adds the hop soma's slice actor makes each way\n",
+    std::printf("   c / c\" = %.2f: c\" adds one local hop each way, as a slice entered from a local node makes\n",
                 median(c) / median(c_relay));
     std::printf("   context switches per trip, here + there: c %.1f + %.1f, c' %.1f + %.1f, c\" %.1f + %.1f\n",
                 soma_trip.switches_here, soma_trip.switches_there, plain_trip.switches_here,
