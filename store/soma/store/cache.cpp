@@ -15,6 +15,7 @@
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/detail/local_answers.hpp"
 #include "soma/wire/cache_entry.hpp"
+#include "soma/store/detail/key_bytes.hpp"
 
 namespace soma {
 

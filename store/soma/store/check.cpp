@@ -21,6 +21,7 @@
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/trials.hpp"
+#include "soma/store/detail/key_bytes.hpp"
 
 namespace soma {
 

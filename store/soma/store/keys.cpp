@@ -1,6 +1,7 @@
 #include "soma/store/keys.hpp"
 
 #include "soma/detail/utf8.hpp"
+#include "soma/store/detail/key_bytes.hpp"
 
 namespace soma {
 

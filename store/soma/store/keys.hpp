@@ -32,10 +32,6 @@ namespace detail {
 /// `run/<id>/`: the prefix of every key of one run.
 [[nodiscard]] std::string run_prefix(std::string_view run);
 
-/// `run/<id>0`: the first key after every key of `run` ('/' + 1; an id
-/// holds no '/'), where a seek lands to find the run's last entry before it.
-[[nodiscard]] std::string past_run(std::string_view run);
-
 /// `run/<id>/` + n as 8 big-endian bytes.
 [[nodiscard]] std::string record_key(std::string_view run, std::uint64_t n);
 
@@ -49,15 +45,6 @@ namespace detail {
 /// The key of a run's words in the meta database: "words/<id>" (format 4).
 [[nodiscard]] std::string words_key(std::string_view run);
 
-/// A key as a person reads it, for messages: run/<id>/<n> for a run's entry,
-/// else its first 96 bytes with anything unprintable as \xNN.
-[[nodiscard]] std::string printable_key(std::string_view key);
-
-/// `x` as 8 big-endian bytes: keys holding it sort numerically.
-[[nodiscard]] std::string be64(std::uint64_t x);
-
-/// The number in 8 big-endian bytes (fewer read as the high bytes missing).
-[[nodiscard]] std::uint64_t from_be64(std::string_view bytes);
 
 } // namespace detail
 

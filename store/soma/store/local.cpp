@@ -19,6 +19,7 @@
 #include "soma/store/readings.hpp"
 #include "soma/store/record_log.hpp"
 #include "soma/store/run_status.hpp"
+#include "soma/store/detail/run_standing.hpp"
 
 namespace soma::detail {
 

@@ -17,6 +17,7 @@
 #include "soma/store/detail/write_group.hpp"
 #include "soma/store/keys.hpp"
 #include "soma/wire/reading.hpp"
+#include "soma/store/detail/key_bytes.hpp"
 
 namespace soma {
 

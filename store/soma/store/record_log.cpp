@@ -11,6 +11,7 @@
 #include "soma/store/detail/run_summaries.hpp"
 #include "soma/store/detail/trial_runs.hpp"
 #include "soma/store/keys.hpp"
+#include "soma/store/detail/key_bytes.hpp"
 
 namespace soma::detail {
 

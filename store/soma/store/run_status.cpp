@@ -1,6 +1,7 @@
 #include "soma/store/run_status.hpp"
 
 #include "soma/store/detail/utc.hpp"
+#include "soma/store/detail/run_standing.hpp"
 
 #include <fstream>
 #include <iterator>

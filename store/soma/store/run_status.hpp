@@ -55,12 +55,6 @@ namespace detail {
 /// This process as a run's writer.
 [[nodiscard]] const run_writer& this_writer();
 
-/// This process as a served store's server writing for `client`.
-[[nodiscard]] run_writer writer_for(std::string client);
-
-/// Where the run whose metadata is `m` stands, judged on this machine now.
-[[nodiscard]] run_standing standing_of(const run_meta& m);
-
 } // namespace detail
 
 } // namespace soma

@@ -8,6 +8,7 @@
 #include "soma/store/detail/local_answers.hpp"
 #include "soma/store/detail/numbering.hpp"
 #include "soma/store/keys.hpp"
+#include "soma/store/detail/key_bytes.hpp"
 
 namespace soma {
 

@@ -24,6 +24,7 @@
 #include "soma/store/keys.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/wire/trial.hpp"
+#include "soma/store/detail/key_bytes.hpp"
 
 namespace soma {
 

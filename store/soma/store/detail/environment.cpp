@@ -18,6 +18,7 @@
 #include "soma/error.hpp"
 #include "soma/store/detail/guard.hpp"
 #include "soma/store/keys.hpp"
+#include "soma/store/detail/key_bytes.hpp"
 
 namespace soma::detail {
 

@@ -8,6 +8,8 @@
 #include "soma/store/keys.hpp"
 #include "soma/store/run_status.hpp"
 #include "soma/store/detail/trial_runs.hpp"
+#include "soma/store/detail/key_bytes.hpp"
+#include "soma/store/detail/run_standing.hpp"
 
 namespace soma::detail {
 
