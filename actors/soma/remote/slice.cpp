@@ -95,6 +95,51 @@ void say_facts(const slice_plan& plan, caf::local_actor* self, forward_state& fw
   }
 }
 
+// Now, by this machine's clock, in unix µs: when a trip leaves.
+std::int64_t unix_now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+// Tells `fw` what the worker's answer `r` to a trip of `route` says: its
+// facts, the trip's `left`, then its refusal, if any, which ends the
+// forward. True when the forward goes on with the output. Notes whether
+// the trip was large (slice_route::large): `in` and `out` bytes.
+bool said_answer(const slice_route& route, caf::local_actor* self, forward_state& fw,
+                 wire::slice_answer& r, bool no_store, std::int64_t began_us,
+                 std::int64_t sent_unix_us, std::int64_t took_us, std::size_t in, std::size_t out,
+                 const std::shared_ptr<worker_link>& link) {
+  auto& plan = *route.plan;
+  route.large.store(in >= large_trip_bytes || out >= large_trip_bytes, std::memory_order_relaxed);
+  say_facts(plan, self, fw, r.facts, no_store);
+  fw.emit(left_fact(plan.host, began_us, sent_unix_us, took_us, r), unit_of(self));
+  switch (r.refused) {
+    case wire::refusal::none:
+      return true;
+    case wire::refusal::node_failed:
+      end_broken(plan, self, fw, r.node, r.error);
+      return false;
+    default: {
+      // needs_code among them, when it was not shipped (slice actor) or
+      // cannot be (a caller's trip, never sent to a network-mode worker).
+      auto& node = r.node.empty() ? plan.members.front().name : r.node;
+      end_broken(plan, self, fw, node, worker_name(plan, link) + " refused node " + node + ": " + r.error);
+      return false;
+    }
+  }
+}
+
+// Ends `fw` when a worker's answer could not be read (`e`, thrown while
+// decoding or saying it).
+void unreadable_answer(const slice_plan& plan, caf::local_actor* self, forward_state& fw,
+                       const std::shared_ptr<worker_link>& link, const std::exception& e) {
+  auto* bytes = dynamic_cast<const undecodable*>(&e);
+  end_broken(plan, self, fw, plan.members.front().name,
+             worker_name(plan, link) + (bytes ? " answered with bytes that did not decode: " : ": ")
+               + e.what());
+}
+
 // Carries `fw` on with the slice's output `bytes` (decoded by the route's
 // exit), or ends it when they do not decode.
 void go_on(const slice_route& route, caf::local_actor* self, forward_ptr fw, const std::string& bytes,
@@ -154,9 +199,7 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
   auto link = t.link;
   if (link)
     link->heard();
-  auto worker = [&st, link] { return worker_name(st, link); };
   auto took = micros(clock::now() - t.sent);
-  auto first = st.plan->members.front().name;
   try {
     auto r = wire::decode_slice_answer(header);
     if (r.refused == wire::refusal::needs_code && t.ships < st.plan->members.size()) {
@@ -188,31 +231,14 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
               });
       return;
     }
-    st.route->large.store(t.input_bytes >= large_trip_bytes || output.size() >= large_trip_bytes,
-                          std::memory_order_relaxed);
-    say_facts(*st.plan, self, fw, r.facts, t.no_store);
-    fw.emit(left_fact(st.plan->host, t.began_us, t.sent_unix_us, took, r), self->context());
     auto trip_done = std::move(t);
     st.trips.erase(i);
-    switch (r.refused) {
-      case wire::refusal::none:
-        carry_on(self, std::move(trip_done.forward), std::move(output), trip_done.key, link);
-        return;
-      case wire::refusal::node_failed:
-        end_broken(self, fw, r.node, r.error);
-        return;
-      default: {
-        auto& node = r.node.empty() ? first : r.node;
-        end_broken(self, fw, node, worker() + " refused node " + node + ": " + r.error);
-        return;
-      }
-    }
-  } catch (const undecodable& e) {
-    st.trips.erase(id);
-    end_broken(self, fw, first, worker() + " answered with bytes that did not decode: " + e.what());
+    if (said_answer(*st.route, self, fw, r, trip_done.no_store, trip_done.began_us,
+                    trip_done.sent_unix_us, took, trip_done.input_bytes, output.size(), link))
+      carry_on(self, std::move(trip_done.forward), std::move(output), trip_done.key, link);
   } catch (const std::exception& e) {
     st.trips.erase(id);
-    end_broken(self, fw, first, worker() + ": " + e.what());
+    unreadable_answer(*st.plan, self, fw, link, e);
   }
 }
 
@@ -419,9 +445,7 @@ void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string 
   auto id = st.next_trip++;
   trip t;
   t.sent = clock::now();
-  t.sent_unix_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                     std::chrono::system_clock::now().time_since_epoch())
-                     .count();
+  t.sent_unix_us = unix_now_us();
   t.began_us = fw->since_began_us(t.sent);
   t.input_bytes = input.size();
   t.input = std::move(input);
@@ -476,11 +500,9 @@ bool send_from_caller(const slice_route& route, const forward_ptr& fw,
     return false;
   }
   auto sent = clock::now();
-  auto sent_unix_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count();
+  auto sent_unix_us = unix_now_us();
   auto began_us = fw->since_began_us(sent);
-  bool large_in = input.size() >= large_trip_bytes;
+  auto in = input.size();
   auto answer = link->callers().ask(session, route.header, std::move(input), fw->deadline());
   switch (answer.kind) {
     case caller_trips::outcome::timed_out:
@@ -497,32 +519,13 @@ bool send_from_caller(const slice_route& route, const forward_ptr& fw,
   }
   link->heard();
   auto took = micros(clock::now() - sent);
-  route.large.store(large_in || answer.output.size() >= large_trip_bytes, std::memory_order_relaxed);
   try {
     auto r = wire::decode_slice_answer(answer.header);
-    say_facts(plan, nullptr, *fw, r.facts, false);
-    fw->emit(left_fact(plan.host, began_us, sent_unix_us, took, r), nullptr);
-    switch (r.refused) {
-      case wire::refusal::none:
-        go_on(route, nullptr, fw, answer.output, link);
-        return true;
-      case wire::refusal::node_failed:
-        end_broken(plan, nullptr, *fw, r.node, r.error);
-        return true;
-      default: {
-        // needs_code among them: only a network-mode worker asks for code,
-        // and such trips go through the slice's actor, which ships it.
-        auto& node = r.node.empty() ? first : r.node;
-        end_broken(plan, nullptr, *fw, node,
-                   worker_name(plan, link) + " refused node " + node + ": " + r.error);
-        return true;
-      }
-    }
-  } catch (const undecodable& e) {
-    end_broken(plan, nullptr, *fw, first,
-               worker_name(plan, link) + " answered with bytes that did not decode: " + e.what());
+    if (said_answer(route, nullptr, *fw, r, false, began_us, sent_unix_us, took, in,
+                    answer.output.size(), link))
+      go_on(route, nullptr, fw, answer.output, link);
   } catch (const std::exception& e) {
-    end_broken(plan, nullptr, *fw, first, worker_name(plan, link) + ": " + e.what());
+    unreadable_answer(plan, nullptr, *fw, link, e);
   }
   return true;
 }
