@@ -143,10 +143,7 @@ public:
         // the graph's actor, so a forward asked of it leaves for the worker
         // from there, with no driver in between.
         auto asking = [first_node = shared_->first_node, hosts = shared_->hosts](detail::slice_actor* self) {
-          auto enter = [self](detail::step<In>&& s) {
-            auto& value = s.value;
-            detail::slice_take(self, std::move(s.forward), [&value] { return encode(value); });
-          };
+          auto enter = [self](detail::step<In>&& s) { detail::slice_step(self, s); };
           return std::apply([](auto&&... h) { return caf::message_handler{std::move(h)...}; },
                             asked(self, enter, detail::sink<In>{}, first_node, hosts));
         };

@@ -93,16 +93,18 @@ void slice_setup(slice_actor* self, std::shared_ptr<const slice_route> route);
 /// output instead when the forward's store keeps it.
 void slice_take(slice_actor* self, forward_ptr fw, const std::function<std::string()>& encoded);
 
+/// Takes `s` into the slice's actor `self`, its value encoded there.
+template <class In>
+void slice_step(slice_actor* self, step<In>& s) {
+  auto& value = s.value;
+  slice_take(self, std::move(s.forward), [&value] { return encode(value); });
+}
+
 /// The behaviour of a slice whose first node takes `In`.
 template <class In>
 caf::behavior slice_behavior(slice_actor* self, std::shared_ptr<const slice_route> route) {
   slice_setup(self, std::move(route));
-  return {
-    [self](step<In>& s) {
-      auto& value = s.value;
-      slice_take(self, std::move(s.forward), [&value] { return encode(value); });
-    },
-  };
+  return {[self](step<In>& s) { slice_step(self, s); }};
 }
 
 /// The behaviour of a slice a graph starts with, which is also the graph's
@@ -110,10 +112,7 @@ caf::behavior slice_behavior(slice_actor* self, std::shared_ptr<const slice_rout
 template <class In, class Asked>
 caf::behavior slice_driving(slice_actor* self, std::shared_ptr<const slice_route> route, Asked asked) {
   slice_setup(self, std::move(route));
-  caf::message_handler steps{[self](step<In>& s) {
-    auto& value = s.value;
-    slice_take(self, std::move(s.forward), [&value] { return encode(value); });
-  }};
+  caf::message_handler steps{[self](step<In>& s) { slice_step(self, s); }};
   return steps.or_else(asked(self));
 }
 
