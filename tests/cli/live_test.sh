@@ -291,10 +291,12 @@ PY
       "$SOMA live --run tuesday --store $STORE --interval 60000 2>$T/err; echo exited=\$?; sleep 30"
     wait_for "soma live: run tuesday"
     # The narrow layout: the nodes' title alone, a node's row whole within
-    # 40 columns (a wide frame cut at 40 shows the title alone too). tmux
-    # may size the pane after the first frame; SIGWINCH redraws.
-    narrow() { shows_line "^slowest nodes (last 100 forwards)$" && shows_line "^  tokenize .*[0-9]$" \
-               && fitting 40 10 2>/dev/null; }
+    # 40 columns (a wide frame cut at 40 shows the title alone too). Ten
+    # rows hold one node's row, the slowest by its measured mean, which may
+    # be any of the run's three nodes. tmux may size the pane after the
+    # first frame; SIGWINCH redraws.
+    narrow() { shows_line "^slowest nodes (last 100 forwards)$" \
+               && shows_line "^  \(tokenize\|embed\|score\) .*[0-9]$" && fitting 40 10 2>/dev/null; }
     pane_until 5 narrow || fail "no narrow layout at 40 x 10"
     fits 40 10
     tmux -L "$SOCKET" resize-window -t live -x 90 -y 24
