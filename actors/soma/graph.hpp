@@ -22,6 +22,7 @@
 #include "soma/atoms.hpp"
 #include "soma/chain.hpp"
 #include "soma/export.hpp"
+#include "soma/graph/caller_runs.hpp"
 #include "soma/graph/completion.hpp"
 #include "soma/graph/node_actor.hpp"
 #include "soma/graph/slice_entry.hpp"
@@ -108,6 +109,15 @@ public:
           && detail::send_from_caller(*shared_->first_slice, job, [&input] { return encode(input); }))
         return job->take();
     }
+    if (shared_->caller && !options.deadline) {
+      // The caller runs the graph's idle local nodes itself (caller_runs.hpp).
+      // Not with a deadline: a caller inside a slow node could not give up.
+      shared_->caller->run(*caf::actor_cast<caf::abstract_actor*>(shared_->first),
+                           caf::make_mailbox_element(nullptr, caf::make_message_id(), {},
+                                                     detail::step<In>{job, std::move(input)}),
+                           job->parked());
+      return job->take();
+    }
     caf::anon_send(shared_->first, detail::step<In>{job, std::move(input)});
     return job->take();
   }
@@ -137,6 +147,7 @@ public:
         shared_->hosts.push_back(*d.host);
     if (!shared_->declaration.empty())
       shared_->first_node = shared_->declaration.front().name;
+    shared_->caller = detail::caller_nodes_of(sys, shared_->nodes);
     if constexpr (soma::encodable<In>) {
       if (shared_->first_slice) {
         // A graph that starts at a worker: its first slice's actor is also
@@ -163,6 +174,7 @@ private:
     std::shared_ptr<const detail::slice_route> first_slice; ///< a blocked caller's trip goes there
     graph_actor<In, Out> driver;
     std::vector<caf::actor> nodes;
+    std::shared_ptr<const detail::caller_nodes> caller; ///< the nodes a blocked caller runs
     std::vector<node_declaration> declaration;
     std::vector<std::string> hosts; ///< where its remote nodes run
     std::string first_node;         ///< where a forward is headed first

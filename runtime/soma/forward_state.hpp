@@ -180,7 +180,7 @@ private:
   std::unique_ptr<std::mutex> calling_; ///< with a deadline: held while callables run
   bool callables_off_ = false;
   // Says `broke` for the deadline, once, when the deadline ended the forward.
-  void say_expired(const std::string& node, caf::execution_unit* host);
+  SOMA_API_LOCAL void say_expired(const std::string& node, caf::execution_unit* host);
   std::vector<bool> dropped_; // callables that threw: told nothing more
   std::vector<fact> gathered_; // for whole-forward watchers: this forward's facts so far
   std::optional<std::string> watcher_error_;

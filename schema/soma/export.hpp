@@ -23,10 +23,14 @@
 #define SOMA_API_HIDDEN_BEGIN _Pragma("GCC visibility push(hidden)")
 /// Ends what SOMA_API_HIDDEN_BEGIN began.
 #define SOMA_API_HIDDEN_END _Pragma("GCC visibility pop")
+/// Keeps one member function of an exported class inside its library: one
+/// that only the library defining it calls (no installed template does).
+#define SOMA_API_LOCAL __attribute__((visibility("hidden")))
 #else
 #define SOMA_API_BEGIN
 #define SOMA_API_END
 #define SOMA_API_EXPORT
 #define SOMA_API_HIDDEN_BEGIN
 #define SOMA_API_HIDDEN_END
+#define SOMA_API_LOCAL
 #endif

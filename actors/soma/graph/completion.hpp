@@ -79,6 +79,9 @@ public:
     return std::move(*value_);
   }
 
+  /// Released when the forward ended (run_on_caller watches it).
+  [[nodiscard]] const parking& parked() const noexcept { return parking_; }
+
 private:
   parking parking_;
   std::optional<Out> value_;

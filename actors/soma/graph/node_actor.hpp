@@ -55,6 +55,9 @@ using sink = caf::typed_actor<caf::reacts_to<step<T>>>;
 template <class N>
 using node_actor = sink<typename N::In>;
 
+/// The name every node actor has (caf::abstract_actor::name()).
+inline constexpr char node_actor_name[] = "soma.node";
+
 /// What a node actor keeps.
 template <class N>
 struct node_state {
@@ -66,7 +69,7 @@ struct node_state {
   bool said_no_store = false; ///< a cached node told once that it had no store
   caf::actor cache_writer;    ///< keeps its outputs (a cached node), from its first miss
   sink<typename N::Out> next; ///< empty for the last node: it ends the forward
-  static inline const char* name = "soma.node";
+  static inline const char* name = node_actor_name;
 };
 
 /// Whether node type `N`'s outputs can be kept: its In and Out have codecs.

@@ -29,11 +29,11 @@ SOMA_API_HIDDEN_END
 class broker_state final : public route {
 public:
   /// The link called `host`, or nullptr.
-  std::shared_ptr<worker_link> find(const std::string& host) const;
+  SOMA_API_LOCAL std::shared_ptr<worker_link> find(const std::string& host) const;
 
-  void put(std::string host, std::shared_ptr<worker_link> link);
+  SOMA_API_LOCAL void put(std::string host, std::shared_ptr<worker_link> link);
 
-  std::vector<std::string> hosts() const;
+  SOMA_API_LOCAL std::vector<std::string> hosts() const;
 
   /// Reconnects the lost links of these hosts where it can (blocking).
   void ready(const std::vector<std::string>& hosts) const;
