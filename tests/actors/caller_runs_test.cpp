@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -19,13 +20,20 @@ namespace {
 struct threads_seen {
   std::mutex mtx;
   std::vector<std::thread::id> ids;
-  void add() {
+  std::vector<long> inputs; ///< what each node was given, in the same order
+  void add(long input = 0) {
     std::lock_guard guard{mtx};
     ids.push_back(std::this_thread::get_id());
+    inputs.push_back(input);
   }
   void clear() {
     std::lock_guard guard{mtx};
     ids.clear();
+    inputs.clear();
+  }
+  std::vector<long> all_inputs() {
+    std::lock_guard guard{mtx};
+    return inputs;
   }
   std::vector<std::thread::id> all() {
     std::lock_guard guard{mtx};
@@ -36,9 +44,16 @@ struct threads_seen {
 struct Noting : soma::node<Noting, long, long> {
   std::shared_ptr<threads_seen> seen;
   long by;
+  std::shared_ptr<std::atomic<int>> destroyed = std::make_shared<std::atomic<int>>(0);
   Noting(std::shared_ptr<threads_seen> s, long b) : seen(std::move(s)), by(b) {}
+  Noting(const Noting&) = default;
+  Noting(Noting&& other) noexcept = default;
+  ~Noting() {
+    if (destroyed && seen)
+      ++*destroyed;
+  }
   Out forward(const In& x, soma::context&) override {
-    seen->add();
+    seen->add(x);
     if (x < 0)
       throw std::runtime_error("negative");
     return x + by;
@@ -50,6 +65,28 @@ auto noting_graph(caf::actor_system& sys, const std::shared_ptr<threads_seen>& s
                                       >> Noting{seen, 100}.named("c"));
 }
 
+// Forwards until one ran whole on this thread (a node actor's first run,
+// its start, is on a worker, and a worker that ran a node for an earlier
+// forward may still hold it when the next reaches it); false when none of
+// 1000 did. After it, the nodes are idle whenever this thread's next
+// forward reaches them, while nothing else sends to them.
+template <class Graph>
+bool runs_whole_here(const Graph& g, threads_seen& seen) {
+  auto me = std::this_thread::get_id();
+  for (int i = 0; i < 1000; ++i) {
+    auto before = seen.all().size();
+    if (g.forward(1, {}) != 112)
+      return false;
+    auto ids = seen.all();
+    if (std::all_of(ids.begin() + static_cast<std::ptrdiff_t>(before), ids.end(),
+                    [&](auto id) { return id == me; })) {
+      seen.clear();
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 BOOST_FIXTURE_TEST_SUITE(caller_runs, system_fixture)
@@ -58,20 +95,7 @@ BOOST_AUTO_TEST_CASE(a_blocked_caller_runs_the_idle_nodes_of_its_graph_and_its_c
   auto seen = std::make_shared<threads_seen>();
   auto g = noting_graph(sys, seen);
   auto me = std::this_thread::get_id();
-  // Not at once: a node actor's first run (its start) is on a worker, and a
-  // worker that ran a node for an earlier forward may still hold it when
-  // the next forward reaches it. Once one forward ran here whole, the
-  // nodes are idle whenever this caller's forward reaches them.
-  bool whole_here = false;
-  for (int i = 0; i < 1000 && !whole_here; ++i) {
-    auto before = seen->all().size();
-    BOOST_REQUIRE(g.forward(1, {}) == 112);
-    auto ids = seen->all();
-    whole_here = std::all_of(ids.begin() + static_cast<std::ptrdiff_t>(before), ids.end(),
-                             [&](auto id) { return id == me; });
-  }
-  BOOST_REQUIRE_MESSAGE(whole_here, "no forward of 1000 ran whole on its blocked caller's thread");
-  seen->clear();
+  BOOST_REQUIRE_MESSAGE(runs_whole_here(g, *seen), "no forward of 1000 ran whole on its blocked caller's thread");
   // A watcher actor is told the facts, and runs where CAF's scheduler puts
   // it: not on the caller's thread, which leaves once its forward ended.
   auto told = std::make_shared<collected>();
@@ -126,6 +150,7 @@ BOOST_AUTO_TEST_CASE(with_a_deadline_the_nodes_run_on_the_schedulers_threads) {
 BOOST_AUTO_TEST_CASE(a_node_that_throws_on_the_callers_thread_ends_the_forward_and_the_graph_goes_on) {
   auto seen = std::make_shared<threads_seen>();
   auto g = noting_graph(sys, seen);
+  BOOST_REQUIRE(runs_whole_here(g, *seen));
   {
     std::vector<soma::fact> facts;
     try {
@@ -138,6 +163,9 @@ BOOST_AUTO_TEST_CASE(a_node_that_throws_on_the_callers_thread_ends_the_forward_a
     BOOST_REQUIRE(facts.size() == 2u);
     BOOST_TEST(facts[0].name == "failed");
     BOOST_TEST(facts[1].name == "broke");
+    BOOST_REQUIRE(seen->all().size() == 1u);
+    BOOST_TEST((seen->all().front() == std::this_thread::get_id()),
+               "the node that threw ran on another thread than its blocked caller's");
   }
   BOOST_TEST(g.forward(1, {}) == 112);
   // The nodes last ran on this thread: an actor asking the graph now is
@@ -173,6 +201,68 @@ BOOST_AUTO_TEST_CASE(four_callers_at_once_each_get_their_own_values_and_facts) {
     c.join();
   BOOST_TEST(wrong.load() == 0);
   BOOST_TEST(seen->all().size() == 4u * 2000u * 3u);
+}
+
+BOOST_AUTO_TEST_CASE(a_caller_runs_its_own_forwards_steps_and_no_actors) {
+  // An actor keeps 16 forwards asked of the graph's actor in flight while
+  // this thread forwards: a node this caller woke may hold asked steps
+  // behind its own; those are the workers' to run, not this caller's.
+  auto seen = std::make_shared<threads_seen>();
+  auto g = noting_graph(sys, seen);
+  BOOST_REQUIRE(runs_whole_here(g, *seen));
+  auto asked = std::make_shared<std::atomic<int>>(0);
+  auto asker = sys.spawn([graph = g.actor(), asked](caf::event_based_actor* self) -> caf::behavior {
+    auto ask = std::make_shared<std::function<void(long)>>();
+    *ask = [self, graph, asked, ask](long x) {
+      self->request(graph, caf::infinite, soma::forward_atom::value, x).then([asked, ask, x](long out) {
+        if (out == x + 111 && ++*asked < 20000)
+          (*ask)(x + 1);
+      });
+    };
+    for (long i = 0; i < 16; ++i)
+      (*ask)(1'000'000 * (i + 1));
+    return {[](caf::unit_t) {}};
+  });
+  auto me = std::this_thread::get_id();
+  long mine = 0;
+  for (long i = 0; i < 3000; ++i)
+    mine += g.forward(i, {}) == i + 111 ? 1 : 0;
+  BOOST_TEST(mine == 3000);
+  caf::anon_send_exit(asker, caf::exit_reason::user_shutdown);
+  auto ids = seen->all();
+  auto inputs = seen->all_inputs();
+  std::size_t asked_here = 0, asked_ran = 0;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (inputs[i] >= 1'000'000) {
+      ++asked_ran;
+      if (ids[i] == me)
+        ++asked_here;
+    }
+  BOOST_TEST(asked_ran > 0u);
+  BOOST_TEST(asked_here == 0u, asked_here << " steps of asked forwards ran on a blocked caller's thread");
+}
+
+BOOST_AUTO_TEST_CASE(a_graph_whose_nodes_ran_on_its_caller_lets_them_go_with_it) {
+  // Every reference to a node actor the caller took is given back: once the
+  // graph goes, its actors end and the nodes they own are destroyed.
+  auto seen = std::make_shared<threads_seen>();
+  Noting a{seen, 1}, b{seen, 10};
+  auto a_gone = a.destroyed, b_gone = b.destroyed;
+  {
+    auto g = soma::graph::somatize(sys, std::move(a).named("a") >> std::move(b).named("b"));
+    for (long i = 0; i < 100; ++i)
+      BOOST_REQUIRE(g.forward(i, {}) == i + 11);
+    auto ids = seen->all();
+    BOOST_TEST((std::count(ids.begin(), ids.end(), std::this_thread::get_id()) > 0),
+               "no node of 100 forwards ran on the caller's thread");
+    BOOST_REQUIRE_MESSAGE(a_gone->load() == 0 && b_gone->load() == 0,
+                          "a node was destroyed while its graph was there");
+  }
+  auto until = std::chrono::steady_clock::now() + deadline;
+  while ((a_gone->load() == 0 || b_gone->load() == 0) && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  BOOST_TEST(a_gone->load() > 0, "node a was never destroyed after its graph went");
+  BOOST_TEST(b_gone->load() > 0, "node b was never destroyed after its graph went");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

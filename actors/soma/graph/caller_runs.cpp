@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <unordered_map>
 
@@ -56,10 +57,9 @@ private:
   std::vector<caf::resumable*> nodes_; ///< compared, never used: the graph keeps them alive
 };
 
-// One blocked caller's run on this thread: its graph, and the nodes ready
-// to run (the last made ready runs first, as on a CAF worker, so a forward
-// goes on before what it left behind). A node that calls a forward of its
-// own nests a run inside.
+// One blocked caller's run on this thread: its graph, and the nodes its
+// forward made ready (the last made ready runs first, as on a CAF worker).
+// A node that calls a forward of its own nests a run inside.
 struct caller_run {
   const graph_nodes* graph;
   std::vector<caf::resumable*> ready;
@@ -118,20 +118,28 @@ void graph_nodes::run(caf::abstract_actor& first, caf::mailbox_element_ptr step,
         run.graph->unit().system().scheduler().enqueue(job);
     }
   } end{run};
+  // A node is ready here at most once at a time (until its run ends), so
+  // exec_later never allocates: CAF has unblocked the node's mailbox and
+  // taken its reference by then, and a throw would leave it scheduled by
+  // nobody.
+  run.ready.reserve(nodes_.size());
   first.enqueue(std::move(step), &unit_);
   while (!done.released() && !run.ready.empty()) {
     auto* job = run.ready.back();
     run.ready.pop_back();
-    // One message at a time, so the caller looks for its end between them
-    // and runs at most one more message of another forward once it came.
-    switch (job->resume(&unit_, 1)) {
-      case caf::resumable::resume_later:
-        run.ready.insert(run.ready.begin(), job); // more waits: after what the forward made ready
-        break;
-      default: // done or awaiting_message: whoever enqueues next takes a reference of its own
-        caf::intrusive_ptr_release(job);
-        break;
+    caf::resumable::resume_result result;
+    try {
+      // One message: the one that made the node ready, this forward's step.
+      result = job->resume(&unit_, 1);
+    } catch (...) {
+      std::terminate(); // as on a CAF worker, where nothing catches it either
     }
+    if (result == caf::resumable::resume_later)
+      // Other forwards' steps wait in its mailbox: a worker runs them (any
+      // idle one may take it), not this caller.
+      unit_.system().scheduler().enqueue(job);
+    else // done or awaiting_message: whoever enqueues next takes a reference of its own
+      caf::intrusive_ptr_release(job);
   }
 }
 

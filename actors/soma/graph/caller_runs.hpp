@@ -34,12 +34,15 @@ namespace soma::detail {
 class caller_nodes {
 public:
   /// Puts `step` into `first`'s mailbox, then runs on this thread each of
-  /// the nodes that becomes ready, one message at a time, until `done` is
-  /// released or nothing of theirs is ready here (it runs on a worker, or
-  /// waits on another actor or a worker's answer): the caller then waits
-  /// on `done` as before. Whatever else becomes ready meanwhile (a watcher
-  /// actor told a fact, an actor spawned) goes to CAF's scheduler at once,
-  /// and so does what is still ready here when `done` is released.
+  /// the nodes that the step makes ready (each was idle, so the message
+  /// that woke it is this forward's step), that message alone, until
+  /// `done` is released or nothing of theirs is ready here (a node was
+  /// busy, so the step waits for a worker, or the forward waits on another
+  /// actor or a worker's answer): the caller then waits on `done` as
+  /// before. A node with more messages after the step, whatever else
+  /// becomes ready meanwhile (a watcher actor told a fact, an actor
+  /// spawned), and what is still ready here when `done` is released go to
+  /// CAF's scheduler at once.
   virtual void run(caf::abstract_actor& first, caf::mailbox_element_ptr step, const parking& done) const = 0;
 
   virtual ~caller_nodes() = default;
