@@ -74,8 +74,8 @@ endforeach()
 # soma::detail; docs/architecture.md ("What a library exports") says what
 # the rest are and what would remove them. The limits are today's counts,
 # so that none is added unnoticed.
-set(detail_limit 153)
-set(private_limit 216)
+set(detail_limit 149)
+set(private_limit 212)
 file(GLOB libraries ${prefix}/lib/libsoma_*.so)
 foreach(space detail private)
   if(space STREQUAL "detail")

@@ -48,8 +48,8 @@ public:
 
   /// Adds what another tally counted (its sums(), trips() and machines()),
   /// as if this one had counted it after what it holds.
-  void merge(const std::vector<host_row>& rows, const std::vector<std::int64_t>& trips,
-             const std::map<std::string, fact>& machines);
+  SOMA_API_LOCAL void merge(const std::vector<host_row>& rows, const std::vector<std::int64_t>& trips,
+                            const std::map<std::string, fact>& machines);
 
   /// The last `machine` fact each graph host sent down a wire.
   [[nodiscard]] const std::map<std::string, fact>& machines() const noexcept { return machines_; }
@@ -76,7 +76,7 @@ struct host_scan {
   std::vector<host_row> rows;
   std::map<std::string, fact> machines; ///< graph host -> its last `machine` fact
 };
-[[nodiscard]] host_scan scan_hosts(const store& s, std::string_view run);
+[[nodiscard]] SOMA_API_LOCAL host_scan scan_hosts(const store& s, std::string_view run);
 
 } // namespace detail
 

@@ -187,7 +187,7 @@ namespace detail {
 
 /// The summary key a person's NAME means, as curve() reads it: a fact
 /// ("loss") means its "value" field ("loss.value"); "acc.top1" is itself.
-[[nodiscard]] std::string summary_key(std::string_view name);
+[[nodiscard]] SOMA_API_LOCAL std::string summary_key(std::string_view name);
 
 /// Adds forward `r` to its run's row, as runs() does (the first forward
 /// counted sets `first` and `last`): what a reader that tallies runs itself
@@ -202,7 +202,7 @@ public:
   void add(const std::vector<fact>& told);
 
   /// Adds rows another tally summed (sums()), as if it had counted them.
-  void merge(const std::vector<node_row>& sums);
+  SOMA_API_LOCAL void merge(const std::vector<node_row>& sums);
 
   /// The rows so far, in order of first appearance, mean_us computed.
   [[nodiscard]] std::vector<node_row> rows() const;
