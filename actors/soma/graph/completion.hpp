@@ -79,7 +79,7 @@ public:
     return std::move(*value_);
   }
 
-  /// Released when the forward ended (run_on_caller watches it).
+  /// Released when the forward ended (caller_nodes::run watches it).
   [[nodiscard]] const parking& parked() const noexcept { return parking_; }
 
 private:
