@@ -44,29 +44,45 @@ function(soma_executable name)
   target_precompile_headers(${name} REUSE_FROM soma_pch_host)
 endfunction()
 
-# soma_library(name SOURCES files... LINKS libs... PUBLIC_HEADERS headers...):
-# one of soma's layers, soma_<name>, aliased soma::<name>, exported as
-# soma::<name>, its folder on the include path. Only PUBLIC_HEADERS (paths
-# under the folder, such as soma/graph.hpp) are installed: detail/, wire/ and
-# the other internals stay in the source tree, and tests/install checks that
-# they are absent and that no installed header includes one.
-# Symbols are hidden by default: what the installed headers declare between
-# SOMA_API_BEGIN and SOMA_API_END, and what private headers mark
-# SOMA_API_EXPORT, is exported (schema/soma/export.hpp).
+# soma_library(name SOURCES files... LINKS libs... [PRIVATE_LINKS libs...]
+#              PUBLIC_HEADERS headers...): one of soma's layers. The layers
+# are built into one library, libsoma (soma_link_layers, below), and each
+# stays a CMake target of its own so that its dependencies run one way
+# (schema <- store <- runtime <- actors):
+# - soma_<name>_objects compiles the layer's sources (an OBJECT library);
+# - soma_<name> is what building against the layer needs, and nothing to
+#   link: its folder on the include path, the layers and libraries of LINKS
+#   (soma_web, a static library, links these, and the program it ends in
+#   brings libsoma or soma::testing);
+# - soma::<name> (installed as such) links libsoma, for a user's project.
+# Only PUBLIC_HEADERS (paths under the folder, such as soma/graph.hpp) are
+# installed: detail/, wire/ and the other internals stay in the source tree,
+# and tests/install checks that they are absent and that no installed header
+# includes one. Symbols are hidden by default: what the installed headers
+# declare between SOMA_API_BEGIN and SOMA_API_END, and what private headers
+# mark SOMA_API_EXPORT, is exported (schema/soma/export.hpp).
 function(soma_library name)
-  cmake_parse_arguments(arg "" "" "SOURCES;LINKS;PUBLIC_HEADERS" ${ARGN})
-  set(target soma_${name})
-  add_library(${target} ${arg_SOURCES})
-  add_library(soma::${name} ALIAS ${target})
-  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name} OUTPUT_NAME ${target}
-    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
-    CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-  target_include_directories(${target} PUBLIC
-    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}>
-    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-  target_link_libraries(${target} PUBLIC ${arg_LINKS})
-  target_compile_features(${target} PUBLIC cxx_std_20)
-  soma_warnings(${target})
+  cmake_parse_arguments(arg "" "" "SOURCES;LINKS;PRIVATE_LINKS;PUBLIC_HEADERS" ${ARGN})
+  set(api soma_${name})
+  add_library(${api} INTERFACE)
+  target_include_directories(${api} INTERFACE $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}>)
+  target_compile_features(${api} INTERFACE cxx_std_20)
+  foreach(link ${arg_LINKS})
+    if(NOT link MATCHES "^soma_")
+      set_property(GLOBAL APPEND PROPERTY SOMA_PUBLIC_LINKS ${link})
+    endif()
+  endforeach()
+  target_link_libraries(${api} INTERFACE ${arg_LINKS})
+  foreach(link ${arg_PRIVATE_LINKS})
+    target_link_libraries(${api} INTERFACE $<LINK_ONLY:${link}>)
+    set_property(GLOBAL APPEND PROPERTY SOMA_PRIVATE_LINKS ${link})
+  endforeach()
+  set(objects soma_${name}_objects)
+  add_library(${objects} OBJECT ${arg_SOURCES})
+  set_target_properties(${objects} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  target_link_libraries(${objects} PUBLIC ${api} PRIVATE ${arg_PRIVATE_LINKS})
+  soma_warnings(${objects})
+  set_property(GLOBAL APPEND PROPERTY SOMA_LAYERS ${name})
   foreach(header ${arg_PUBLIC_HEADERS})
     if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${header})
       message(FATAL_ERROR "soma_library(${name}): no public header ${header}")
@@ -74,4 +90,56 @@ function(soma_library name)
     get_filename_component(dir ${header} DIRECTORY)
     install(FILES ${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${dir})
   endforeach()
+endfunction()
+
+# soma_link_layers(): after every soma_library, makes
+# - soma_library (soma::library): libsoma, shared (BUILD_SHARED_LIBS), from
+#   every layer's objects: what users link, through soma::soma or a layer's
+#   soma::<name>, and what soma's programs, examples and node libraries link;
+# - soma::testing: the same objects as a static archive, linked whole, for
+#   soma's tests and benchmarks, which call internals libsoma does not
+#   export. A program that loads a node library (built on libsoma) must link
+#   libsoma instead: with both, it would hold two copies of soma.
+function(soma_link_layers)
+  get_property(layers GLOBAL PROPERTY SOMA_LAYERS)
+  get_property(public GLOBAL PROPERTY SOMA_PUBLIC_LINKS)
+  get_property(private GLOBAL PROPERTY SOMA_PRIVATE_LINKS)
+  list(REMOVE_DUPLICATES public)
+  set(objects "")
+  set(apis "")
+  foreach(layer ${layers})
+    list(APPEND objects $<TARGET_OBJECTS:soma_${layer}_objects>)
+    list(APPEND apis soma_${layer})
+  endforeach()
+  add_library(soma_library ${objects})
+  add_library(soma::library ALIAS soma_library)
+  set_target_properties(soma_library PROPERTIES EXPORT_NAME library OUTPUT_NAME soma
+    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+  foreach(api ${apis})
+    target_link_libraries(soma_library PUBLIC $<BUILD_INTERFACE:${api}>)
+  endforeach()
+  foreach(link ${public})
+    target_link_libraries(soma_library INTERFACE $<INSTALL_INTERFACE:${link}>)
+  endforeach()
+  if(NOT BUILD_SHARED_LIBS)
+    foreach(link ${private})
+      target_link_libraries(soma_library INTERFACE $<INSTALL_INTERFACE:${link}>)
+    endforeach()
+  endif()
+  target_include_directories(soma_library INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_compile_features(soma_library INTERFACE cxx_std_20)
+  foreach(layer ${layers})
+    add_library(soma_${layer}_package INTERFACE)
+    add_library(soma::${layer} ALIAS soma_${layer}_package)
+    set_target_properties(soma_${layer}_package PROPERTIES EXPORT_NAME ${layer})
+    target_link_libraries(soma_${layer}_package INTERFACE soma_library)
+  endforeach()
+  add_library(soma_static STATIC EXCLUDE_FROM_ALL ${objects})
+  target_link_libraries(soma_static PUBLIC ${apis})
+  add_library(soma_testing INTERFACE)
+  add_library(soma::testing ALIAS soma_testing)
+  target_link_libraries(soma_testing INTERFACE $<LINK_LIBRARY:WHOLE_ARCHIVE,soma_static>)
+  # soma's definitions of CAF's and OpenSSL's functions (docs/architecture.md,
+  # "What linking soma changes in your process") must be the program's.
+  target_link_options(soma_testing INTERFACE -rdynamic)
 endfunction()

@@ -60,7 +60,7 @@ std::chrono::milliseconds detection_bound(const caf::actor_system_config& cfg) {
 
 system_config& system_config::use_tls(const soma::tls& files) {
   if (!detail::openssl_calls_reach_soma())
-    std::fprintf(stderr, "soma: warning: this program links libssl before libsoma_actors, so "
+    std::fprintf(stderr, "soma: warning: this program links libssl before libsoma, so "
                          "CAF's TLS sessions call OpenSSL without soma's fix, and one client's "
                          "refused handshake can close other TLS connections; let soma::soma bring "
                          "OpenSSL instead of naming OpenSSL::SSL (docs/architecture.md, \"What "

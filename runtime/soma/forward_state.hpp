@@ -213,18 +213,18 @@ struct step {
 
 /// What a node's exception says: what() of a std::exception, a thrown
 /// string as it is, else a sentence saying it was something else.
-[[nodiscard]] std::string what(std::exception_ptr e);
+[[nodiscard]] SOMA_API_LOCAL std::string what(std::exception_ptr e);
 
 /// The engine's facts, stamped in one place.
 fact ran_fact(const std::string& node, std::int64_t began_us, std::int64_t took_us);
-fact failed_fact(const std::string& node, const std::string& error,
-                 std::int64_t began_us, std::int64_t took_us);
-fact broke_fact(const std::string& node, const std::string& error, std::int64_t took_us);
+SOMA_API_LOCAL fact failed_fact(const std::string& node, const std::string& error,
+                                std::int64_t began_us, std::int64_t took_us);
+SOMA_API_LOCAL fact broke_fact(const std::string& node, const std::string& error, std::int64_t took_us);
 fact finished_fact(std::int64_t took_us);
-fact recalled_fact(const std::string& node, std::int64_t began_us, std::int64_t took_us,
-                   std::size_t bytes);
-fact kept_fact(const std::string& node, std::int64_t began_us, std::int64_t took_us,
-               std::size_t bytes);
+SOMA_API_LOCAL fact recalled_fact(const std::string& node, std::int64_t began_us,
+                                 std::int64_t took_us, std::size_t bytes);
+SOMA_API_LOCAL fact kept_fact(const std::string& node, std::int64_t began_us,
+                             std::int64_t took_us, std::size_t bytes);
 
 } // namespace soma::detail
 

@@ -3,11 +3,38 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
+#include <openssl/evp.h>
+
 #include "remote_fixture.hpp"
-#include "soma/detail/libraries.hpp"
 #include "soma/draw/declaration.hpp"
 
 using namespace soma_test;
+
+namespace {
+
+// The SHA-256 of a file, in hex, computed here rather than by soma: the
+// hash a worker's refusal must name.
+std::string sha256_of(const std::string& path) {
+  std::ifstream in{path, std::ios::binary};
+  std::string bytes{std::istreambuf_iterator<char>{in}, {}};
+  BOOST_REQUIRE_MESSAGE(in && !bytes.empty(), "could not read " << path);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  BOOST_REQUIRE(EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr) == 1);
+  std::string hex;
+  char two[3];
+  for (unsigned int i = 0; i < size; ++i) {
+    std::snprintf(two, sizeof two, "%02x", digest[i]);
+    hex += two;
+  }
+  return hex;
+}
+
+} // namespace
 
 BOOST_FIXTURE_TEST_SUITE(remote, system_fixture)
 
@@ -295,8 +322,8 @@ BOOST_AUTO_TEST_CASE(a_worker_with_another_build_of_the_library_is_refused_namin
   auto w1 = soma::worker::spawn(sys, {node_program, "--nodes", test_nodes_v2}, soma::mode::project);
   auto broker = soma::broker::embedded({{"w1", w1}});
   auto g = soma::graph::somatize(sys, Inc{}.named("a").at("w1"));
-  auto ours = soma::detail::sha256_hex(soma::detail::read_file(test_nodes));
-  auto theirs = soma::detail::sha256_hex(soma::detail::read_file(test_nodes_v2));
+  auto ours = sha256_of(test_nodes);
+  auto theirs = sha256_of(test_nodes_v2);
   BOOST_REQUIRE(ours != theirs);
   try {
     (void)g.forward(1, {.broker = broker});

@@ -5,12 +5,15 @@
 
 #include <sys/wait.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
 #include <boost/test/unit_test.hpp>
 
 #include "soma/error.hpp"
+#include "soma/served/questions.hpp"
+#include "soma/store/backend.hpp"
 #include "soma/remote/served_store.hpp"
 
 namespace soma_test {
@@ -22,6 +25,13 @@ inline soma::store served(caf::actor_system& sys, const std::string& address,
   if (!s)
     BOOST_FAIL(soma::describe(s.error()));
   return *s;
+}
+
+// Questions a served store handle has asked so far: each one round trip.
+inline std::uint64_t asked(const soma::store& s) {
+  auto* remote = dynamic_cast<soma::served::remote_answers*>(&s.backend().ask());
+  BOOST_REQUIRE(remote != nullptr);
+  return remote->asked();
 }
 
 // What opening `address` through `sys` says.

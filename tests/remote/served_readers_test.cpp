@@ -27,7 +27,6 @@
 #include "soma/store/backend.hpp"
 #include "soma/store/cache.hpp"
 #include "soma/store/check.hpp"
-#include "soma/store/detail/readings_at.hpp"
 #include "soma/store/readers.hpp"
 #include "soma/store/readings.hpp"
 #include "soma/store/trials.hpp"
@@ -51,13 +50,6 @@ std::uint64_t largest(const soma::store& s) {
   auto* remote = dynamic_cast<soma::served::remote_answers*>(&s.backend().ask());
   BOOST_REQUIRE(remote != nullptr);
   return remote->largest();
-}
-
-// Questions a served store handle has asked so far: each one round trip.
-std::uint64_t asked(const soma::store& s) {
-  auto* remote = dynamic_cast<soma::served::remote_answers*>(&s.backend().ask());
-  BOOST_REQUIRE(remote != nullptr);
-  return remote->asked();
 }
 
 } // namespace
@@ -433,58 +425,6 @@ BOOST_AUTO_TEST_CASE(a_server_stopped_or_killed_mid_answer_is_an_error_within_th
       return false;
     }
   }));
-}
-
-// soma health reads every machine's last readings: through soma:// in parts
-// by their bytes, so 6,000 machines cost at most one round trip more than
-// 30 (one part holds 16,384 readings), where they cost one per machine.
-BOOST_AUTO_TEST_CASE(health_through_soma_takes_round_trips_by_bytes_not_by_machines) {
-  scratch dir;
-  std::string served_dir = dir / "served";
-  constexpr std::int64_t t0 = 1'700'000'000'000'000;
-  auto add_machines = [&](int from, int to) {
-    soma::store local{served_dir};
-    std::vector<soma::reading> rs;
-    for (int i = from; i < to; ++i)
-      for (int k = 0; k < 3; ++k) {
-        soma::reading r;
-        r.id = "m" + std::to_string(100000 + i);
-        r.every_us = 1'000'000;
-        r.when_us = t0 + k * 1'000'000 + (i == 7 ? 0 : 60'000'000); // m100007 went quiet
-        rs.push_back(r);
-      }
-    soma::detail::put_readings_at(local.env(), rs);
-  };
-  add_machines(0, 30);
-  node_process server{{node_program, "--serve-store", served_dir}};
-  auto address = "soma://127.0.0.1:" + std::to_string(server.port);
-  auto book = soma::health::rulebook::shipped();
-  // The round trips of one judgement through soma://, which must find what
-  // the store itself finds.
-  auto judged = [&](std::size_t machines) {
-    auto there = served(sys, address, {.read_only = true});
-    auto before = asked(there);
-    auto far = soma::health::judge(there, book);
-    auto trips = asked(there) - before;
-    auto near = soma::health::judge(soma::store{served_dir, {.read_only = true}}, book);
-    BOOST_TEST(far.machines == machines);
-    BOOST_TEST(near.machines == machines);
-    BOOST_REQUIRE(far.opinions.size() == near.opinions.size());
-    BOOST_TEST(std::any_of(far.opinions.begin(), far.opinions.end(), [](auto& o) {
-      return o.subject.find("m100007") != std::string::npos; // the machine that went quiet
-    }));
-    for (std::size_t i = 0; i < far.opinions.size(); ++i) {
-      BOOST_TEST(far.opinions[i].rule == near.opinions[i].rule);
-      BOOST_TEST(far.opinions[i].subject == near.opinions[i].subject);
-    }
-    return trips;
-  };
-  auto few = judged(30);
-  add_machines(30, 6000);
-  auto many = judged(6000);
-  BOOST_TEST_MESSAGE("soma health through soma://: " << few << " round trips for 30 machines, "
-                                                    << many << " for 6,000");
-  BOOST_TEST(many <= few + 1, many << " round trips for 6,000 machines, " << few << " for 30");
 }
 
 // The studies answer comes in parts (256 studies, or about 65,536 trials

@@ -40,26 +40,26 @@ using write_atom = caf::atom_constant<caf::atom("write")>;
 class run_writing {
 public:
   /// `recorder` names the writer to a served store's server.
-  SOMA_API_EXPORT run_writing(const store& where, const writer_options& options,
-                              std::uint64_t recorder);
-  SOMA_API_EXPORT ~run_writing();
+  run_writing(const store& where, const writer_options& options,
+              std::uint64_t recorder);
+  ~run_writing();
 
   run_writing(const run_writing&) = delete;
   run_writing& operator=(const run_writing&) = delete;
 
   /// Writes `batch` (after what is unwritten) in transactions of its own;
   /// the numbers it gave, or why it stopped short.
-  SOMA_API_EXPORT record_numbers write(record_batch& batch);
+  record_numbers write(record_batch& batch);
 
   /// The same write as one part of a group (soma/store/detail/write_group.hpp):
   /// `done` hears what write() would answer. None when the sink cannot
   /// (a served store's): write() it. At most one part at a time.
-  [[nodiscard]] SOMA_API_EXPORT std::unique_ptr<group_part>
+  [[nodiscard]] std::unique_ptr<group_part>
   part(record_batch& batch, std::function<void(record_numbers)> done);
 
   /// Marks the run left without closing, unless it was closed (a served
   /// store's server, when the client goes).
-  SOMA_API_EXPORT void dropped() noexcept;
+  void dropped() noexcept;
 
 private:
   void take(record_batch& batch);

@@ -14,7 +14,7 @@ namespace soma::draw {
 
 /// The window progress uses for `n` values when none is given: about n/20,
 /// made odd so it has a centre, at least 1 and at most 1001.
-[[nodiscard]] SOMA_API_EXPORT std::size_t default_window(std::size_t n) noexcept;
+[[nodiscard]] std::size_t default_window(std::size_t n) noexcept;
 
 /// Throws std::invalid_argument, saying why, when `window` is even or zero:
 /// a centred window needs a middle value.
@@ -23,8 +23,8 @@ SOMA_API_EXPORT void check_window(std::size_t window);
 /// The window `window` is drawn with over `n` values: itself, or the widest
 /// odd window there is room for when it is wider than the series (1 for an
 /// empty one).
-[[nodiscard]] SOMA_API_EXPORT std::size_t fitting_window(std::size_t window,
-                                                         std::size_t n) noexcept;
+[[nodiscard]] std::size_t fitting_window(std::size_t window,
+                                         std::size_t n) noexcept;
 
 /// The centred rolling mean of `ys` over `window` values (odd, so each mean
 /// sits on the value at its centre, neither early nor late), **where the
@@ -43,7 +43,7 @@ SOMA_API_EXPORT void check_window(std::size_t window);
 /// Each mean lies between the smallest and largest of the values it
 /// averages (clamped to the series' range, so rounding cannot carry one
 /// out). O(n). Throws std::invalid_argument for an even or zero window.
-[[nodiscard]] SOMA_API_EXPORT std::vector<double> rolling_mean(std::span<const double> ys,
-                                                               std::size_t window);
+[[nodiscard]] std::vector<double> rolling_mean(std::span<const double> ys,
+                                               std::size_t window);
 
 } // namespace soma::draw

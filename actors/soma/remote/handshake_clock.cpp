@@ -26,7 +26,7 @@
 // `abstract_broker::configure_read`, on the broker's own thread (no tick
 // can run in between), through libcaf_io's PLT (as it calls
 // basp::instance::handle, wire_limits.cpp): this definition, exported by
-// soma_actors and so found before libcaf_io's, calls CAF's own, then stamps
+// libsoma and so found before libcaf_io's, calls CAF's own, then stamps
 // an entry that was never stamped with the broker's clock. It changes
 // nothing for any other broker or call. (Debian's libcaf_io 0.17.6 makes
 // that call through its PLT, as its disassembly shows; were a build of CAF
@@ -66,7 +66,7 @@ configure_read_fn cafs_own() {
 
 namespace caf::io {
 
-// SOMA_API_EXPORT: exported (soma's libraries hide what they do not), or
+// SOMA_API_EXPORT: exported (libsoma hides what it does not), or
 // libcaf_io's own would be found first.
 SOMA_API_EXPORT void abstract_broker::configure_read(connection_handle hdl,
                                                      receive_policy::config cfg) {

@@ -8,7 +8,7 @@
 // client that was then refused (tests/remote/tls_test.cpp).
 //
 // OpenSSL's rule is that the queue must be empty before such a call
-// (SSL_get_error(3)). These definitions, exported by soma_actors, are found
+// (SSL_get_error(3)). These definitions, exported by libsoma, are found
 // before libssl's by every caller in the process (symbol interposition is
 // decided when the process links, not per caller). So each one clears the
 // queue only on a thread of an actor system soma configured (marked by the

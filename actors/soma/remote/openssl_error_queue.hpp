@@ -21,7 +21,7 @@ namespace soma::detail {
 void clear_openssl_errors_on_threads(caf::actor_system_config& cfg);
 
 /// Whether OpenSSL's four calls, CAF's included, reach soma's definitions in
-/// this process. They do unless libssl comes before libsoma_actors in the
+/// this process. They do unless libssl comes before libsoma in the
 /// program's load order (with CMake, a program that names OpenSSL::SSL
 /// itself beside soma::soma): then CAF's TLS sessions go without the
 /// cleared queue.

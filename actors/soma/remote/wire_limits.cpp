@@ -146,7 +146,7 @@ void authenticated(const instance* self, std::int64_t id) {
 
 namespace caf::io::basp {
 
-// SOMA_API_EXPORT: soma's libraries hide what they do not export, and this
+// SOMA_API_EXPORT: libsoma hides what it does not export, and this
 // definition must be exported to be found before libcaf_io's.
 SOMA_API_EXPORT connection_state instance::handle(execution_unit* ctx, new_data_msg& dm,
                                            header& hdr, bool is_payload) {

@@ -34,13 +34,13 @@ using detail::tails_part;
 /// bytes for the wire. Throws store_error as the question does, and
 /// store_error (`invalid`) for bytes that are no question or an op that is
 /// not a question.
-[[nodiscard]] SOMA_API_EXPORT std::string answer_question(answers& a, store_op op,
-                                                          std::string_view ask);
+[[nodiscard]] std::string answer_question(answers& a, store_op op,
+                                          std::string_view ask);
 
 /// How far a check on the server is, as an ask.check answer: `done` with
 /// the report, or its entries so far of `total`.
-[[nodiscard]] SOMA_API_EXPORT std::string encode_check_step(const check_report& r, bool done,
-                                                            std::uint64_t total);
+[[nodiscard]] std::string encode_check_step(const check_report& r, bool done,
+                                            std::uint64_t total);
 
 /// Sends a question's op and Ask bytes, and returns the answer's bytes;
 /// throws store_error when it cannot.

@@ -15,7 +15,7 @@
 namespace soma::detail {
 
 /// A node library: where it is, what it is, what it serves.
-struct SOMA_API_EXPORT node_library {
+struct node_library {
   std::string path;       ///< the file
   std::string definition; ///< SHA-256 of the file, hex
   const std::vector<library_entry>* entries = nullptr; ///< its nodes (maybe none)
@@ -29,7 +29,7 @@ struct SOMA_API_EXPORT node_library {
 /// The node library loaded in this process that lists `type`. Throws
 /// std::invalid_argument naming the type when none does (the node is then
 /// defined in the program itself, or in a library without SOMA_NODE_LIBRARY).
-SOMA_API_EXPORT const node_library& library_defining(const std::string& type);
+const node_library& library_defining(const std::string& type);
 
 /// Loads the node library at `path` (dlopen, local symbols) and hashes it.
 /// Throws std::runtime_error naming the file when it cannot be loaded or has
@@ -37,9 +37,9 @@ SOMA_API_EXPORT const node_library& library_defining(const std::string& type);
 SOMA_API_EXPORT std::shared_ptr<const node_library> load_node_library(const std::string& path);
 
 /// SHA-256 of `bytes`, hex.
-SOMA_API_EXPORT std::string sha256_hex(std::string_view bytes);
+std::string sha256_hex(std::string_view bytes);
 
 /// The whole content of the file at `path`; throws std::runtime_error naming it.
-SOMA_API_EXPORT std::string read_file(const std::string& path);
+std::string read_file(const std::string& path);
 
 } // namespace soma::detail

@@ -13,11 +13,11 @@
 namespace soma::detail {
 
 /// Writes `xs` into `out`, which has xs.size() elements.
-SOMA_API_EXPORT void put_executions(capnp::List<schema::Execution>::Builder out,
-                                    const std::vector<execution>& xs);
+void put_executions(capnp::List<schema::Execution>::Builder out,
+                    const std::vector<execution>& xs);
 
 /// What put_executions wrote.
-[[nodiscard]] SOMA_API_EXPORT std::vector<execution>
+[[nodiscard]] std::vector<execution>
 get_executions(capnp::List<schema::Execution>::Reader in);
 
 } // namespace soma::detail

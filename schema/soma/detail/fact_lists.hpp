@@ -19,17 +19,17 @@ namespace soma::detail {
 class run_words;
 
 /// The engine word `s` is (schema Word), or Word::NONE for any other text.
-[[nodiscard]] SOMA_API_EXPORT schema::Word word_of(std::string_view s) noexcept;
+[[nodiscard]] schema::Word word_of(std::string_view s) noexcept;
 
 /// The text of engine word `w`; empty for NONE and for a word this soma does
 /// not know (a newer soma's).
-[[nodiscard]] SOMA_API_EXPORT std::string_view text_of_word(schema::Word w) noexcept;
+[[nodiscard]] std::string_view text_of_word(schema::Word w) noexcept;
 
 /// Fills `out` (sized facts.size()) with `facts`, typed. Names and keys
 /// holding NUL bytes are written with U+FFFD in their place (Cap'n Proto
 /// text cannot hold them); a text value holding one is written as bytes.
-SOMA_API_EXPORT void write_facts(capnp::List<schema::Fact>::Builder out,
-                                 const std::vector<fact>& facts);
+void write_facts(capnp::List<schema::Fact>::Builder out,
+                 const std::vector<fact>& facts);
 
 /// Format 4 (a fact blob in the store): as above, but a fact's leading
 /// node, began_us, took_us and value are held in its struct (Fact.held),
@@ -41,8 +41,8 @@ void write_facts(capnp::List<schema::Fact>::Builder out, const std::vector<fact>
 /// The facts of `in`, in order; `words` are the run's, for a fact blob of
 /// format 4. Throws undecodable for an engine word this soma does not know,
 /// or a word the run's words do not hold (none without `words`).
-[[nodiscard]] SOMA_API_EXPORT std::vector<fact> read_facts(capnp::List<schema::Fact>::Reader in,
-                                                           const run_words* words = nullptr);
+[[nodiscard]] std::vector<fact> read_facts(capnp::List<schema::Fact>::Reader in,
+                                           const run_words* words = nullptr);
 
 /// Fills `out` (sized in.size()) with `in`, typed, as write_facts does.
 void write_entries(capnp::List<schema::Entry>::Builder out, const std::vector<field>& in);
@@ -60,6 +60,6 @@ void write_entries(capnp::List<schema::Entry>::Builder out, const std::vector<fi
 
 /// The fields of a format-1 list of text pairs, each value read as
 /// scalar_of_text reads it.
-[[nodiscard]] SOMA_API_EXPORT std::vector<field> read_fields(capnp::List<schema::Field>::Reader in);
+[[nodiscard]] std::vector<field> read_fields(capnp::List<schema::Field>::Reader in);
 
 } // namespace soma::detail

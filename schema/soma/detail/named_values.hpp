@@ -11,9 +11,9 @@
 namespace soma::detail {
 
 /// Writes `xs` into `out`, which has xs.size() elements.
-SOMA_API_EXPORT void put_values(capnp::List<schema::Named>::Builder out, const values& xs);
+void put_values(capnp::List<schema::Named>::Builder out, const values& xs);
 
 /// What put_values wrote. Throws undecodable for a kind this soma does not know.
-[[nodiscard]] SOMA_API_EXPORT values get_values(capnp::List<schema::Named>::Reader in);
+[[nodiscard]] values get_values(capnp::List<schema::Named>::Reader in);
 
 } // namespace soma::detail

@@ -4,6 +4,8 @@
 #include <capnp/serialize-packed.h>
 #include <kj/io.h>
 
+#include <memory>
+
 #include "soma/detail/capnp.hpp"
 #include "soma/detail/fact_lists.hpp"
 #include "soma/detail/executions.hpp"
@@ -16,18 +18,34 @@ namespace soma::detail::packed {
 
 namespace {
 
+// A thread's own buffer of `Use::words` words (one per use: building,
+// reading), zeroed, made at its first use and
+// kept until the thread ends. On the heap rather than in the thread's TLS
+// block: libsoma's TLS is static (the store's fault guard is initial-exec,
+// soma/store/detail/guard.cpp), and a library with static TLS that a
+// program loads with dlopen (the Python module) gets only the little glibc
+// keeps spare for it; 16 KiB of buffers there failed the module's import.
+template <class Use>
+kj::ArrayPtr<capnp::word> thread_buffer() {
+  thread_local std::unique_ptr<capnp::word[]> words;
+  if (!words)
+    words.reset(new capnp::word[Use::words]());
+  return kj::arrayPtr(words.get(), Use::words);
+}
+
 // The first segment every message is built in: a forward's record and facts
 // fit (a few hundred bytes), so building one allocates nothing. Zeroed, as
 // MallocMessageBuilder wants it, and zeroed again by its destructor.
-constexpr unsigned scratch_words = 1024;
-thread_local capnp::word scratch[scratch_words];
+struct scratch {
+  static constexpr unsigned words = 1024;
+};
 
 // Builds a message with `build` and appends it, packed, to `out`: written
 // straight into out's tail, sized for the worst case of packing (a tag byte
 // and a count for every 8 bytes) and cut back to what was written.
 template <class Root, class Build>
 void put(std::string& out, Build&& build) {
-  capnp::MallocMessageBuilder msg{kj::arrayPtr(scratch, scratch_words)};
+  capnp::MallocMessageBuilder msg{thread_buffer<scratch>()};
   build(msg.initRoot<Root>());
   auto words = capnp::computeSerializedSizeInWords(msg);
   auto at = out.size();
@@ -42,8 +60,9 @@ void put(std::string& out, Build&& build) {
 // metadata or a fact blob does, so reading one allocates nothing for it
 // (a reader on a store of 10,000 runs reads 10,000 metadata). Not shared by
 // a read inside another's `f` (none does today; `unpacking` keeps it so).
-constexpr unsigned unpack_words = 1024;
-thread_local capnp::word unpacked[unpack_words];
+struct unpacked {
+  static constexpr unsigned words = 1024;
+};
 thread_local bool unpacking = false;
 
 // Reads `payload` as one packed message whose root is `Root` and gives the
@@ -68,7 +87,7 @@ auto get(std::string_view payload, F&& f) {
     } done{mine};
     unpacking = true;
     capnp::PackedMessageReader reader{
-      in, options, mine ? kj::arrayPtr(unpacked, unpack_words) : kj::ArrayPtr<capnp::word>{}};
+      in, options, mine ? thread_buffer<unpacked>() : kj::ArrayPtr<capnp::word>{}};
     auto result = f(reader.template getRoot<Root>());
     if (in.tryGetReadBuffer().size() != 0)
       throw undecodable("bytes are left after the message");

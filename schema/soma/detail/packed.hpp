@@ -21,41 +21,41 @@
 namespace soma::detail::packed {
 
 /// Appends `x` as a packed `Record` to `out`.
-SOMA_API_EXPORT void put_record(std::string& out, const record& x);
+void put_record(std::string& out, const record& x);
 
 /// Appends `facts` as a packed `FactList` to `out`.
-SOMA_API_EXPORT void put_facts(std::string& out, const std::vector<fact>& facts);
+void put_facts(std::string& out, const std::vector<fact>& facts);
 
 /// Format 4: the same, naming texts by the run's `words` (which it adds to)
 /// and holding leading fields in the fact (fact_lists.hpp).
-SOMA_API_EXPORT void put_facts(std::string& out, const std::vector<fact>& facts, run_words& words);
+void put_facts(std::string& out, const std::vector<fact>& facts, run_words& words);
 
 /// Appends a run's words as a packed `RunWords` to `out`.
-SOMA_API_EXPORT void put_run_words(std::string& out, const run_words& x);
+void put_run_words(std::string& out, const run_words& x);
 
 /// Appends `x` as a packed `RunMeta` to `out`.
-SOMA_API_EXPORT void put_run_meta(std::string& out, const run_meta& x);
+void put_run_meta(std::string& out, const run_meta& x);
 
 /// What put_record wrote. Throws undecodable when `payload` is not one.
-[[nodiscard]] SOMA_API_EXPORT record get_record(std::string_view payload);
+[[nodiscard]] record get_record(std::string_view payload);
 
 /// What put_facts wrote, `words` the run's (format 4); throws undecodable
 /// as get_record does, and for a word `words` do not hold.
-[[nodiscard]] SOMA_API_EXPORT std::vector<fact> get_facts(std::string_view payload,
-                                                          const run_words* words = nullptr);
+[[nodiscard]] std::vector<fact> get_facts(std::string_view payload,
+                                          const run_words* words = nullptr);
 
 /// What put_run_words wrote; throws undecodable as get_record does.
-[[nodiscard]] SOMA_API_EXPORT run_words get_run_words(std::string_view payload);
+[[nodiscard]] run_words get_run_words(std::string_view payload);
 
 /// What put_run_meta wrote; throws undecodable as get_record does.
-[[nodiscard]] SOMA_API_EXPORT run_meta get_run_meta(std::string_view payload);
+[[nodiscard]] run_meta get_run_meta(std::string_view payload);
 
 /// The summary field `name` of the record `payload` (the last one of that
 /// name), without making the rest of it; nullopt when it has none. When
 /// `when_us` is given, the record's when_us goes there. Throws undecodable
 /// as get_record does.
-[[nodiscard]] SOMA_API_EXPORT std::optional<scalar> get_summary_value(std::string_view payload,
-                                                                      std::string_view name,
-                                                                      std::int64_t* when_us = nullptr);
+[[nodiscard]] std::optional<scalar> get_summary_value(std::string_view payload,
+                                                      std::string_view name,
+                                                      std::int64_t* when_us = nullptr);
 
 } // namespace soma::detail::packed

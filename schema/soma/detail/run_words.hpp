@@ -20,7 +20,7 @@
 
 namespace soma::detail {
 
-class SOMA_API_EXPORT run_words {
+class run_words {
 public:
   /// Words a run's dictionary holds at most, and the longest word in bytes:
   /// a text past either is written out in full, as format 3 writes it. So

@@ -57,19 +57,19 @@ inline constexpr std::size_t seal_bytes = 8;
 
 /// Appends an envelope to `out` whose checksum is still to be set; append the
 /// payload after it, then call seal().
-SOMA_API_EXPORT void begin_seal(std::string& out, sealed_kind kind,
-                                std::uint8_t format = format_version);
+void begin_seal(std::string& out, sealed_kind kind,
+                std::uint8_t format = format_version);
 
 /// Sets the checksum of the envelope that starts at `out[at]`, over `key`
 /// and everything after the envelope.
-SOMA_API_EXPORT void seal(std::string& out, std::string_view key, std::size_t at = 0) noexcept;
+void seal(std::string& out, std::string_view key, std::size_t at = 0) noexcept;
 
 /// `payload` sealed at `key`: the envelope, then a copy of it. `format` is
 /// what the envelope says the payload is written in (tests make values of
 /// an older format with it).
-[[nodiscard]] SOMA_API_EXPORT std::string sealed(std::string_view key, sealed_kind kind,
-                                                 std::string_view payload,
-                                                 std::uint8_t format = format_version);
+[[nodiscard]] std::string sealed(std::string_view key, sealed_kind kind,
+                                 std::string_view payload,
+                                 std::uint8_t format = format_version);
 
 /// What unseal() found.
 enum class seal_state {
@@ -82,13 +82,13 @@ enum class seal_state {
 /// Reads the envelope of `bytes`, stored at `key`; when ok, `format` (if
 /// given) is the format it was written in (oldest_sealed_format to
 /// newest_format).
-[[nodiscard]] SOMA_API_EXPORT seal_state unseal(std::string_view key, std::string_view bytes,
-                                                sealed_kind kind, std::string_view& payload,
-                                                std::uint8_t* format = nullptr) noexcept;
+[[nodiscard]] seal_state unseal(std::string_view key, std::string_view bytes,
+                                sealed_kind kind, std::string_view& payload,
+                                std::uint8_t* format = nullptr) noexcept;
 
 /// The payload of `bytes` without checking it (all of a value of format 1):
 /// for a reader that only needs a field it can check another way.
-[[nodiscard]] SOMA_API_EXPORT std::string_view unchecked_payload(std::string_view bytes) noexcept;
+[[nodiscard]] std::string_view unchecked_payload(std::string_view bytes) noexcept;
 
 /// The checksum of `payload` at `key` under `header` (the envelope's first
 /// four bytes): the low 32 bits of XXH3-64.

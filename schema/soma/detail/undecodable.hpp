@@ -11,9 +11,8 @@
 namespace soma::detail {
 
 /// what() says why, in Cap'n Proto's words or ours; callers add whose bytes
-/// they were. Exported: thrown in one of soma's libraries and caught by
-/// type in another.
-class SOMA_API_EXPORT undecodable : public std::runtime_error {
+/// they were. Not exported: thrown and caught by type inside libsoma.
+class undecodable : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };

@@ -18,6 +18,6 @@ namespace soma::detail {
 
 /// Where the first byte of `s` that is not part of well-formed UTF-8 is;
 /// s.size() when all of it is.
-[[nodiscard]] SOMA_API_EXPORT std::size_t first_not_utf8(std::string_view s);
+[[nodiscard]] std::size_t first_not_utf8(std::string_view s);
 
 } // namespace soma::detail

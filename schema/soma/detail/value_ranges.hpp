@@ -13,11 +13,11 @@
 namespace soma::detail {
 
 /// Writes `xs` into `out`, which has xs.size() elements.
-SOMA_API_EXPORT void put_ranges(capnp::List<schema::ValueRange>::Builder out,
-                                const std::vector<value_range>& xs);
+void put_ranges(capnp::List<schema::ValueRange>::Builder out,
+                const std::vector<value_range>& xs);
 
 /// What put_ranges wrote.
-[[nodiscard]] SOMA_API_EXPORT std::vector<value_range>
+[[nodiscard]] std::vector<value_range>
 get_ranges(capnp::List<schema::ValueRange>::Reader in);
 
 } // namespace soma::detail

@@ -21,13 +21,13 @@ struct cache_entry {
 
 /// The entry's message for `output` kept by node `node` (`type`, frozen at
 /// `version`), appended to `out`: the output's bytes are copied once.
-SOMA_API_EXPORT void encode_cache_entry(std::string& out, std::string_view node,
-                                        std::string_view type, std::string_view version,
-                                        std::string_view output, std::int64_t kept_at,
-                                        std::uint64_t kept_ns);
+void encode_cache_entry(std::string& out, std::string_view node,
+                        std::string_view type, std::string_view version,
+                        std::string_view output, std::int64_t kept_at,
+                        std::uint64_t kept_ns);
 
 /// The entry in `bytes`, read in place when they sit on an 8-byte boundary.
 /// Throws detail::undecodable when they are not a CacheEntry.
-[[nodiscard]] SOMA_API_EXPORT cache_entry decode_cache_entry(std::string_view bytes);
+[[nodiscard]] cache_entry decode_cache_entry(std::string_view bytes);
 
 } // namespace soma::wire

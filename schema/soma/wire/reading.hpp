@@ -12,9 +12,9 @@
 
 namespace soma::wire {
 
-[[nodiscard]] SOMA_API_EXPORT std::string encode_reading(const reading& r);
+[[nodiscard]] std::string encode_reading(const reading& r);
 
 /// Throws detail::undecodable when the bytes are not a Reading.
-[[nodiscard]] SOMA_API_EXPORT reading decode_reading(std::string_view bytes);
+[[nodiscard]] reading decode_reading(std::string_view bytes);
 
 } // namespace soma::wire

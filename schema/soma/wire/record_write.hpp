@@ -69,14 +69,14 @@ struct record_write {
   bool closing = false; ///< the recorder's last batch: its run is marked ended once written
 };
 
-[[nodiscard]] SOMA_API_EXPORT std::string encode_record_write(const record_write& w);
+[[nodiscard]] std::string encode_record_write(const record_write& w);
 
 /// Throws undecodable when the bytes are not a RecordWrite.
-[[nodiscard]] SOMA_API_EXPORT record_write decode_record_write(std::string_view bytes);
+[[nodiscard]] record_write decode_record_write(std::string_view bytes);
 
-[[nodiscard]] SOMA_API_EXPORT std::string encode_record_numbers(const record_numbers& n);
+[[nodiscard]] std::string encode_record_numbers(const record_numbers& n);
 
 /// Throws undecodable when the bytes are not RecordNumbers.
-[[nodiscard]] SOMA_API_EXPORT record_numbers decode_record_numbers(std::string_view bytes);
+[[nodiscard]] record_numbers decode_record_numbers(std::string_view bytes);
 
 } // namespace soma::detail

@@ -25,13 +25,13 @@ struct snapshot_part {
   std::string bytes;
 };
 
-[[nodiscard]] SOMA_API_EXPORT std::string encode_snapshot_ask(std::uint64_t offset);
-[[nodiscard]] SOMA_API_EXPORT std::uint64_t decode_snapshot_ask(std::string_view bytes);
-[[nodiscard]] SOMA_API_EXPORT std::string encode_snapshot_part(const snapshot_part& p);
-[[nodiscard]] SOMA_API_EXPORT snapshot_part decode_snapshot_part(std::string_view bytes);
+[[nodiscard]] std::string encode_snapshot_ask(std::uint64_t offset);
+[[nodiscard]] std::uint64_t decode_snapshot_ask(std::string_view bytes);
+[[nodiscard]] std::string encode_snapshot_part(const snapshot_part& p);
+[[nodiscard]] snapshot_part decode_snapshot_part(std::string_view bytes);
 
-[[nodiscard]] SOMA_API_EXPORT std::string encode_store_version(std::uint64_t txn);
-[[nodiscard]] SOMA_API_EXPORT std::uint64_t decode_store_version(std::string_view bytes);
+[[nodiscard]] std::string encode_store_version(std::uint64_t txn);
+[[nodiscard]] std::uint64_t decode_store_version(std::string_view bytes);
 
 struct cache_ask {
   std::string key, type, node, version;
@@ -43,17 +43,17 @@ struct cache_keep {
   std::optional<std::size_t> limit;
 };
 
-[[nodiscard]] SOMA_API_EXPORT std::string encode_cache_ask(const cache_ask& a);
-[[nodiscard]] SOMA_API_EXPORT cache_ask decode_cache_ask(std::string_view bytes);
+[[nodiscard]] std::string encode_cache_ask(const cache_ask& a);
+[[nodiscard]] cache_ask decode_cache_ask(std::string_view bytes);
 /// The answer to a cache_ask: the output, or none.
-[[nodiscard]] SOMA_API_EXPORT std::string
+[[nodiscard]] std::string
 encode_cache_answer(const std::optional<std::string>& output);
-[[nodiscard]] SOMA_API_EXPORT std::optional<std::string>
+[[nodiscard]] std::optional<std::string>
 decode_cache_answer(std::string_view bytes);
-[[nodiscard]] SOMA_API_EXPORT std::string encode_cache_keep(const cache_keep& k);
-[[nodiscard]] SOMA_API_EXPORT cache_keep decode_cache_keep(std::string_view bytes);
-[[nodiscard]] SOMA_API_EXPORT std::string encode_cache_kept(bool kept);
-[[nodiscard]] SOMA_API_EXPORT bool decode_cache_kept(std::string_view bytes);
+[[nodiscard]] std::string encode_cache_keep(const cache_keep& k);
+[[nodiscard]] cache_keep decode_cache_keep(std::string_view bytes);
+[[nodiscard]] std::string encode_cache_kept(bool kept);
+[[nodiscard]] bool decode_cache_kept(std::string_view bytes);
 
 // Every decode_* throws detail::undecodable when the bytes are not its message.
 

@@ -29,7 +29,7 @@ struct slice_node {
 
 /// Throws detail::undecodable when the bytes are not a Slice (or one with
 /// no nodes).
-[[nodiscard]] SOMA_API_EXPORT std::vector<slice_node> decode_slice(std::string_view bytes);
+[[nodiscard]] std::vector<slice_node> decode_slice(std::string_view bytes);
 
 /// Why a slice did not give a value (schema/remote.capnp Refusal).
 enum class refusal { none, node_failed, unknown_node, needs_code, conflict, bad_slice };

@@ -21,11 +21,11 @@ namespace soma::wire {
 
 // Every decode_* throws detail::undecodable when the bytes are not its message.
 
-[[nodiscard]] SOMA_API_EXPORT std::string encode_trial(const trial_row& t);
-[[nodiscard]] SOMA_API_EXPORT trial_row decode_trial(std::string_view bytes);
+[[nodiscard]] std::string encode_trial(const trial_row& t);
+[[nodiscard]] trial_row decode_trial(std::string_view bytes);
 
-[[nodiscard]] SOMA_API_EXPORT std::string encode_study(const study_row& s);
-[[nodiscard]] SOMA_API_EXPORT study_row decode_study(std::string_view bytes);
+[[nodiscard]] std::string encode_study(const study_row& s);
+[[nodiscard]] study_row decode_study(std::string_view bytes);
 
 /// Trials to add to a study (made with `function` when new).
 struct trials_add {
@@ -33,13 +33,13 @@ struct trials_add {
   std::string function;
   std::vector<values> trials;
 };
-[[nodiscard]] SOMA_API_EXPORT std::string encode_trials_add(const trials_add& a);
-[[nodiscard]] SOMA_API_EXPORT trials_add decode_trials_add(std::string_view bytes);
+[[nodiscard]] std::string encode_trials_add(const trials_add& a);
+[[nodiscard]] trials_add decode_trials_add(std::string_view bytes);
 
 /// The numbers of trials added or handed back.
-[[nodiscard]] SOMA_API_EXPORT std::string
+[[nodiscard]] std::string
 encode_trial_numbers(const std::vector<std::uint64_t>& numbers);
-[[nodiscard]] SOMA_API_EXPORT std::vector<std::uint64_t>
+[[nodiscard]] std::vector<std::uint64_t>
 decode_trial_numbers(std::string_view bytes);
 
 /// A claimant asks for the next waiting trial, and may be held up to
@@ -49,11 +49,11 @@ struct claim_ask {
   std::string claimant;
   std::uint32_t wait_ms = 0;
 };
-[[nodiscard]] SOMA_API_EXPORT std::string encode_claim_ask(const claim_ask& a);
-[[nodiscard]] SOMA_API_EXPORT claim_ask decode_claim_ask(std::string_view bytes);
+[[nodiscard]] std::string encode_claim_ask(const claim_ask& a);
+[[nodiscard]] claim_ask decode_claim_ask(std::string_view bytes);
 
-[[nodiscard]] SOMA_API_EXPORT std::string encode_claim_answer(const std::optional<trial_row>& t);
-[[nodiscard]] SOMA_API_EXPORT std::optional<trial_row> decode_claim_answer(std::string_view bytes);
+[[nodiscard]] std::string encode_claim_answer(const std::optional<trial_row>& t);
+[[nodiscard]] std::optional<trial_row> decode_claim_answer(std::string_view bytes);
 
 /// A claimant ends its attempt: done (result), broke (error) or let go
 /// (state waiting, error says why).
@@ -66,25 +66,25 @@ struct trial_end {
   values result;
   std::string error;
 };
-[[nodiscard]] SOMA_API_EXPORT std::string encode_trial_end(const trial_end& e);
-[[nodiscard]] SOMA_API_EXPORT trial_end decode_trial_end(std::string_view bytes);
+[[nodiscard]] std::string encode_trial_end(const trial_end& e);
+[[nodiscard]] trial_end decode_trial_end(std::string_view bytes);
 
 /// Whether an end was kept; when not, why (describe() of its error, which
 /// decodes as an error_code::refused error with the same text).
-[[nodiscard]] SOMA_API_EXPORT std::string encode_trial_ended(const caf::expected<void>& ended);
-[[nodiscard]] SOMA_API_EXPORT caf::expected<void> decode_trial_ended(std::string_view bytes);
+[[nodiscard]] std::string encode_trial_ended(const caf::expected<void>& ended);
+[[nodiscard]] caf::expected<void> decode_trial_ended(std::string_view bytes);
 
 /// end_and_claim's answer: whether the end was kept (as above), and the next trial.
-[[nodiscard]] SOMA_API_EXPORT std::string
+[[nodiscard]] std::string
 encode_trial_ended_claimed(const caf::expected<void>& ended, const std::optional<trial_row>& next);
-[[nodiscard]] SOMA_API_EXPORT std::pair<caf::expected<void>, std::optional<trial_row>>
+[[nodiscard]] std::pair<caf::expected<void>, std::optional<trial_row>>
 decode_trial_ended_claimed(std::string_view bytes);
 
 struct reclaim_ask {
   std::string study;
   double quiet_over_s = 0;
 };
-[[nodiscard]] SOMA_API_EXPORT std::string encode_reclaim_ask(const reclaim_ask& a);
-[[nodiscard]] SOMA_API_EXPORT reclaim_ask decode_reclaim_ask(std::string_view bytes);
+[[nodiscard]] std::string encode_reclaim_ask(const reclaim_ask& a);
+[[nodiscard]] reclaim_ask decode_reclaim_ask(std::string_view bytes);
 
 } // namespace soma::wire

@@ -33,7 +33,7 @@ class group_part;
 struct cache_identity;
 
 /// Where one recorder's forwards are written.
-class SOMA_API_EXPORT record_sink {
+class record_sink {
 public:
   virtual ~record_sink() = default;
 

@@ -64,8 +64,8 @@ struct cache_identity {
 /// Keeps `output` under `key`. When the store handle has a cache limit,
 /// evicts the oldest entries until the cache fits; an output larger than the
 /// limit is not kept (returns false). Throws store_error.
-bool cache_put(const store& s, std::string_view key, const cache_identity& who,
-               std::string_view output);
+SOMA_API_LOCAL bool cache_put(const store& s, std::string_view key, const cache_identity& who,
+                              std::string_view output);
 
 } // namespace detail
 

@@ -41,10 +41,10 @@ namespace detail {
 class host_tally {
 public:
   /// Counts one forward's facts.
-  void add(const std::vector<fact>& told);
+  SOMA_API_LOCAL void add(const std::vector<fact>& told);
 
   /// The rows so far ("here" first), waiting_us computed.
-  [[nodiscard]] std::vector<host_row> rows() const;
+  [[nodiscard]] SOMA_API_LOCAL std::vector<host_row> rows() const;
 
   /// Adds what another tally counted (its sums(), trips() and machines()),
   /// as if this one had counted it after what it holds.

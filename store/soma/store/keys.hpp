@@ -30,20 +30,20 @@ inline constexpr std::size_t max_run_id = 498;
 namespace detail {
 
 /// `run/<id>/`: the prefix of every key of one run.
-[[nodiscard]] std::string run_prefix(std::string_view run);
+[[nodiscard]] SOMA_API_LOCAL std::string run_prefix(std::string_view run);
 
 /// `run/<id>/` + n as 8 big-endian bytes.
-[[nodiscard]] std::string record_key(std::string_view run, std::uint64_t n);
+[[nodiscard]] SOMA_API_LOCAL std::string record_key(std::string_view run, std::uint64_t n);
 
 /// A record key taken apart; false when `key` is not one.
-[[nodiscard]] bool parse_record_key(std::string_view key, std::string_view& run,
-                                    std::uint64_t& n);
+[[nodiscard]] SOMA_API_LOCAL bool parse_record_key(std::string_view key, std::string_view& run,
+                                                   std::uint64_t& n);
 
 /// `run/<id>`: where a run's metadata is kept.
-[[nodiscard]] std::string meta_key(std::string_view run);
+[[nodiscard]] SOMA_API_LOCAL std::string meta_key(std::string_view run);
 
 /// The key of a run's words in the meta database: "words/<id>" (format 4).
-[[nodiscard]] std::string words_key(std::string_view run);
+[[nodiscard]] SOMA_API_LOCAL std::string words_key(std::string_view run);
 
 
 } // namespace detail

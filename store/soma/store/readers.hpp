@@ -192,7 +192,7 @@ namespace detail {
 /// Adds forward `r` to its run's row, as runs() does (the first forward
 /// counted sets `first` and `last`): what a reader that tallies runs itself
 /// (soma/store/runs_tally.hpp) counts with.
-void count_forward(run_row& row, const record& r);
+SOMA_API_LOCAL void count_forward(run_row& row, const record& r);
 
 /// Adds up nodes' time forward by forward, as nodes() does: what a reader of
 /// some of a run's forwards (soma/health/) counts with.

@@ -67,7 +67,7 @@ struct staged_log {
 SOMA_API_HIDDEN_BEGIN
 class record_log {
 public:
-  SOMA_API_EXPORT record_log(std::shared_ptr<environment> env, log_options options);
+  record_log(std::shared_ptr<environment> env, log_options options);
 
   /// The environment it writes.
   [[nodiscard]] environment& env() const noexcept { return *env_; }
@@ -80,22 +80,22 @@ public:
   /// again keeps its number and is written over, never twice. Throws
   /// store_error; then nothing of it was written.
   /// The entries' records get their numbers (`rec.forward`) in place.
-  SOMA_API_EXPORT std::vector<std::pair<std::uint64_t, std::uint64_t>>
+  std::vector<std::pair<std::uint64_t, std::uint64_t>>
   write(std::span<log_entry> entries, const std::vector<std::uint64_t>& batch);
 
   /// write()'s work, in `txn`, which the caller commits (a group of writes in
   /// one transaction: soma/store/detail/write_group.hpp). It may be staged
   /// again in a new transaction (the map grew); the log changes only when
   /// the result is adopted after the commit. Throws store_error.
-  [[nodiscard]] SOMA_API_EXPORT staged_log stage(MDB_txn* txn,
-                                                 const std::function<MDB_dbi(db)>& dbi,
-                                                 std::span<log_entry> entries,
-                                                 const std::vector<std::uint64_t>& batch);
+  [[nodiscard]] staged_log stage(MDB_txn* txn,
+                                 const std::function<MDB_dbi(db)>& dbi,
+                                 std::span<log_entry> entries,
+                                 const std::vector<std::uint64_t>& batch);
   void adopt(staged_log& done) noexcept;
 
   /// Marks the run ended (run_meta::ended_us, this machine's clock now), in
   /// one transaction. Throws store_error.
-  SOMA_API_EXPORT void end();
+  void end();
 
   /// end()'s work in `txn`, `now_us` its time. Throws store_error.
   void stage_end(MDB_txn* txn, const std::function<MDB_dbi(db)>& dbi, std::int64_t now_us);
@@ -128,9 +128,9 @@ SOMA_API_HIDDEN_END
 
 /// The record that `facts` make, numbered n: state, took_us and when_us as
 /// given, nodes counted, the summarised facts' fields flattened.
-[[nodiscard]] SOMA_API_EXPORT record make_record(const std::vector<fact>& facts, std::uint64_t n,
-                                                 outcome state, std::int64_t took_us,
-                                                 std::int64_t when_us,
-                                                 const std::vector<std::string>& summarising);
+[[nodiscard]] record make_record(const std::vector<fact>& facts, std::uint64_t n,
+                                 outcome state, std::int64_t took_us,
+                                 std::int64_t when_us,
+                                 const std::vector<std::string>& summarising);
 
 } // namespace soma::detail

@@ -53,7 +53,7 @@ struct run_standing {
 namespace detail {
 
 /// This process as a run's writer.
-[[nodiscard]] const run_writer& this_writer();
+[[nodiscard]] SOMA_API_LOCAL const run_writer& this_writer();
 
 } // namespace detail
 

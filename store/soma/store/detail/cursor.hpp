@@ -15,7 +15,7 @@ namespace soma::detail {
 
 class environment;
 
-class SOMA_API_EXPORT cursor {
+class cursor {
 public:
   /// Throws store_error when LMDB cannot open one. `dbi` may be 0 (a
   /// database that does not exist yet): every move then finds nothing.

@@ -55,7 +55,7 @@ public:
   /// find a database's handle; a database that does not exist yet gives 0
   /// and must be read as empty. Views into LMDB memory live until `f`
   /// returns. Throws store_error.
-  SOMA_API_EXPORT void
+  void
   read(const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f) const;
 
   /// How a write is committed: durable unless the handle is `expendable`
@@ -66,19 +66,19 @@ public:
   /// Runs `f` in a write transaction and commits. When the map is full the
   /// transaction is aborted, the map doubled, and `f` run again: `f` must be
   /// safe to replay. Throws store_error (and for a read-only store).
-  SOMA_API_EXPORT void
+  void
   write(const std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)>& f,
         commit how = commit::durable);
 
   /// Writes a compacted copy of the environment into the empty directory
   /// `dir` (mdb_env_copy2): one consistent moment, as a read transaction
   /// sees it. Throws store_error.
-  SOMA_API_EXPORT void copy_to(const std::string& dir) const;
+  void copy_to(const std::string& dir) const;
 
   /// The id of the last committed transaction a reader can see (that of a
   /// read transaction begun now): it moves with every commit, by any
   /// process, once that commit is visible. Throws store_error.
-  [[nodiscard]] SOMA_API_EXPORT std::uint64_t last_txn() const;
+  [[nodiscard]] std::uint64_t last_txn() const;
 
   /// Forces every committed transaction to disk (mdb_env_sync), including
   /// those an `expendable` handle committed without syncing its meta page.
@@ -99,15 +99,15 @@ public:
   /// replays) or store_error. With MDB_APPEND (a key past every key of the
   /// database: LMDB then fills pages instead of splitting them) or
   /// MDB_NOOVERWRITE, false when that does not hold, and nothing written.
-  SOMA_API_EXPORT bool put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view value,
-                           unsigned flags = 0) const;
+  bool put(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view value,
+           unsigned flags = 0) const;
 
   /// mdb_get: the value, valid until the transaction ends, or false.
-  SOMA_API_EXPORT bool get(MDB_txn* txn, MDB_dbi dbi, std::string_view key,
-                           std::string_view& value) const;
+  bool get(MDB_txn* txn, MDB_dbi dbi, std::string_view key,
+           std::string_view& value) const;
 
   /// mdb_del of a key; absent keys are fine.
-  SOMA_API_EXPORT void del(MDB_txn* txn, MDB_dbi dbi, std::string_view key) const;
+  void del(MDB_txn* txn, MDB_dbi dbi, std::string_view key) const;
 
 private:
   // The handle of `which` for `txn`: a shared one, or one this transaction

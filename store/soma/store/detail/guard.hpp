@@ -24,7 +24,7 @@ namespace soma::detail {
 /// installed since then keeps getting the faults that are not soma's); when
 /// the last one goes, the handler it replaced is put back, unless the
 /// program installed another since. Any thread may make or drop one.
-class SOMA_API_EXPORT fault_guard {
+class fault_guard {
 public:
   fault_guard() noexcept;
   ~fault_guard();

@@ -2,9 +2,9 @@
 
 /// @file
 /// The store's own helpers for the bytes of its keys (soma/store/keys.hpp
-/// has the layout and the keys other libraries make): numbers as 8
+/// has the layout and the keys other layers make): numbers as 8
 /// big-endian bytes, the end of a run's keys, and a key as a message names
-/// it. Only the store library calls them, so they are not exported.
+/// it. Only the store layer calls them, so they are not exported.
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 
 /// @file
 /// The answers a store on this host gives: each question one read
-/// transaction of its LMDB environment. Internal to soma_store (not
+/// transaction of its LMDB environment. Internal to the store layer (not
 /// installed): a user reaches them through soma::store.
 
 #include "soma/store/answers.hpp"

@@ -19,13 +19,13 @@ namespace soma::detail {
 class environment;
 
 /// The run's metadata; empty when it has none.
-[[nodiscard]] SOMA_API_EXPORT run_meta meta_of(const environment& env, MDB_txn* txn, MDB_dbi meta,
-                                               std::string_view run);
+[[nodiscard]] run_meta meta_of(const environment& env, MDB_txn* txn, MDB_dbi meta,
+                               std::string_view run);
 
 /// The run's words (format 4); none when it has none (a run an older soma
 /// wrote). Throws store_error when they are damaged.
-[[nodiscard]] SOMA_API_EXPORT run_words words_of(const environment& env, MDB_txn* txn, MDB_dbi meta,
-                                                 std::string_view run);
+[[nodiscard]] run_words words_of(const environment& env, MDB_txn* txn, MDB_dbi meta,
+                                 std::string_view run);
 
 /// Throws no_run_error naming `run`, which a reader did not find, or, when
 /// the run's metadata says it has forwards written, store_error (damaged):

@@ -3,8 +3,7 @@
 /// @file
 /// Machine readings in a store on this host: what the local backend and a
 /// served store's server call (soma/store/readings.hpp has the calls users
-/// make). SOMA_API_EXPORT marks what the served store's session, in soma::worker,
-/// calls across the library boundary.
+/// make).
 
 #include <cstddef>
 #include <cstdint>
@@ -24,15 +23,15 @@
 namespace soma::detail {
 
 /// Decodes a reading; throws store_error naming `where` when damaged.
-[[nodiscard]] SOMA_API_EXPORT reading decode_reading(std::string_view bytes,
-                                                     const std::string& where);
+[[nodiscard]] reading decode_reading(std::string_view bytes,
+                                     const std::string& where);
 
 class environment;
 class group_part;
 
 /// Throws store_error (`invalid`) unless `r`'s machine id is 1 to 200
 /// bytes without '/'.
-SOMA_API_EXPORT void check_reading_id(const reading& r);
+void check_reading_id(const reading& r);
 
 /// put_reading into a store on this host (its local backend); the reading's
 /// id is checked by put_reading.
@@ -46,14 +45,14 @@ void put_reading_at(environment& env, const reading& r);
 /// here. `trim[i]` says whether reading i's machine is trimmed to its
 /// newest kept_per_machine now (a walk back over them, the cost that grows
 /// with what a machine keeps); empty: every one is.
-SOMA_API_EXPORT void put_readings_at(environment& env, const std::vector<reading>& rs,
-                                     const std::vector<bool>& trim = {});
+void put_readings_at(environment& env, const std::vector<reading>& rs,
+                     const std::vector<bool>& trim = {});
 
 /// put_readings_at's work as one part of a group written in one
 /// transaction (soma/store/detail/write_group.hpp): expendable, unless a
 /// durable part shares the transaction. `done` hears nullptr once it was
 /// committed, else why not. `rs` and `trim` must outlive the part.
-[[nodiscard]] SOMA_API_EXPORT std::unique_ptr<group_part>
+[[nodiscard]] std::unique_ptr<group_part>
 readings_part(environment& env, const std::vector<reading>& rs, const std::vector<bool>& trim,
               std::function<void(const store_error*)> done);
 
@@ -61,7 +60,7 @@ readings_part(environment& env, const std::vector<reading>& rs, const std::vecto
 /// machines' newest readings (put_reading does so with every reading), in a
 /// write transaction of its own; returns how many. One scan of every
 /// machine's latest reading: a served store's server does it once a tick.
-SOMA_API_EXPORT std::size_t forget_stale_machines(environment& env);
+std::size_t forget_stale_machines(environment& env);
 
 /// Decodes the reading stored at `key` (sealed, or of format 1); throws
 /// store_error naming the store `where` when damaged.

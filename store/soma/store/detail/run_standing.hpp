@@ -2,7 +2,7 @@
 
 /// @file
 /// How the store judges a run's writer (soma/store/run_status.hpp has what
-/// other libraries read): only the store library calls these, so they are
+/// other layers read): only the store layer calls these, so they are
 /// not exported.
 
 #include <string>

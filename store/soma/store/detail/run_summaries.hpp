@@ -71,18 +71,18 @@ struct run_count {
 /// Throws store_error (`failed`) for an LMDB error.
 /// `trials`: the trials database's handle, for each row's `trial` (0: none
 /// looked for); a run named as trials' runs are costs a seek or two more.
-[[nodiscard]] SOMA_API_EXPORT std::vector<run_row> run_rows_at(const environment& env, MDB_txn* txn,
-                                                               MDB_dbi records, MDB_dbi meta,
-                                                               std::optional<std::string_view> after,
-                                                               std::size_t count, MDB_dbi trials = 0);
+[[nodiscard]] std::vector<run_row> run_rows_at(const environment& env, MDB_txn* txn,
+                                               MDB_dbi records, MDB_dbi meta,
+                                               std::optional<std::string_view> after,
+                                               std::size_t count, MDB_dbi trials = 0);
 
 /// One run's row, as run_rows_at() gives it; nullopt when `run` has no
 /// record (no such run). `run` must be a run id (check_run_id() says
 /// so; the caller checks). Cost and errors: those of run_rows_at() for one
 /// run.
-[[nodiscard]] SOMA_API_EXPORT std::optional<run_row> run_row_at(const environment& env,
-                                                                MDB_txn* txn, MDB_dbi records,
-                                                                MDB_dbi meta, std::string_view run,
-                                                                MDB_dbi trials = 0);
+[[nodiscard]] std::optional<run_row> run_row_at(const environment& env,
+                                                MDB_txn* txn, MDB_dbi records,
+                                                MDB_dbi meta, std::string_view run,
+                                                MDB_dbi trials = 0);
 
 } // namespace soma::detail

@@ -3,8 +3,6 @@
 /// @file
 /// Trials in a store on this host: what the local backend and a served
 /// store's server call (soma/store/trials.hpp has the calls users make).
-/// SOMA_API_EXPORT marks what the served store's session, in soma::worker, calls
-/// across the library boundary.
 
 #include <chrono>
 #include <cstdint>
@@ -54,14 +52,14 @@ end_and_claim_at(environment& env, std::string_view study, std::uint64_t number,
 /// checks its study and state at once (store_error); `done` hears, once
 /// the group is done, what the call would have returned, or the store's
 /// error as data (as_error).
-[[nodiscard]] SOMA_API_EXPORT std::unique_ptr<group_part>
+[[nodiscard]] std::unique_ptr<group_part>
 add_trials_part(environment& env, std::string study, std::vector<values> trials,
-                std::string function,
-                std::function<void(caf::expected<std::vector<std::uint64_t>>)> done);
-[[nodiscard]] SOMA_API_EXPORT std::unique_ptr<group_part>
+std::string function,
+std::function<void(caf::expected<std::vector<std::uint64_t>>)> done);
+[[nodiscard]] std::unique_ptr<group_part>
 end_trial_part(environment& env, wire::trial_end end,
                std::function<void(caf::expected<caf::expected<void>>)> done);
-[[nodiscard]] SOMA_API_EXPORT std::unique_ptr<group_part> end_and_claim_part(
+[[nodiscard]] std::unique_ptr<group_part> end_and_claim_part(
   environment& env, wire::trial_end end,
   std::function<void(caf::expected<std::pair<caf::expected<void>, std::optional<trial_row>>>)>
     done);

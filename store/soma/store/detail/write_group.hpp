@@ -49,7 +49,7 @@ part_of(std::function<void(MDB_txn*, const std::function<MDB_dbi(db)>&)> stage,
 
 /// A part that writes nothing and notes the id of the transaction it was
 /// staged in (mdb_txn_id), once committed, in `id`.
-[[nodiscard]] SOMA_API_EXPORT std::unique_ptr<group_part>
+[[nodiscard]] std::unique_ptr<group_part>
 noting_transaction(std::optional<std::uint64_t>& id);
 
 /// Writes every part in one transaction, durable when one part asks it
@@ -59,6 +59,6 @@ noting_transaction(std::optional<std::uint64_t>& id);
 /// held but its sync failed, every part is told it failed and none is
 /// written again: nothing is written twice. Returns the number of
 /// transactions committed.
-SOMA_API_EXPORT std::size_t write_group(environment& env, std::span<group_part* const> parts);
+std::size_t write_group(environment& env, std::span<group_part* const> parts);
 
 } // namespace soma::detail
