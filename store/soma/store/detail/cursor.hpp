@@ -15,6 +15,9 @@ namespace soma::detail {
 
 class environment;
 
+// Hidden, as the environment it holds is, also in a program built with
+// default visibility that includes this header (soma's tests).
+SOMA_API_HIDDEN_BEGIN
 class cursor {
 public:
   /// Throws store_error when LMDB cannot open one. `dbi` may be 0 (a
@@ -44,5 +47,6 @@ private:
   MDB_cursor* cur_ = nullptr;
   MDB_val k_{}, v_{};
 };
+SOMA_API_HIDDEN_END
 
 } // namespace soma::detail
