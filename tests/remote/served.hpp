@@ -27,12 +27,15 @@ inline soma::store served(caf::actor_system& sys, const std::string& address,
   return *s;
 }
 
-// Questions a served store handle has asked so far: each one round trip.
-inline std::uint64_t asked(const soma::store& s) {
+// The answers of a served store handle: what it has asked and received.
+inline const soma::served::remote_answers& remote_of(const soma::store& s) {
   auto* remote = dynamic_cast<soma::served::remote_answers*>(&s.backend().ask());
   BOOST_REQUIRE(remote != nullptr);
-  return remote->asked();
+  return *remote;
 }
+
+// Questions a served store handle has asked so far: each one round trip.
+inline std::uint64_t asked(const soma::store& s) { return remote_of(s).asked(); }
 
 // What opening `address` through `sys` says.
 inline std::string refusal(caf::actor_system& sys, const std::string& address) {

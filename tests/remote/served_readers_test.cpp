@@ -39,18 +39,10 @@ BOOST_FIXTURE_TEST_SUITE(served_readers, system_fixture)
 namespace {
 
 // Bytes of readers' answers a served store handle has received so far.
-std::uint64_t received(const soma::store& s) {
-  auto* remote = dynamic_cast<soma::served::remote_answers*>(&s.backend().ask());
-  BOOST_REQUIRE(remote != nullptr);
-  return remote->received();
-}
+std::uint64_t received(const soma::store& s) { return remote_of(s).received(); }
 
 // The largest answer a served store handle has received so far, in bytes.
-std::uint64_t largest(const soma::store& s) {
-  auto* remote = dynamic_cast<soma::served::remote_answers*>(&s.backend().ask());
-  BOOST_REQUIRE(remote != nullptr);
-  return remote->largest();
-}
+std::uint64_t largest(const soma::store& s) { return remote_of(s).largest(); }
 
 } // namespace
 

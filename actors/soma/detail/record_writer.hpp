@@ -18,7 +18,6 @@
 #include <caf/atom.hpp>
 #include <caf/fwd.hpp>
 
-#include "soma/export.hpp"
 #include "soma/store/backend.hpp"
 #include "soma/store/detail/record.hpp"
 #include "soma/store/store.hpp"

@@ -10,7 +10,6 @@
 #include <string_view>
 #include <vector>
 
-#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/schema/soma.capnp.h"
 

@@ -4,7 +4,6 @@
 /// soma::values as a schema's `List(Named)` (schema/soma.capnp): a trial's
 /// parameters and result, and a run's parameters.
 
-#include "soma/export.hpp"
 #include "soma/schema/soma.capnp.h"
 #include "soma/values.hpp"
 

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "soma/detail/run_words.hpp"
-#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/record.hpp"
 

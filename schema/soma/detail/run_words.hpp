@@ -16,8 +16,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "soma/export.hpp"
-
 namespace soma::detail {
 
 class run_words {

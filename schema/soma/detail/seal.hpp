@@ -19,8 +19,6 @@
 #include <string>
 #include <string_view>
 
-#include "soma/export.hpp"
-
 namespace soma::detail {
 
 /// The format this soma writes a sealed value's payload in: 3, packed Cap'n

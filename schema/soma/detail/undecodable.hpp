@@ -6,8 +6,6 @@
 
 #include <stdexcept>
 
-#include "soma/export.hpp"
-
 namespace soma::detail {
 
 /// what() says why, in Cap'n Proto's words or ours; callers add whose bytes

@@ -7,8 +7,6 @@
 #include <cstddef>
 #include <string_view>
 
-#include "soma/export.hpp"
-
 namespace soma::detail {
 
 /// The length of the well-formed UTF-8 sequence at the start of `s` (RFC

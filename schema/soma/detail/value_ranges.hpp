@@ -6,7 +6,6 @@
 
 #include <vector>
 
-#include "soma/export.hpp"
 #include "soma/record.hpp"
 #include "soma/schema/soma.capnp.h"
 

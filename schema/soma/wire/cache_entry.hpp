@@ -8,8 +8,6 @@
 #include <string>
 #include <string_view>
 
-#include "soma/export.hpp"
-
 namespace soma::wire {
 
 /// One kept output and whose it is.

@@ -7,7 +7,6 @@
 #include <string>
 #include <string_view>
 
-#include "soma/export.hpp"
 #include "soma/reading.hpp"
 
 namespace soma::wire {

@@ -14,7 +14,6 @@
 
 #include <caf/error.hpp>
 
-#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/outcome.hpp"
 #include "soma/values.hpp"

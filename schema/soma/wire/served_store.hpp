@@ -11,8 +11,6 @@
 #include <string>
 #include <string_view>
 
-#include "soma/export.hpp"
-
 namespace soma::wire {
 
 /// The most bytes of a copy one part carries.

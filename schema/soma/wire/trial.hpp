@@ -14,7 +14,6 @@
 
 #include <caf/expected.hpp>
 
-#include "soma/export.hpp"
 #include "soma/trials/rows.hpp"
 
 namespace soma::wire {

@@ -20,7 +20,6 @@
 
 #include <caf/expected.hpp>
 
-#include "soma/export.hpp"
 #include "soma/reading.hpp"
 #include "soma/store/answers.hpp"
 #include "soma/trials/rows.hpp"

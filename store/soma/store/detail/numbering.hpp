@@ -11,7 +11,6 @@
 
 #include <lmdb.h>
 
-#include "soma/export.hpp"
 #include "soma/store/detail/record.hpp"
 
 namespace soma::detail {

@@ -16,7 +16,6 @@
 
 #include <lmdb.h>
 
-#include "soma/export.hpp"
 #include "soma/reading.hpp"
 #include "soma/store/store.hpp"
 

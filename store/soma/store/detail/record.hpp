@@ -15,7 +15,6 @@
 
 #include "soma/detail/run_words.hpp"
 #include "soma/detail/seal.hpp"
-#include "soma/export.hpp"
 #include "soma/fact.hpp"
 #include "soma/outcome.hpp"
 #include "soma/record.hpp"

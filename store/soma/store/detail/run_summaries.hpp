@@ -18,7 +18,6 @@
 
 #include <lmdb.h>
 
-#include "soma/export.hpp"
 #include "soma/store/detail/record.hpp"
 #include "soma/store/readers.hpp"
 

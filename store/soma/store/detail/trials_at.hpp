@@ -16,7 +16,6 @@
 
 #include <caf/expected.hpp>
 
-#include "soma/export.hpp"
 #include "soma/store/trials.hpp"
 
 namespace soma::wire {

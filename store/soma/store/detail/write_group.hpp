@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <span>
 
-#include "soma/export.hpp"
 #include "soma/store/detail/environment.hpp"
 #include "soma/store/store.hpp"
 
