@@ -8,6 +8,7 @@
 #include <caf/mailbox_element.hpp>
 #include <caf/make_message.hpp>
 
+#include "soma/detail/letter.hpp"
 #include "soma/vocabulary.hpp"
 
 namespace soma::detail {
@@ -64,12 +65,16 @@ inline void tell_sinks(const std::vector<watcher::sink_fn>& sinks, std::uint64_t
   }
 }
 
-// Sends `msg` to every actor of `to`. One message shared by every actor of
-// a kind: copied once, not per actor.
-inline void send_each(const std::vector<caf::actor>& to, const caf::message& msg,
-                 caf::execution_unit* host) {
-  for (auto& a : to)
-    caf::actor_cast<caf::abstract_actor*>(a)->enqueue(nullptr, caf::make_message_id(), msg, host);
+// Tells every actor of `to` a `T` that `fill` writes into a letter's value
+// (detail/letter.hpp): a letter each, from this thread's pool, so that
+// nothing is allocated here nor freed on the watcher's thread.
+template <class T, class Fill>
+void send_letters(const std::vector<caf::actor>& to, caf::execution_unit* host, Fill&& fill) {
+  for (auto& a : to) {
+    auto* l = take_letter<T>();
+    fill(l->value);
+    caf::actor_cast<caf::abstract_actor*>(a)->enqueue(caf::mailbox_element_ptr{l}, host);
+  }
 }
 
 } // namespace
@@ -115,8 +120,11 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
     else
       gathered_.push_back(std::move(x));
     if (ends) {
-      send_each(whole, caf::make_message(forward_facts{id_, std::move(gathered_)}), host);
-      gathered_ = {};
+      send_letters<forward_facts>(whole, host, [&](forward_facts& v) {
+        v.forward = id_;
+        v.facts = gathered_;
+      });
+      gathered_.clear();
     }
     if (actors.empty() && watching_->forward_aware().empty())
       return;
@@ -125,14 +133,13 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
   auto& aware = watching_->forward_aware();
   if (actors.empty() && aware.empty())
     return;
-  if (aware.empty()) {
-    send_each(actors, caf::make_message(std::move(x)), host);
-  } else if (actors.empty()) {
-    send_each(aware, caf::make_message(forward_fact{id_, std::move(x)}), host);
-  } else {
-    send_each(actors, caf::make_message(x), host);
-    send_each(aware, caf::make_message(forward_fact{id_, std::move(x)}), host);
-  }
+  if (!actors.empty())
+    send_letters<fact>(actors, host, [&](fact& v) { v = x; });
+  if (!aware.empty())
+    send_letters<forward_fact>(aware, host, [&](forward_fact& v) {
+      v.forward = id_;
+      v.fact = x;
+    });
 }
 
 void forward_state::own_watchers() {
