@@ -52,24 +52,69 @@ struct recorder_inbox {
   };
   std::mutex mtx;
   std::vector<item> items;
+  /// Facts of forwards written, whose capacity add() reuses: a fact copied
+  /// here then allocates nothing, and the recorder frees nothing its
+  /// sinks' threads made (benchmarks/README.md, "A recorder's forwards
+  /// freed where they were made"). At most spare_kept.
+  std::vector<fact> spare;
+  static constexpr std::size_t spare_kept = 8192;
   std::size_t ended = 0;    ///< forwards whose end is in `items`
   std::size_t batch = 1000;
   bool woken = false;       ///< an arrived message is on its way
   bool full_said = false;   ///< ... and one for a full batch
   caf::actor actor;         ///< none once the recorder closed
 
-  void add(std::uint64_t forward, const fact& x) { put(forward, fact{x}); }
+  void add(std::uint64_t forward, const fact& x) {
+    arrive(forward, x.name, [&] {
+      if (spare.empty()) {
+        items.push_back(item{forward, x});
+        return;
+      }
+      items.push_back(item{forward, std::move(spare.back())});
+      spare.pop_back();
+      items.back().x = x;
+    });
+  }
 
   void put(std::uint64_t forward, fact&& x) {
+    arrive(forward, x.name, [&] { items.push_back(item{forward, std::move(x)}); });
+  }
+
+  /// Everything waiting, in the order it came; `out`'s capacity becomes
+  /// the next items' (the recorder gives back the vector it took last).
+  void take(std::vector<item>& out) {
+    out.clear();
+    std::lock_guard guard{mtx};
+    out.swap(items);
+    ended = 0;
+    woken = false;
+    full_said = false;
+  }
+
+  /// Keeps the facts of `written` for add() to reuse, up to spare_kept.
+  void give_back(std::vector<held_forward>& written) {
+    std::lock_guard guard{mtx};
+    for (auto& f : written)
+      for (auto& x : f.facts) {
+        if (spare.size() >= spare_kept)
+          return;
+        spare.push_back(std::move(x));
+      }
+  }
+
+private:
+  // Appends with `push` under the lock and wakes the actor when it should.
+  template <class Push>
+  void arrive(std::uint64_t forward, const std::string& name, Push&& push) {
     caf::actor wake;
     bool full = false;
     {
       std::lock_guard guard{mtx};
       if (!actor)
         return; // closed: nobody would take it
-      if (forward != 0 && vocabulary::ends_forward(x.name))
+      if (forward != 0 && vocabulary::ends_forward(name))
         ++ended;
-      items.push_back(item{forward, std::move(x)});
+      push();
       full = ended >= batch;
       if (!woken || (full && !full_said)) {
         full_said = full;
@@ -79,16 +124,6 @@ struct recorder_inbox {
     }
     if (wake)
       caf::anon_send(wake, arrived_atom::value, full);
-  }
-
-  std::vector<item> take() {
-    std::lock_guard guard{mtx};
-    std::vector<item> out;
-    out.swap(items);
-    ended = 0;
-    woken = false;
-    full_said = false;
-    return out;
   }
 };
 
@@ -123,6 +158,10 @@ struct recorder_state {
   /// held is trimmed.)
   std::unordered_map<std::uint64_t, held_entry*> index;
   std::vector<fact> prelude;   ///< told before any forward began
+  std::vector<detail::recorder_inbox::item> taken; ///< the inbox's last items, kept for their capacity
+  /// Fact lists of forwards written, emptied, for new forwards' facts.
+  std::vector<std::vector<fact>> spare_lists;
+  static constexpr std::size_t spare_lists_kept = 4096;
   std::size_t dirty = 0;
   bool tick_due = false;
   std::uint64_t sent = 0; ///< batches handed to the writer
@@ -220,6 +259,19 @@ void after_write(recorder_actor* self) {
     schedule_tick(self);
 }
 
+// Keeps what the forwards written hold for new ones: their facts for the
+// inbox, their emptied lists for entry_for. What is not kept is freed here,
+// on a thread the forwards' sinks run on.
+void recycle(recorder_state& st, std::vector<held_forward>& written) {
+  st.inbox->give_back(written);
+  for (auto& f : written) {
+    if (st.spare_lists.size() >= recorder_state::spare_lists_kept)
+      break;
+    f.facts.clear();
+    st.spare_lists.push_back(std::move(f.facts));
+  }
+}
+
 void start_write(recorder_actor* self) {
   auto& st = self->state;
   bool writing = st.sent != st.done; // one batch in flight at a time
@@ -254,6 +306,7 @@ void start_write(recorder_actor* self) {
     .then(
       [self, number](detail::record_numbers& written) {
         auto& st = self->state;
+        recycle(st, written.written);
         for (auto& [id, n] : written.numbered)
           if (auto it = st.index.find(id); id != 0 && it != st.index.end())
             it->second->forward.number = n;
@@ -302,8 +355,13 @@ held_entry& entry_for(recorder_actor* self, std::uint64_t id) {
   held_entry e;
   e.forward.id = id;
   e.forward.when_us = unix_now_us();
-  e.forward.facts = std::move(st.prelude);
-  st.prelude.clear();
+  if (!st.prelude.empty()) {
+    e.forward.facts = std::move(st.prelude);
+    st.prelude.clear();
+  } else if (!st.spare_lists.empty()) {
+    e.forward.facts = std::move(st.spare_lists.back());
+    st.spare_lists.pop_back();
+  }
   st.held.push_back(std::move(e));
   st.index.emplace(id, &st.held.back());
   return st.held.back();
@@ -344,7 +402,8 @@ caf::response_promise wait_for_writes(recorder_actor* self, bool closing) {
 // Everything the inbox holds, in the order it came.
 void drain(recorder_actor* self) {
   auto& st = self->state;
-  for (auto& item : st.inbox->take()) {
+  st.inbox->take(st.taken);
+  for (auto& item : st.taken) {
     if (item.forward != 0)
       take(self, entry_for(self, item.forward), std::move(item.x), true);
     else if (st.held.empty())

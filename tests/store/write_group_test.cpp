@@ -97,6 +97,11 @@ BOOST_AUTO_TEST_CASE(readings_and_two_runs_are_written_in_one_transaction) {
   BOOST_TEST(b.heard->numbered.back().second == 3u);
   BOOST_TEST(a.unwritten.empty());
   BOOST_TEST(b.unwritten.empty());
+  // The forwards written come back with the numbers, facts and all, for
+  // the recorder to free or reuse on its own thread.
+  BOOST_REQUIRE_EQUAL(b.heard->written.size(), 4u);
+  BOOST_TEST(b.heard->written.back().id == 4u);
+  BOOST_TEST(b.heard->written.back().facts.size() == 2u);
   BOOST_TEST(soma::forwards(s, "a").size() == 3u);
   BOOST_TEST(soma::forwards(s, "b").size() == 4u);
   // a closed with its batch, in the same transaction; b did not.
@@ -111,6 +116,25 @@ BOOST_AUTO_TEST_CASE(readings_and_two_runs_are_written_in_one_transaction) {
   BOOST_TEST(!next.error);
   BOOST_REQUIRE_EQUAL(next.numbered.size(), 2u);
   BOOST_TEST(next.numbered.front().second == 4u);
+  BOOST_REQUIRE_EQUAL(next.written.size(), 2u);
+  BOOST_TEST(next.written.front().id == 11u);
+  BOOST_TEST(b.unwritten.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_write_in_several_transactions_hands_back_every_forward_in_order) {
+  scratch dir;
+  soma::store s{dir.dir};
+  auto sink = s.backend().records({.run = "r", .batch = 2}, 0);
+  auto unwritten = forwards_of(5, 1.5);
+  auto out = sink->write(unwritten, {}, false);
+  BOOST_TEST(!out.error);
+  BOOST_TEST(unwritten.empty());
+  BOOST_REQUIRE_EQUAL(out.written.size(), 5u);
+  for (std::uint64_t i = 0; i < 5; ++i) {
+    BOOST_TEST(out.written[i].id == i + 1);
+    BOOST_TEST(out.written[i].facts.front().name == "loss");
+  }
+  BOOST_TEST(soma::forwards(s, "r").size() == 5u);
 }
 
 BOOST_AUTO_TEST_CASE(a_part_at_fault_fails_alone_and_the_others_are_written) {
@@ -152,6 +176,7 @@ BOOST_AUTO_TEST_CASE(a_group_that_cannot_be_written_keeps_every_batch_and_says_w
   BOOST_REQUIRE(a.heard);
   BOOST_REQUIRE(b.heard);
   BOOST_TEST(a.heard->numbered.empty());
+  BOOST_TEST(a.heard->written.empty());
   BOOST_REQUIRE(a.heard->error);
   auto why = soma::describe(a.heard->error);
   BOOST_TEST(why.find("read-only") != std::string::npos, why);

@@ -398,6 +398,7 @@ public:
     try {
       auto answer = decode_record_numbers(
         to_->call(served::store_op::records, encode_record_write({recorder_, options_, unwritten, closing})));
+      out.written = std::move(unwritten);
       unwritten.clear();
       // Cleared once the server wrote something: a later session of this
       // recorder (after a reconnect) must not clear what this one wrote. A

@@ -127,7 +127,15 @@ private:
              const std::vector<std::uint64_t>& asked, record_numbers& out) {
     entries_of(unwritten, count);
     auto numbered = log_.write(entries_, asked);
-    unwritten.erase(unwritten.begin(), unwritten.begin() + static_cast<std::ptrdiff_t>(count));
+    if (count == unwritten.size() && out.written.empty()) {
+      out.written = std::move(unwritten); // the whole vector goes back as it is
+      unwritten.clear();
+    } else {
+      auto end = unwritten.begin() + static_cast<std::ptrdiff_t>(count);
+      out.written.insert(out.written.end(), std::make_move_iterator(unwritten.begin()),
+                         std::make_move_iterator(end));
+      unwritten.erase(unwritten.begin(), end);
+    }
     out.numbered.insert(out.numbered.end(), numbered.begin(), numbered.end());
   }
 
@@ -156,8 +164,9 @@ public:
 
   void committed() override {
     sink_.log_.adopt(staged_);
-    unwritten_.clear();
     record_numbers out;
+    out.written = std::move(unwritten_);
+    unwritten_.clear();
     out.numbered = std::move(staged_.numbered);
     done_(std::move(out));
   }
