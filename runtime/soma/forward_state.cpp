@@ -115,18 +115,27 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
     // touched by one thread at a time, handed on with the forward.
     bool ends = vocabulary::ends_forward(x.name);
     auto& actors = watching_->actors();
-    if (ends || !actors.empty() || !watching_->forward_aware().empty())
+    bool told_apart = !actors.empty() || !watching_->forward_aware().empty();
+    if (gathered_.empty())
+      gathered_.reserve(8); // a forward of a few nodes: one allocation
+    if (told_apart)
       gathered_.push_back(x);
     else
       gathered_.push_back(std::move(x));
     if (ends) {
+      // The last (or only) whole-forward actor's letter takes the facts
+      // themselves; any other gets a copy.
+      std::size_t left = whole.size();
       send_letters<forward_facts>(whole, host, [&](forward_facts& v) {
         v.forward = id_;
-        v.facts = gathered_;
+        if (--left == 0)
+          std::swap(v.facts, gathered_);
+        else
+          v.facts = gathered_;
       });
       gathered_.clear();
     }
-    if (actors.empty() && watching_->forward_aware().empty())
+    if (!told_apart)
       return;
   }
   auto& actors = watching_->actors();

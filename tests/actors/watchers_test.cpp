@@ -125,6 +125,49 @@ BOOST_AUTO_TEST_CASE(a_whole_forward_watcher_gets_each_forward_as_one_message_in
     BOOST_TEST(one_by_one[i] == called[i]);
 }
 
+BOOST_AUTO_TEST_CASE(two_whole_forward_watchers_each_get_every_forward_whole) {
+  // One letter takes the forward's gathered facts, the other a copy: both
+  // hold the same facts, and a forward's letter holds none of the last's.
+  auto g = seed_graph(sys);
+  auto spawn_whole = [&](std::shared_ptr<collected> into) {
+    return sys.spawn([into](caf::event_based_actor*) -> caf::behavior {
+      return {[into](const soma::forward_facts& x) {
+        into->push(soma::fact{"forward", {{"facts", x.facts.size()}}});
+        for (auto& f : x.facts)
+          into->push(f);
+      }};
+    });
+  };
+  auto first = std::make_shared<collected>();
+  auto second = std::make_shared<collected>();
+  auto a = spawn_whole(first);
+  auto b = spawn_whole(second);
+  std::vector<soma::fact> called;
+  for (int round = 0; round < 30; ++round) {
+    try { // every third forward breaks: its letters hold failed and broke
+      g.forward(round % 3 == 2 ? "" : "the quick brown fox",
+                {.watching = {[&](const soma::fact& f) { called.push_back(f); },
+                              soma::watcher::whole_forwards(a), soma::watcher::whole_forwards(b)}});
+    } catch (const soma::forward_error&) {
+    }
+  }
+  BOOST_REQUIRE(first->wait_for(30 + called.size()));
+  BOOST_REQUIRE(second->wait_for(30 + called.size()));
+  auto x = first->facts();
+  auto y = second->facts();
+  BOOST_REQUIRE_EQUAL(x.size(), 30 + called.size());
+  BOOST_TEST(x == y, boost::test_tools::per_element());
+  std::size_t c = 0;
+  for (std::size_t at = 0; at < x.size();) {
+    BOOST_REQUIRE(x[at].name == "forward");
+    auto n = static_cast<std::size_t>(x[at]["facts"].integer_or(0));
+    ++at;
+    for (std::size_t i = 0; i < n; ++i, ++at, ++c)
+      BOOST_TEST(x[at] == called[c]);
+  }
+  BOOST_TEST(c == called.size());
+}
+
 BOOST_AUTO_TEST_CASE(a_watcher_that_throws_is_dropped_and_the_others_see_everything) {
   auto g = seed_graph(sys);
   auto into = std::make_shared<collected>();
