@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include <caf/io/middleman.hpp>
+
 #include "fixture.hpp"
 #include "seed_nodes.hpp"
 #include "soma/forward_error.hpp"
@@ -166,6 +168,27 @@ BOOST_AUTO_TEST_CASE(two_whole_forward_watchers_each_get_every_forward_whole) {
       BOOST_TEST(x[at] == called[c]);
   }
   BOOST_TEST(c == called.size());
+}
+
+BOOST_AUTO_TEST_CASE(an_actor_of_another_actor_system_watches_through_the_network) {
+  // A fact told to a remote actor's proxy leaves its letter as a message
+  // (detail/letter.hpp): the other system, over loopback, gets every fact.
+  soma::system_config other_cfg;
+  caf::actor_system other{other_cfg};
+  auto far = std::make_shared<collected>();
+  auto collector = spawn_collector(other, far);
+  auto port = other.middleman().publish(collector, 0, "127.0.0.1");
+  BOOST_REQUIRE_MESSAGE(port, (port ? "" : other.render(port.error())));
+  auto proxy = sys.middleman().remote_actor("127.0.0.1", *port);
+  BOOST_REQUIRE_MESSAGE(proxy, (proxy ? "" : sys.render(proxy.error())));
+  auto g = seed_graph(sys);
+  std::vector<soma::fact> called;
+  for (int round = 0; round < 10; ++round)
+    g.forward("the quick brown fox",
+              {.watching = {[&](const soma::fact& f) { called.push_back(f); }, *proxy}});
+  BOOST_REQUIRE(far->wait_for(40));
+  BOOST_TEST(far->facts() == called, boost::test_tools::per_element());
+  caf::anon_send_exit(collector, caf::exit_reason::user_shutdown);
 }
 
 BOOST_AUTO_TEST_CASE(a_watcher_that_throws_is_dropped_and_the_others_see_everything) {
