@@ -17,6 +17,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include "soma/detail/deterministic.hpp"
+#include "soma/detail/letter.hpp"
 #include "soma/detail/record_writer.hpp"
 #include "soma/error.hpp"
 #include "soma/store/keys.hpp"
@@ -91,14 +92,16 @@ struct recorder_inbox {
     full_said = false;
   }
 
-  /// Keeps the facts of `written` for add() to reuse, up to spare_kept.
+  /// Keeps the facts of `written` for add() to reuse, up to spare_kept,
+  /// and only those worth keeping (detail/letter.hpp).
   void give_back(std::vector<held_forward>& written) {
     std::lock_guard guard{mtx};
     for (auto& f : written)
       for (auto& x : f.facts) {
         if (spare.size() >= spare_kept)
           return;
-        spare.push_back(std::move(x));
+        if (worth_keeping(x))
+          spare.push_back(std::move(x));
       }
   }
 

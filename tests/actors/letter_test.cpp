@@ -84,6 +84,19 @@ BOOST_AUTO_TEST_CASE(a_letter_whose_fact_holds_a_long_text_is_deleted_not_kept) 
   BOOST_TEST(letters_on_this_thread<soma::fact>() == less);
 }
 
+BOOST_AUTO_TEST_CASE(a_pool_keeps_facts_of_a_few_short_fields_and_no_other) {
+  using soma::detail::worth_keeping;
+  BOOST_TEST(worth_keeping(ran("embed", 318)));
+  BOOST_TEST(worth_keeping(soma::fact{"loss", {{"value", 2.1}, {"note", std::string(256, 'x')}}}));
+  BOOST_TEST(!worth_keeping(soma::fact{"loss", {{"note", std::string(257, 'x')}}}));
+  BOOST_TEST(!worth_keeping(soma::fact{"loss", {{std::string(300, 'k'), 1}}}));
+  BOOST_TEST(!worth_keeping(soma::fact{std::string(300, 'n'), {}}));
+  soma::fact many{"many", {}};
+  for (int i = 0; i < 17; ++i)
+    many.fields.emplace_back("k" + std::to_string(i), i);
+  BOOST_TEST(!worth_keeping(many));
+}
+
 BOOST_AUTO_TEST_CASE(letters_given_back_on_a_thread_that_ends_reach_another_thread_through_the_depot) {
   // This thread holds every letter the depot and its own shelf have, so
   // that the other thread's letters are all new and the depot's count says

@@ -11,11 +11,6 @@ namespace soma::detail {
 
 namespace {
 
-// What a pool keeps of a value: the capacity the engine's own facts need
-// (a few fields of short texts), not a user's fact with a long text in it,
-// which a letter would otherwise hold for the life of the process. (A
-// scalar's text shows its size, not its capacity; a letter whose text was
-// ever long was deleted when given back, so its size is what bounds it.)
 constexpr std::size_t kept_fields = 16;
 constexpr std::size_t kept_text = 256;
 constexpr std::size_t kept_facts = 64;
@@ -25,12 +20,7 @@ bool small(const std::string& s) noexcept {
 }
 
 bool small(const fact& x) noexcept {
-  if (!small(x.name) || x.fields.capacity() > kept_fields)
-    return false;
-  for (auto& f : x.fields)
-    if (!small(f.key) || (f.value.is_text() && f.value.text().size() > kept_text))
-      return false;
-  return true;
+  return worth_keeping(x);
 }
 
 bool small(const forward_fact& x) noexcept {
@@ -146,6 +136,15 @@ shelf<T>* this_shelf() noexcept {
 }
 
 } // namespace
+
+bool worth_keeping(const fact& x) noexcept {
+  if (!small(x.name) || x.fields.capacity() > kept_fields)
+    return false;
+  for (auto& f : x.fields)
+    if (!small(f.key) || (f.value.is_text() && f.value.text().size() > kept_text))
+      return false;
+  return true;
+}
 
 template <class T>
 letter<T>* take_letter() {

@@ -25,6 +25,8 @@
 #include <caf/mailbox_element.hpp>
 #include <caf/make_message.hpp>
 
+#include "soma/fact.hpp"
+
 namespace soma::detail {
 
 /// The value a letter holds; a base, so that it is built before the view
@@ -68,6 +70,13 @@ public:
 /// letter to `caf::abstract_actor::enqueue` as a `caf::mailbox_element_ptr`.
 template <class T>
 letter<T>* take_letter();
+
+/// Whether a pool keeps `x` for its capacity: the engine's own facts (a few
+/// fields of short texts) are kept, a user's fact with a long text or many
+/// fields is not, or a pool would hold it for the life of the process. (A
+/// scalar's text shows its size, not its capacity; a pool deletes a value
+/// whose text was ever long when it is given back, so its size bounds it.)
+[[nodiscard]] bool worth_keeping(const fact& x) noexcept;
 
 /// A thread's pool gives letter_batch letters to the pools' common depot
 /// when it holds twice that many, and takes a batch from it when it has
