@@ -67,13 +67,14 @@ struct recorder_inbox {
 
   void add(std::uint64_t forward, const fact& x) {
     arrive(forward, x.name, [&] {
-      if (spare.empty()) {
-        items.push_back(item{forward, x});
-        return;
+      // Copied first: a copy that throws leaves nothing half made in items.
+      fact copy;
+      if (!spare.empty()) {
+        copy = std::move(spare.back());
+        spare.pop_back();
       }
-      items.push_back(item{forward, std::move(spare.back())});
-      spare.pop_back();
-      items.back().x = x;
+      copy = x;
+      items.push_back(item{forward, std::move(copy)});
     });
   }
 
@@ -115,9 +116,9 @@ private:
       std::lock_guard guard{mtx};
       if (!actor)
         return; // closed: nobody would take it
+      push();
       if (forward != 0 && vocabulary::ends_forward(name))
         ++ended;
-      push();
       full = ended >= batch;
       if (!woken || (full && !full_said)) {
         full_said = full;
@@ -162,9 +163,14 @@ struct recorder_state {
   std::unordered_map<std::uint64_t, held_entry*> index;
   std::vector<fact> prelude;   ///< told before any forward began
   std::vector<detail::recorder_inbox::item> taken; ///< the inbox's last items, kept for their capacity
-  /// Fact lists of forwards written, emptied, for new forwards' facts.
+  /// Fact lists of forwards written, emptied, for new forwards' facts: at
+  /// most spare_lists_kept, each with room for at most spare_list_room
+  /// (a long forward's copy, written at every tick, is not kept).
   std::vector<std::vector<fact>> spare_lists;
   static constexpr std::size_t spare_lists_kept = 4096;
+  static constexpr std::size_t spare_list_room = 64;
+  /// What `taken` keeps of its capacity between drains, in items.
+  static constexpr std::size_t taken_room = 16384;
   std::size_t dirty = 0;
   bool tick_due = false;
   std::uint64_t sent = 0; ///< batches handed to the writer
@@ -270,6 +276,8 @@ void recycle(recorder_state& st, std::vector<held_forward>& written) {
   for (auto& f : written) {
     if (st.spare_lists.size() >= recorder_state::spare_lists_kept)
       break;
+    if (f.facts.capacity() > recorder_state::spare_list_room)
+      continue;
     f.facts.clear();
     st.spare_lists.push_back(std::move(f.facts));
   }
@@ -414,6 +422,9 @@ void drain(recorder_actor* self) {
     else
       take(self, st.held.back(), std::move(item.x), false);
   }
+  st.taken.clear();
+  if (st.taken.capacity() > recorder_state::taken_room)
+    st.taken = {}; // a burst's room is not kept
   write_when_due(self);
 }
 

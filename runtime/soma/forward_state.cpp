@@ -72,8 +72,9 @@ template <class T, class Fill>
 void send_letters(const std::vector<caf::actor>& to, caf::execution_unit* host, Fill&& fill) {
   for (auto& a : to) {
     auto* l = take_letter<T>();
+    caf::mailbox_element_ptr sent{l}; // back to the pool should `fill` throw
     fill(l->value);
-    caf::actor_cast<caf::abstract_actor*>(a)->enqueue(caf::mailbox_element_ptr{l}, host);
+    caf::actor_cast<caf::abstract_actor*>(a)->enqueue(std::move(sent), host);
   }
 }
 

@@ -112,6 +112,13 @@ public:
     return s ? std::string_view{*s} : std::string_view{};
   }
 
+  /// The bytes of room the text held has (its std::string's capacity), which
+  /// a text moved in may have more of than its size; 0 for a number.
+  [[nodiscard]] std::size_t text_capacity() const noexcept {
+    auto* s = std::get_if<std::string>(&v_);
+    return s ? s->capacity() : 0;
+  }
+
   /// What a person reads: the text, or the number as soma::text writes it.
   [[nodiscard]] std::string str() const;
 

@@ -76,6 +76,16 @@ BOOST_AUTO_TEST_CASE(a_letter_whose_fact_holds_a_long_text_is_deleted_not_kept) 
   l->value = soma::fact{"loss", {{"note", std::string(1000, 'x')}}};
   dispose(l);
   BOOST_TEST(letters_on_this_thread<soma::fact>() == taken);
+  // A short text with room for a long one (moved in, not copied) too.
+  l = take_letter<soma::fact>();
+  std::string roomy(1000, 'x');
+  roomy.resize(3);
+  l->value = soma::fact{"loss", {}};
+  l->value.fields.emplace_back("note", std::move(roomy));
+  BOOST_REQUIRE(l->value.fields[0].value.text_capacity() >= 1000u);
+  auto fewer = letters_on_this_thread<soma::fact>();
+  dispose(l);
+  BOOST_TEST(letters_on_this_thread<soma::fact>() == fewer);
   // A long key or name too.
   l = take_letter<soma::fact>();
   l->value = soma::fact{std::string(1000, 'n'), {}};
@@ -129,6 +139,23 @@ BOOST_AUTO_TEST_CASE(letters_given_back_on_a_thread_that_ends_reach_another_thre
   BOOST_TEST(letters_on_this_thread<soma::fact>() == letter_batch - 1);
   BOOST_TEST(from_depot->value.name == "ran"); // one the other thread used
   dispose(from_depot);
+  for (auto* l : held)
+    dispose(l);
+}
+
+BOOST_AUTO_TEST_CASE(a_full_depot_keeps_its_bound_and_deletes_the_rest) {
+  std::vector<letter<soma::fact>*> held; // the depot emptied, as above
+  while (letters_in_depot<soma::fact>() > 0 || letters_on_this_thread<soma::fact>() > 0)
+    held.push_back(take_letter<soma::fact>());
+  std::thread other{[] {
+    std::vector<letter<soma::fact>*> ls;
+    for (std::size_t i = 0; i < (soma::detail::letter_depot_batches + 3) * letter_batch; ++i)
+      ls.push_back(take_letter<soma::fact>());
+    for (auto* l : ls)
+      dispose(l);
+  }};
+  other.join();
+  BOOST_TEST(letters_in_depot<soma::fact>() == soma::detail::letter_depot_batches * letter_batch);
   for (auto* l : held)
     dispose(l);
 }

@@ -121,6 +121,34 @@ BOOST_AUTO_TEST_CASE(one_record_per_forward_with_every_field) {
   BOOST_TEST(rs[0].took_us == sum);
 }
 
+BOOST_AUTO_TEST_CASE(facts_reused_from_written_forwards_hold_only_their_new_forwards_fields) {
+  // Written forwards come back to the recorder, whose inbox copies the next
+  // facts into theirs (docs/architecture.md, "Memory goes back where it
+  // came from"): every forward must read back exactly its own facts, never
+  // a field left from a fact that held more.
+  std::vector<std::vector<soma::fact>> expected;
+  {
+    soma::recorder rec{sys, store, {.run = "reused", .batch = 4}};
+    for (int step = 0; step < 60; ++step) {
+      std::vector<soma::fact> seen;
+      g.forward("the quick brown fox jumps",
+                {.watching = {rec, [&](const soma::fact& f) { seen.push_back(f); }}});
+      soma::fact told{"note", {{"step", step}}};
+      for (int k = 0; k < step % 4; ++k) // 1 to 4 fields, texts of changing length
+        told.fields.emplace_back("t" + std::to_string(k), std::string(static_cast<std::size_t>(step % 7 * 9), static_cast<char>('a' + k)));
+      rec.tell(told);
+      seen.push_back(told);
+      expected.push_back(std::move(seen));
+      if (step % 5 == 4)
+        rec.flush(); // written, and handed back before the next forwards
+    }
+  }
+  for (std::uint64_t i = 0; i < 60; ++i) {
+    auto got = soma::facts(store, "reused", i);
+    BOOST_TEST(got == expected[i], boost::test_tools::per_element());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(curve_reads_the_same_either_way_and_says_which) {
   {
     soma::recorder summarised{sys, store, {.run = "scan", .summarising = {"loss"}}};

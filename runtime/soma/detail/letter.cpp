@@ -59,25 +59,30 @@ struct shelf {
   shelf() { letters.reserve(2 * letter_batch); }
 
   // Gives the last letter_batch letters to the depot, or deletes them when
-  // it is full.
+  // it is full (or when there is no memory to hand them over with).
   void give_batch() noexcept {
     auto from = letters.end() - static_cast<std::ptrdiff_t>(letter_batch);
+    std::vector<letter<T>*> batch;
     try {
-      std::vector<letter<T>*> batch(from, letters.end());
-      letters.erase(from, letters.end());
-      auto& d = the_depot<T>();
-      std::lock_guard guard{d.mtx};
-      if (d.batches.size() < letter_depot_batches) {
-        d.batches.push_back(std::move(batch));
-        return;
-      }
-      for (auto* l : batch)
-        l->destroy();
-    } catch (...) { // no memory for the batch: let the letters go
+      batch.assign(from, letters.end());
+    } catch (...) {
       for (auto it = from; it != letters.end(); ++it)
         (*it)->destroy();
       letters.erase(from, letters.end());
+      return;
     }
+    letters.erase(from, letters.end());
+    try {
+      auto& d = the_depot<T>();
+      std::lock_guard guard{d.mtx};
+      if (d.batches.size() < letter_depot_batches) {
+        d.batches.push_back(std::move(batch)); // or, throwing, leaves batch as it was
+        return;
+      }
+    } catch (...) {
+    }
+    for (auto* l : batch)
+      l->destroy();
   }
 
   // Takes a batch from the depot into the (empty) shelf; false when it has
@@ -141,7 +146,7 @@ bool worth_keeping(const fact& x) noexcept {
   if (!small(x.name) || x.fields.capacity() > kept_fields)
     return false;
   for (auto& f : x.fields)
-    if (!small(f.key) || (f.value.is_text() && f.value.text().size() > kept_text))
+    if (!small(f.key) || f.value.text_capacity() > kept_text)
       return false;
   return true;
 }

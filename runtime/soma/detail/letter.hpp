@@ -72,10 +72,9 @@ template <class T>
 letter<T>* take_letter();
 
 /// Whether a pool keeps `x` for its capacity: the engine's own facts (a few
-/// fields of short texts) are kept, a user's fact with a long text or many
-/// fields is not, or a pool would hold it for the life of the process. (A
-/// scalar's text shows its size, not its capacity; a pool deletes a value
-/// whose text was ever long when it is given back, so its size bounds it.)
+/// fields of short texts) are kept, a user's fact with room for a long text
+/// or many fields is not, or a pool would hold it for the life of the
+/// process.
 [[nodiscard]] bool worth_keeping(const fact& x) noexcept;
 
 /// A thread's pool gives letter_batch letters to the pools' common depot

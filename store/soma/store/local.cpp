@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <new>
 #include <span>
 
 #include "soma/store/cache.hpp"
@@ -131,9 +132,13 @@ private:
       out.written = std::move(unwritten); // the whole vector goes back as it is
       unwritten.clear();
     } else {
+      // Written either way: with no memory to hand them back, they are freed.
       auto end = unwritten.begin() + static_cast<std::ptrdiff_t>(count);
-      out.written.insert(out.written.end(), std::make_move_iterator(unwritten.begin()),
-                         std::make_move_iterator(end));
+      try {
+        out.written.insert(out.written.end(), std::make_move_iterator(unwritten.begin()),
+                           std::make_move_iterator(end));
+      } catch (const std::bad_alloc&) {
+      }
       unwritten.erase(unwritten.begin(), end);
     }
     out.numbered.insert(out.numbered.end(), numbered.begin(), numbered.end());
