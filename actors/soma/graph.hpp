@@ -135,7 +135,8 @@ public:
   /// graph starts with, if it does.
   typed_graph(caf::actor_system& sys, detail::sink<In> first,
               std::vector<caf::actor> nodes, std::vector<node_declaration> declaration,
-              std::shared_ptr<const detail::slice_route> first_slice = nullptr)
+              std::shared_ptr<const detail::slice_route> first_slice = nullptr,
+              std::shared_ptr<std::shared_ptr<const detail::caller_nodes>> exits_callers = nullptr)
     : shared_(std::make_shared<shared>()) {
     shared_->first = std::move(first);
     shared_->first_slice = std::move(first_slice);
@@ -148,6 +149,8 @@ public:
     if (!shared_->declaration.empty())
       shared_->first_node = shared_->declaration.front().name;
     shared_->caller = detail::caller_nodes_of(sys, shared_->nodes);
+    if (exits_callers)
+      *exits_callers = shared_->caller;
     if constexpr (soma::encodable<In>) {
       if (shared_->first_slice) {
         // A graph that starts at a worker: its first slice's actor is also
@@ -299,10 +302,13 @@ struct graph {
     std::vector<caf::actor> actors;
     std::vector<detail::slice_exit> exits(declaration.size());
     std::shared_ptr<const detail::slice_route> first_slice;
+    // The nodes a blocked caller runs, filled in by the graph once its
+    // actors are spawned: a slice's exit gives them the step after it.
+    auto callers = std::make_shared<std::shared_ptr<const detail::caller_nodes>>();
     // Everything that can refuse the graph has run: from here on, actors are spawned.
-    auto first = spawn_from<0>(sys, owned, declaration, states, actors, exits, first_slice);
+    auto first = spawn_from<0>(sys, owned, declaration, states, actors, exits, first_slice, callers);
     return typed_graph<In, Out>(sys, std::move(first), std::move(actors), std::move(declaration),
-                                std::move(first_slice));
+                                std::move(first_slice), std::move(callers));
   }
 
 private:
@@ -392,24 +398,39 @@ private:
                          const std::vector<node_declaration>& declaration,
                          const std::vector<std::string>& states, std::vector<caf::actor>& actors,
                          std::vector<detail::slice_exit>& exits,
-                         std::shared_ptr<const detail::slice_route>& first_slice) {
+                         std::shared_ptr<const detail::slice_route>& first_slice,
+                         const std::shared_ptr<std::shared_ptr<const detail::caller_nodes>>& callers) {
     using N = std::tuple_element_t<I, std::tuple<Ns...>>;
     using NIn = typename N::In;
     using NOut = typename N::Out;
     detail::sink<NOut> next;
     if constexpr (I + 1 < sizeof...(Ns))
-      next = spawn_from<I + 1>(sys, nodes, declaration, states, actors, exits, first_slice);
+      next = spawn_from<I + 1>(sys, nodes, declaration, states, actors, exits, first_slice, callers);
     if constexpr (soma::encodable<NOut>)
-      exits[I] = [next, name = declaration[I].name](std::string_view bytes, detail::forward_ptr&& fw,
-                                                     caf::local_actor* self,
-                                                     const std::function<void()>* decoded) {
+      exits[I] = [next, name = declaration[I].name, callers](std::string_view bytes, detail::forward_ptr&& fw,
+                                                              caf::local_actor* self,
+                                                              const std::function<void()>* decoded) {
         auto value = decode<NOut>(bytes);
         if (decoded)
           (*decoded)();
-        if (next)
-          caf::anon_send(next, detail::step<NOut>{std::move(fw), std::move(value)});
-        else
+        if (!next) {
           detail::finish<NOut>(*fw, name, std::move(value), self);
+          return;
+        }
+        if (!self && *callers && !fw->deadline()) {
+          // With no actor, this runs on a blocked caller's thread, which took
+          // the worker's answer (send_from_caller), for the forward it waits
+          // on: it runs the next nodes itself, as it runs a graph's first
+          // (caller_runs.hpp). Not with a deadline, as there.
+          using GraphOut = typename std::tuple_element_t<sizeof...(Ns) - 1, std::tuple<Ns...>>::Out;
+          auto& done = static_cast<detail::blocking_forward<GraphOut>&>(*fw).parked();
+          (*callers)->run(*caf::actor_cast<caf::abstract_actor*>(next),
+                          caf::make_mailbox_element(nullptr, caf::make_message_id(), {},
+                                                    detail::step<NOut>{std::move(fw), std::move(value)}),
+                          done);
+          return;
+        }
+        caf::anon_send(next, detail::step<NOut>{std::move(fw), std::move(value)});
       };
     auto& d = declaration[I];
     if (!d.host) {

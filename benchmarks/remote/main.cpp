@@ -76,7 +76,7 @@ constexpr const char* driver = "bench_remote";
 constexpr const char* usage =
   "usage: bench_remote [--n TRIPS] [--reps R] [--inflight K] [--no-tls] [--stops S] [--terms T]\n"
   "                    [--rows LETTERS] [--caf.KEY=VALUE ...]\n"
-  "  --rows LETTERS   the rows to run, from a to m (default all), e.g. --rows l; c, d and l\n"
+  "  --rows LETTERS   the rows to run, from a to n (default all), e.g. --rows l; c, d and l\n"
   "                   run their primed rows too; b, the floor, always runs\n"
   "  --caf.KEY=VALUE  a CAF 0.17 option (as --KEY=VALUE) over soma::system_config's, for this\n"
   "                   process's actor systems and plain CAF's peer; soma-node workers keep\n"
@@ -391,7 +391,7 @@ double wire_work(const std::string& header, std::size_t n, std::size_t* answer_b
 int main(int argc, char** argv) {
   std::size_t n = 2000, reps = 5, k = 64, stops = 10, terms = 20;
   bool tls = true;
-  std::string rows = "abcdefghijklm";
+  std::string rows = "abcdefghijklmn";
   std::vector<std::string> caf_args;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -419,8 +419,8 @@ int main(int argc, char** argv) {
       tls = false;
     else if (a == "--rows") {
       rows = value();
-      if (rows.empty() || rows.find_first_not_of("abcdefghijklm") != std::string::npos)
-        bench::refuse(driver, usage, "--rows takes letters from a to m, not '" + rows + "'");
+      if (rows.empty() || rows.find_first_not_of("abcdefghijklmn") != std::string::npos)
+        bench::refuse(driver, usage, "--rows takes letters from a to n, not '" + rows + "'");
     }
     else
       bench::refuse(driver, usage, "unknown option '" + a + "'");
@@ -477,7 +477,9 @@ int main(int argc, char** argv) {
   soma::forward_options qopt;
   qopt.broker = qb;
 
-  // j: three nodes in one slice; k: a cached remote node, recalled.
+  // n: a trip, then a node here; j: three nodes in one slice; k: a
+  // cached remote node, recalled.
+  auto then_here = soma::graph::somatize(sys, Cheap{}.named("there").at("w1") >> Cheap{}.named("here"));
   auto three = soma::graph::somatize(sys, Cheap{}.named("one").at("w1") >> Cheap{}.named("two").at("w1")
                                             >> Cheap{}.named("three").at("w1"));
   auto cached = soma::graph::somatize(sys, Cheap{}.named("kept").frozen("1").cached().at("w1"));
@@ -512,7 +514,7 @@ int main(int argc, char** argv) {
   auto relay_trip =
     count_trips(trips, peer.pid(), [&] { (void)plain_trips(sys, relay, payload, reply, calibration); });
 
-  std::vector<double> a, floor, c, c_caf, c_relay, d, d_relay, d_caf, e, g, j, kr, l, l_caf, l_floor, l_copy, m;
+  std::vector<double> a, floor, c, c_caf, c_relay, d, d_relay, d_caf, e, g, j, kr, l, l_caf, l_floor, l_copy, m, nh;
   // The trip's bytes: a Slice of one node with an 8-byte input, and its answer.
   const std::size_t trip_bytes = 256;
   soma::wire::slice_node cheap_node{"Cheap", "cheap", std::string(64, 'd'), lib, ""};
@@ -538,6 +540,8 @@ int main(int argc, char** argv) {
       m.push_back(wire_work(header, n * 10, &answer_bytes));
     if (want('j'))
       j.push_back(blocking_trips(three, opt, n));
+    if (want('n'))
+      nh.push_back(blocking_trips(then_here, opt, n));
     // The same inputs every rep: after the first, every forward recalls.
     if (want('k'))
       kr.push_back(blocking_trips(cached, kopt, n));
@@ -602,6 +606,9 @@ int main(int argc, char** argv) {
   print("j  three nodes in one slice, one trip", j, f);
   if (!c.empty() && !j.empty())
     std::printf("   j / c = %.2f\n", median(j) / median(c));
+  print("n  a trip, then a node here (blocking forward)", nh, f);
+  if (!c.empty() && !nh.empty() && !a.empty())
+    std::printf("   n - c = %.1f µs (a, the node here alone, %.1f µs)\n", median(nh) - median(c), median(a));
   print("k  a cached remote node recalled (no trip)", kr, 0);
   if (!kr.empty() && !a.empty() && !c.empty())
     std::printf("   k / a = %.2f, c / k = %.1f\n", median(kr) / median(a), median(c) / median(kr));

@@ -36,6 +36,9 @@ namespace soma::detail {
 /// Decodes a slice's output and carries the forward on, to the next node or
 /// to its end. Throws, having sent nothing, when the bytes do not decode;
 /// `decoded`, when given, is called once they did, before anything is sent.
+/// The actor is the slice's; none only on a blocked caller's thread, from
+/// send_from_caller, for the graph's blocking forward that caller waits on
+/// (the exit then lets the caller run the next nodes, caller_runs.hpp).
 using slice_exit = std::function<void(std::string_view bytes, forward_ptr&&, caf::local_actor*,
                                       const std::function<void()>* decoded)>;
 
