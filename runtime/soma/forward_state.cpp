@@ -6,7 +6,6 @@
 #include <caf/actor.hpp>
 #include <caf/local_actor.hpp>
 #include <caf/mailbox_element.hpp>
-#include <caf/make_message.hpp>
 
 #include "soma/detail/letter.hpp"
 #include "soma/vocabulary.hpp"

@@ -1,7 +1,6 @@
 #include "soma/detail/letter.hpp"
 
 #include <mutex>
-#include <new>
 #include <vector>
 
 #include "soma/fact.hpp"
