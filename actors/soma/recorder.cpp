@@ -164,11 +164,10 @@ struct recorder_state {
   std::vector<fact> prelude;   ///< told before any forward began
   std::vector<detail::recorder_inbox::item> taken; ///< the inbox's last items, kept for their capacity
   /// Fact lists of forwards written, emptied, for new forwards' facts: at
-  /// most spare_lists_kept, each with room for at most spare_list_room
-  /// (a long forward's copy, written at every tick, is not kept).
+  /// most spare_lists_kept, each one a letter's pool would keep (a long
+  /// forward's copy, written at every tick, is not kept).
   std::vector<std::vector<fact>> spare_lists;
   static constexpr std::size_t spare_lists_kept = 4096;
-  static constexpr std::size_t spare_list_room = 64;
   /// What `taken` keeps of its capacity between drains, in items.
   static constexpr std::size_t taken_room = 16384;
   std::size_t dirty = 0;
@@ -276,9 +275,9 @@ void recycle(recorder_state& st, std::vector<held_forward>& written) {
   for (auto& f : written) {
     if (st.spare_lists.size() >= recorder_state::spare_lists_kept)
       break;
-    if (f.facts.capacity() > recorder_state::spare_list_room)
+    f.facts.clear(); // what give_back did not keep is freed here
+    if (!detail::worth_keeping(f.facts))
       continue;
-    f.facts.clear();
     st.spare_lists.push_back(std::move(f.facts));
   }
 }

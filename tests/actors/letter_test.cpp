@@ -105,6 +105,17 @@ BOOST_AUTO_TEST_CASE(a_pool_keeps_facts_of_a_few_short_fields_and_no_other) {
   for (int i = 0; i < 17; ++i)
     many.fields.emplace_back("k" + std::to_string(i), i);
   BOOST_TEST(!worth_keeping(many));
+  // A forward's list: room for 64 facts at most (the recorder's spare lists
+  // and whole-forward letters alike).
+  std::vector<soma::fact> list;
+  list.reserve(64);
+  list.push_back(ran("embed", 1));
+  BOOST_TEST(worth_keeping(list));
+  list.push_back(many);
+  BOOST_TEST(!worth_keeping(list));
+  std::vector<soma::fact> roomy;
+  roomy.reserve(65);
+  BOOST_TEST(!worth_keeping(roomy));
 }
 
 BOOST_AUTO_TEST_CASE(letters_given_back_on_a_thread_that_ends_reach_another_thread_through_the_depot) {

@@ -27,12 +27,7 @@ bool small(const forward_fact& x) noexcept {
 }
 
 bool small(const forward_facts& x) noexcept {
-  if (x.facts.capacity() > kept_facts)
-    return false;
-  for (auto& f : x.facts)
-    if (!small(f))
-      return false;
-  return true;
+  return worth_keeping(x.facts);
 }
 
 // The letters every thread gave back beyond its own shelf's bound, in
@@ -146,6 +141,15 @@ bool worth_keeping(const fact& x) noexcept {
     return false;
   for (auto& f : x.fields)
     if (!small(f.key) || f.value.text_capacity() > kept_text)
+      return false;
+  return true;
+}
+
+bool worth_keeping(const std::vector<fact>& list) noexcept {
+  if (list.capacity() > kept_facts)
+    return false;
+  for (auto& f : list)
+    if (!worth_keeping(f))
       return false;
   return true;
 }

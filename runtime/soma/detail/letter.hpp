@@ -20,6 +20,7 @@
 /// to its pool.
 
 #include <cstddef>
+#include <vector>
 
 #include <caf/detail/type_erased_tuple_view.hpp>
 #include <caf/mailbox_element.hpp>
@@ -76,6 +77,10 @@ letter<T>* take_letter();
 /// or many fields is not, or a pool would hold it for the life of the
 /// process.
 [[nodiscard]] bool worth_keeping(const fact& x) noexcept;
+
+/// Whether a pool keeps a list of facts (a forward's): room for at most 64,
+/// each worth keeping.
+[[nodiscard]] bool worth_keeping(const std::vector<fact>& list) noexcept;
 
 /// A thread's pool gives letter_batch letters to the pools' common depot
 /// when it holds twice that many, and takes a batch from it when it has

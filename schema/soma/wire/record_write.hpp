@@ -37,11 +37,10 @@ struct held_forward {
 struct record_numbers {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> numbered;
   caf::error error; ///< none, or an error_code::store_failed error saying why it stopped
-  /// The forwards written, handed back rather than freed where they were
-  /// written: the recorder frees them on the thread that made their facts,
-  /// whose allocator then takes the memory back without a lock
-  /// (benchmarks/README.md, "A recorder's forwards freed where they were
-  /// made"). Not on the wire.
+  /// The forwards written, handed back rather than freed on the writer's
+  /// thread, which allocates no facts: the recorder reuses their facts and
+  /// lists, and frees the rest on a scheduler thread (docs/architecture.md,
+  /// "The recorder"). Not on the wire.
   std::vector<held_forward> written;
 };
 

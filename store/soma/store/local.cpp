@@ -128,19 +128,15 @@ private:
              const std::vector<std::uint64_t>& asked, record_numbers& out) {
     entries_of(unwritten, count);
     auto numbered = log_.write(entries_, asked);
-    if (count == unwritten.size() && out.written.empty()) {
-      out.written = std::move(unwritten); // the whole vector goes back as it is
-      unwritten.clear();
-    } else {
-      // Written either way: with no memory to hand them back, they are freed.
-      auto end = unwritten.begin() + static_cast<std::ptrdiff_t>(count);
-      try {
-        out.written.insert(out.written.end(), std::make_move_iterator(unwritten.begin()),
-                           std::make_move_iterator(end));
-      } catch (const std::bad_alloc&) {
-      }
-      unwritten.erase(unwritten.begin(), end);
+    // Handed back; written either way, so with no memory to hand them
+    // back with, they are freed.
+    auto end = unwritten.begin() + static_cast<std::ptrdiff_t>(count);
+    try {
+      out.written.insert(out.written.end(), std::make_move_iterator(unwritten.begin()),
+                         std::make_move_iterator(end));
+    } catch (const std::bad_alloc&) {
     }
+    unwritten.erase(unwritten.begin(), end);
     out.numbered.insert(out.numbered.end(), numbered.begin(), numbered.end());
   }
 
