@@ -24,11 +24,17 @@ Cases:
   permissions as an unprivileged user: an unreadable directory and data.mdb
               are "permission denied"; a store whose lock.mdb it may not
               write reads all the same (MDB_NOLOCK)
-  fuzz        every letter of every key's run name and every bit of every
-              database's flags flipped in the fixtures of formats 2, 3 and 4; then
-              random single-byte flips and truncations (a fixed seed, so the
-              test is the same every run; SOMA_FUZZ_SEED and SOMA_FUZZ_FLIPS
-              change it): every reader and `soma check` end in time and by
+  fuzz        fuzz_keys, fuzz_flags and fuzz_random, which the suite runs
+              as three tests:
+  fuzz_keys   every letter of every key's run name flipped in the fixtures
+              of formats 2, 3 and 4: `soma live` ends by exit 0, or by exit 2
+              saying "damaged", never by a signal
+  fuzz_flags  every bit of every database's flags in LMDB's main database
+              flipped in the same fixtures: `soma runs` likewise
+  fuzz_random random single-byte flips and truncations of a store made now
+              (a fixed seed, so the test is the same every run;
+              SOMA_FUZZ_SEED and SOMA_FUZZ_FLIPS change it):
+              every reader and `soma check` end in time and by
               exit, never by a signal; an answer that differs from the clean
               store's is always an error saying "damaged"; `soma check` exits
               2 whenever a reader saw damage, and 0 only when every reader
@@ -318,18 +324,11 @@ elif case == "permissions":
     if "no data.mdb" in e:
         fail(f"an unreadable directory was said to hold no data.mdb: {e}")
 
-elif case == "fuzz":
-    seed = int(os.environ.get("SOMA_FUZZ_SEED", "20261201"))
-    flips = int(os.environ.get("SOMA_FUZZ_FLIPS", "60"))
-    rng = random.Random(seed)
-    clean_dir = os.path.join(T, "clean")
-    make_full_store(clean_dir)
-    clean = answers(clean_dir)
-    for k, (rc, o, e) in clean.items():
-        if rc != 0:
-            fail(f"`soma {k}` fails on the clean store: {e}")
-    with open(os.path.join(clean_dir, "data.mdb"), "rb") as f:
-        original = f.read()
+elif case in ("fuzz", "fuzz_keys", "fuzz_flags", "fuzz_random"):
+    # The suite runs the three parts as three tests, each well within its
+    # CTest bound; `fuzz` runs all three.
+    parts = ("keys", "flags", "random") if case == "fuzz" else (case[len("fuzz_"):],)
+    said = []
     # First, on purpose: each letter of a key's run name changed by one bit,
     # so the run's keys are out of order and the key before the next run's
     # first can be another run's (once a crash in `soma live`, found by a
@@ -337,41 +336,54 @@ elif case == "fuzz":
     # databases: the live view, which reads every run's tail to judge, must
     # answer or say "damaged", never die.
     # Both on the fixtures of formats 2, 3 and 4, whose bytes never change, so
-    # these flips land in the same places every run (the store made above
-    # differs in its times, and so in where its pages fall).
-    flipped_keys = flipped_dbs = 0
+    # these flips land in the same places every run (a store made now differs
+    # in its times, and so in where its pages fall).
     for fixture in ("store-v2", "store-v3", "store-v4"):
         with open(os.path.join(FIXTURES, fixture, "data.mdb"), "rb") as f:
             fixed = f.read()
-        keys = list(re.finditer(rb"run/([a-z]+)/\x00", fixed))
-        if len(keys) < 20:
-            fail(f"{fixture}: the store's keys were not found to flip (only {len(keys)})")
-        flipped_keys += len(keys)
-        d = os.path.join(T, fixture + "-keys")
-        os.makedirs(d)
-        for m in keys:
-            for at in range(m.start(1), m.end(1)):
-                what = f"{fixture}: letter {at - m.start(1)} of a key's run name '{m.group(1).decode()}' flipped at byte {at}"
-                answers_or_says_damaged(d, fixed, at, 0, ["live", "--once", "--run", "tuesday"], what)
-        shutil.rmtree(d)
-        # And LMDB's main database, which names the others: each bit of a
-        # database's node flags there, in every copy of its page the file holds
-        # (a flipped flag once sent mdb_dbi_open out of the map while the store
-        # was being opened).
-        names = [b"records", b"facts", b"meta", b"cache", b"cache_age", b"readings", b"trials"]
-        nodes = [(n, m.start()) for n in names for m in re.finditer(bytes([len(n), 0]) + n, fixed)]
-        if len(nodes) < len(names):
-            fail(f"{fixture}: the main database's nodes were not found to flip (only {len(nodes)})")
-        flipped_dbs += len(names)
-        d = os.path.join(T, fixture + "-main")
-        os.makedirs(d)
-        for name, at in nodes:
-            byte = at - 2  # the flags' low byte (the key size is at `at`)
-            for bit in range(8):
-                what = f"{fixture}: bit {bit} of byte {byte} (the node of database '{name.decode()}' in the main database) flipped"
-                answers_or_says_damaged(d, fixed, byte, bit, ["runs"], what)
-        shutil.rmtree(d)
-    # Then at random. Only pages LMDB uses: the rest of the file is never read.
+        if "keys" in parts:
+            keys = list(re.finditer(rb"run/([a-z]+)/\x00", fixed))
+            if len(keys) < 20:
+                fail(f"{fixture}: the store's keys were not found to flip (only {len(keys)})")
+            d = os.path.join(T, fixture + "-keys")
+            os.makedirs(d)
+            for m in keys:
+                for at in range(m.start(1), m.end(1)):
+                    what = f"{fixture}: letter {at - m.start(1)} of a key's run name '{m.group(1).decode()}' flipped at byte {at}"
+                    answers_or_says_damaged(d, fixed, at, 0, ["live", "--once", "--run", "tuesday"], what)
+            shutil.rmtree(d)
+            said.append(f"{fixture}: {len(keys)} keys' run names flipped letter by letter")
+        if "flags" in parts:
+            # And LMDB's main database, which names the others: each bit of a
+            # database's node flags there, in every copy of its page the file
+            # holds (a flipped flag once sent mdb_dbi_open out of the map while
+            # the store was being opened).
+            names = [b"records", b"facts", b"meta", b"cache", b"cache_age", b"readings", b"trials"]
+            nodes = [(n, m.start()) for n in names for m in re.finditer(bytes([len(n), 0]) + n, fixed)]
+            if len(nodes) < len(names):
+                fail(f"{fixture}: the main database's nodes were not found to flip (only {len(nodes)})")
+            d = os.path.join(T, fixture + "-main")
+            os.makedirs(d)
+            for name, at in nodes:
+                byte = at - 2  # the flags' low byte (the key size is at `at`)
+                for bit in range(8):
+                    what = f"{fixture}: bit {bit} of byte {byte} (the node of database '{name.decode()}' in the main database) flipped"
+                    answers_or_says_damaged(d, fixed, byte, bit, ["runs"], what)
+            shutil.rmtree(d)
+            said.append(f"{fixture}: {len(nodes)} database nodes' flags flipped bit by bit")
+    # Then at random, with a fixed seed.
+    seed = int(os.environ.get("SOMA_FUZZ_SEED", "20261201"))
+    flips = int(os.environ.get("SOMA_FUZZ_FLIPS", "60")) if "random" in parts else 0
+    rng = random.Random(seed)
+    if flips:
+        clean_dir = os.path.join(T, "clean")
+        make_full_store(clean_dir)
+        clean = answers(clean_dir)
+        for k, (rc, o, e) in clean.items():
+            if rc != 0:
+                fail(f"`soma {k}` fails on the clean store: {e}")
+        with open(os.path.join(clean_dir, "data.mdb"), "rb") as f:
+            original = f.read()
     tried = 0
     seen_damage = 0
     for i in range(flips + flips // 6):
@@ -423,9 +435,10 @@ elif case == "fuzz":
         seen_damage += differs
         tried += 1
         shutil.rmtree(d)
-    print(f"fuzz: on the fixtures of formats 2, 3 and 4, {flipped_keys} keys' run names flipped letter by "
-          f"letter and {flipped_dbs} databases' flags bit by bit; seed {seed}, {tried} damaged copies of a {len(original)}-byte store, "
-          f"{seen_damage} with an answer changed (each said damaged); no signal, no hang")
+    if flips:
+        said.append(f"seed {seed}, {tried} damaged copies of a {len(original)}-byte store, "
+                    f"{seen_damage} with an answer changed (each said damaged)")
+    print(f"{case}: " + "; ".join(said) + "; no signal, no hang")
 
 else:
     fail(f"unknown case {case}")
