@@ -92,7 +92,10 @@ forward_state::forward_state(const soma::watching* borrowed)
     watching_(borrowed) {
 }
 
-forward_state::~forward_state() = default;
+forward_state::~forward_state() {
+  if (gathering_) // a forward that never ended: its letter back to the pool
+    gathering_->request_deletion(false);
+}
 
 void forward_state::emit(fact&& x, caf::execution_unit* host) {
   std::unique_lock<std::mutex> calling;
@@ -111,32 +114,34 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
   if (calling.owns_lock())
     calling.unlock();
   if (auto& whole = watching_->whole_forwards(); !whole.empty()) {
-    // Only the actor holding the forward says facts, so `gathered_` is
-    // touched by one thread at a time, handed on with the forward.
-    bool ends = vocabulary::ends_forward(x.name);
-    auto& actors = watching_->actors();
-    bool told_apart = !actors.empty() || !watching_->forward_aware().empty();
-    if (gathered_.empty())
-      gathered_.reserve(8); // a forward of a few nodes: one allocation
-    if (told_apart)
-      gathered_.push_back(x);
+    // Only the actor holding the forward says facts, so the gathering letter
+    // is touched by one thread at a time, handed on with the forward.
+    if (!gathering_)
+      gathering_ = take_letter<forward_facts>();
+    auto& facts = gathering_->value.facts;
+    if (gathered_ < facts.size())
+      facts[gathered_] = x; // into the capacity its last forward left
     else
-      gathered_.push_back(std::move(x));
-    if (ends) {
-      // The last (or only) whole-forward actor's letter takes the facts
-      // themselves; any other gets a copy.
-      std::size_t left = whole.size();
-      send_letters<forward_facts>(whole, host, [&](forward_facts& v) {
-        v.forward = id_;
-        if (--left == 0)
-          std::swap(v.facts, gathered_);
-        else
-          v.facts = gathered_;
-      });
-      gathered_.clear();
+      facts.push_back(x);
+    ++gathered_;
+    if (vocabulary::ends_forward(x.name)) {
+      facts.resize(gathered_); // what the letter's last forward had beyond
+      gathering_->value.forward = id_;
+      // Every whole-forward actor but the last gets a copy; the last (or
+      // only) one the gathering letter itself.
+      std::size_t copies = whole.size() - 1;
+      for (std::size_t i = 0; i < copies; ++i) {
+        auto* l = take_letter<forward_facts>();
+        caf::mailbox_element_ptr sent{l}; // back to the pool should the copy throw
+        l->value.forward = id_;
+        l->value.facts = facts;
+        caf::actor_cast<caf::abstract_actor*>(whole[i])->enqueue(std::move(sent), host);
+      }
+      caf::mailbox_element_ptr sent{gathering_};
+      gathering_ = nullptr;
+      gathered_ = 0;
+      caf::actor_cast<caf::abstract_actor*>(whole[copies])->enqueue(std::move(sent), host);
     }
-    if (!told_apart)
-      return;
   }
   auto& actors = watching_->actors();
   auto& aware = watching_->forward_aware();

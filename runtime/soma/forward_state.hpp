@@ -30,6 +30,9 @@ SOMA_API_BEGIN
 
 namespace soma::detail {
 
+template <class T>
+class letter;
+
 /// Where a forward's remote nodes run, as the forward carries it. The
 /// runtime only carries it; soma::broker's state (actors/soma/remote/
 /// broker.hpp) is the one kind there is, and the slices that read it are
@@ -182,7 +185,13 @@ private:
   // Says `broke` for the deadline, once, when the deadline ended the forward.
   SOMA_API_LOCAL void say_expired(const std::string& node, caf::execution_unit* host);
   std::vector<bool> dropped_; // callables that threw: told nothing more
-  std::vector<fact> gathered_; // for whole-forward watchers: this forward's facts so far
+  // For whole-forward watchers: the letter (detail/letter.hpp) this
+  // forward's facts are gathered into, taken at its first fact and sent at
+  // its end, and how many of its facts are this forward's so far. A fact is
+  // copied into the capacity the letter's last forward left: nothing is
+  // allocated, and nothing freed that another thread made.
+  letter<forward_facts>* gathering_ = nullptr;
+  std::size_t gathered_ = 0;
   std::optional<std::string> watcher_error_;
 };
 

@@ -13,6 +13,8 @@
 #include "deterministic.hpp"
 #include "soma/detail/letter.hpp"
 #include "soma/fact.hpp"
+#include "soma/forward_state.hpp"
+#include "soma/watching.hpp"
 
 using namespace soma_test;
 using soma::detail::letter;
@@ -26,6 +28,12 @@ namespace {
 soma::fact ran(std::string node, std::int64_t took) {
   return {"ran", {{"node", std::move(node)}, {"began_us", 1}, {"took_us", took}}};
 }
+
+// A forward that only says facts: its end is not the subject.
+struct saying : soma::detail::forward_state {
+  using forward_state::forward_state;
+  void fail(std::string, std::string, caf::local_actor*) override {}
+};
 
 // Gives `l` back as CAF does when its receiver is done with it.
 void dispose(letter<soma::fact>* l) {
@@ -185,6 +193,63 @@ BOOST_AUTO_TEST_CASE(a_letter_gives_its_fact_to_a_message_when_caf_needs_one) {
   BOOST_TEST(moved.get_as<soma::fact>(0) == ran("embed", 318));
   BOOST_TEST(l->content().type_token() == caf::make_type_token<soma::fact>());
   dispose(l);
+}
+
+BOOST_AUTO_TEST_CASE(a_forward_gathers_its_facts_into_the_letter_its_last_forward_left_and_sends_only_its_own) {
+  // A whole-forward watcher's letter comes back to this thread's pool, and
+  // the next forward here gathers into it: into the same list and the same
+  // fields (nothing allocated), and with fewer facts than the last forward
+  // it sends only its own.
+  struct seen {
+    const void* letter;
+    const void* list;
+    const void* fields;
+    soma::forward_facts value;
+  };
+  std::vector<seen> got;
+  auto watcher = sys.spawn([&](caf::event_based_actor*) -> caf::behavior {
+    return {[&](const soma::forward_facts& x) {
+      got.push_back({&x, x.facts.data(), x.facts[0].fields.data(), x});
+    }};
+  });
+  sched.run();
+  soma::watching w{soma::watcher::whole_forwards(watcher)};
+  soma::fact finished{"finished", {{"took_us", 30}}};
+  soma::fact broke{"broke", {{"node", "embed"}, {"took_us", 9}}};
+  {
+    auto first = caf::make_counted<saying>(&w);
+    for (auto* node : {"tokenize", "embed", "score"})
+      first->emit(ran(node, 5), nullptr);
+    BOOST_TEST(!sched.has_job()); // nothing sent before the forward's end
+    first->emit(soma::fact{finished}, nullptr);
+  }
+  sched.run();
+  {
+    auto second = caf::make_counted<saying>(&w);
+    second->emit(ran("tokenize", 6), nullptr);
+    second->emit(soma::fact{broke}, nullptr);
+  }
+  sched.run();
+  BOOST_REQUIRE_EQUAL(got.size(), 2u);
+  std::vector<soma::fact> want_first{ran("tokenize", 5), ran("embed", 5), ran("score", 5), finished};
+  std::vector<soma::fact> want_second{ran("tokenize", 6), broke};
+  BOOST_TEST((got[0].value.facts == want_first));
+  BOOST_TEST((got[1].value.facts == want_second));
+  BOOST_TEST(got[0].value.forward != got[1].value.forward);
+  BOOST_TEST(got[1].letter == got[0].letter);
+  BOOST_TEST(got[1].list == got[0].list);
+  BOOST_TEST(got[1].fields == got[0].fields);
+
+  // A forward that never ends gives its letter back when it goes.
+  auto here = letters_on_this_thread<soma::forward_facts>();
+  {
+    auto open = caf::make_counted<saying>(&w);
+    open->emit(ran("tokenize", 7), nullptr);
+    BOOST_TEST(letters_on_this_thread<soma::forward_facts>() == here - 1);
+  }
+  BOOST_TEST(letters_on_this_thread<soma::forward_facts>() == here);
+  BOOST_TEST(!sched.has_job());
+  caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

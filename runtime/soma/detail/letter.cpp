@@ -205,5 +205,6 @@ template letter<forward_fact>* take_letter<forward_fact>();
 template letter<forward_facts>* take_letter<forward_facts>();
 template std::size_t letters_on_this_thread<fact>() noexcept;
 template std::size_t letters_in_depot<fact>() noexcept;
+template std::size_t letters_on_this_thread<forward_facts>() noexcept;
 
 } // namespace soma::detail
