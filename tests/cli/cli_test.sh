@@ -268,6 +268,11 @@ runs_filters)
   soma 0 runs --store "$STORE" --tag Study:lr
   expect_out "run  status  forwards  broke  execs  duration  took  first  last  params  tags"
   expect_err "soma: 0 of 2 runs match --tag Study:lr"
+  ;;
+
+runs_where)
+  names() { python3 -c 'import json,sys; print(" ".join(r["run"] for r in json.load(open(sys.argv[1]))))' "$T/out"; }
+  want() { [ "$(names)" = "$1" ] || fail "soma runs $2 listed '$(names)', not '$1'"; }
   # Summarised values: --where compares them, --sort orders by them (the
   # last, the least or the greatest); a run without the value passes no
   # test of it, and sorts last.
