@@ -1,5 +1,14 @@
-# What the cli test scripts share (sourced): fail and soma. They use $case_,
-# $T (the case's scratch directory) and $SOMA (the binary under test).
+# What the cli test scripts share (sourced): python3, fail and soma. They
+# use $case_, $T (the case's scratch directory) and $SOMA (the binary under
+# test).
+
+# python3: the Python CMake found ($PYTHON3, which tests/cli/CMakeLists.txt
+# sets), not whatever `python3` comes first on PATH: a version manager's
+# shim there cost about 0.6 s a call on the development VM, and a case calls
+# Python dozens of times.
+if [ -n "${PYTHON3:-}" ]; then
+  python3() { "$PYTHON3" "$@"; }
+fi
 
 # fail TEXT: says which case failed and why, with what soma printed (and the
 # tmux pane, when there is one), and ends the case.
