@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <exception>
+#include <span>
 
 #include <caf/actor.hpp>
 #include <caf/local_actor.hpp>
@@ -68,7 +69,7 @@ inline void tell_sinks(const std::vector<watcher::sink_fn>& sinks, std::uint64_t
 // (detail/letter.hpp): a letter each, from this thread's pool, so that
 // nothing is allocated here nor freed on the watcher's thread.
 template <class T, class Fill>
-void send_letters(const std::vector<caf::actor>& to, caf::execution_unit* host, Fill&& fill) {
+void send_letters(std::span<const caf::actor> to, caf::execution_unit* host, Fill&& fill) {
   for (auto& a : to) {
     auto* l = take_letter<T>();
     caf::mailbox_element_ptr sent{l}; // back to the pool should `fill` throw
@@ -130,13 +131,10 @@ void forward_state::emit(fact&& x, caf::execution_unit* host) {
       // Every whole-forward actor but the last gets a copy; the last (or
       // only) one the gathering letter itself.
       std::size_t copies = whole.size() - 1;
-      for (std::size_t i = 0; i < copies; ++i) {
-        auto* l = take_letter<forward_facts>();
-        caf::mailbox_element_ptr sent{l}; // back to the pool should the copy throw
-        l->value.forward = id_;
-        l->value.facts = facts;
-        caf::actor_cast<caf::abstract_actor*>(whole[i])->enqueue(std::move(sent), host);
-      }
+      send_letters<forward_facts>(std::span{whole}.first(copies), host, [&](forward_facts& v) {
+        v.forward = id_;
+        v.facts = facts;
+      });
       caf::mailbox_element_ptr sent{gathering_};
       gathering_ = nullptr;
       gathered_ = 0;
