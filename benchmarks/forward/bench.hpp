@@ -129,6 +129,7 @@ struct options {
   std::size_t threads = 0; ///< scheduler.max-threads; 0 keeps soma's default
   std::vector<std::string> caf_args; ///< `--caf.*` options, given to every actor system
   std::string rows; ///< letters of the rows to run (a and b always run); empty: all
+  std::string only; ///< of those, only the rows whose name holds this; empty: all
 
   /// Forwards per repetition in the idle row (d-idle): each follows a 1 ms
   /// sleep, so at most 1000 keep the row to a few seconds.
@@ -136,6 +137,13 @@ struct options {
 
   [[nodiscard]] bool wants(char letter) const {
     return rows.empty() || rows.find(letter) != std::string::npos;
+  }
+
+  /// Whether the row named `name` runs: its letter (the name's first) is
+  /// wanted, and its name holds `only`.
+  [[nodiscard]] bool wants(std::string_view name) const {
+    return !name.empty() && wants(name.front())
+           && (only.empty() || name.find(only) != std::string_view::npos);
   }
 };
 

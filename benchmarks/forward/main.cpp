@@ -49,6 +49,8 @@ const char* usage = R"(usage: bench_forward [options]
                            default: the cores)
   --rows LETTERS           only these rows, e.g. "dg" (a and b always run, as
                            the references; d includes d-idle, e includes e2)
+  --only TEXT              of those, only the rows whose name holds TEXT, e.g.
+                           --rows g --only recorder (to profile one row)
   --caf.KEY=VALUE          any CAF 0.17 option as --KEY=VALUE, for every
                            section, applied over the --policy settings, e.g.
                            --caf.work-stealing.moderate-sleep-duration=10us
@@ -92,6 +94,8 @@ options parse(int argc, char** argv) {
       opt.threads = count(a, v);
     } else if (a == "--rows") {
       opt.rows = v;
+    } else if (a == "--only") {
+      opt.only = v;
     } else if (a == "--policy") {
       opt.stealing = opt.caf_stealing = opt.sharing = false;
       std::string_view list = v;
@@ -267,9 +271,10 @@ int main(int argc, char** argv) {
     plain.title = "no actors";
     plain.rows.push_back(bench::floor_calls(opt));
 #ifdef SOMA_HAVE_TBB
-    if (opt.wants('c'))
+    if (opt.wants("c  tbb flow_graph"))
       for (auto& r : bench::tbb_flow(opt))
-        plain.rows.push_back(std::move(r));
+        if (opt.wants(r.name))
+          plain.rows.push_back(std::move(r));
 #endif
     sections.push_back(std::move(plain));
     if (opt.stealing)
@@ -281,6 +286,16 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_forward: %s\n", e.what());
     return 1;
+  }
+  if (!opt.only.empty()) {
+    // a and b always run; something else must have, or --only named nothing.
+    std::size_t others = 0;
+    for (auto& s : sections)
+      for (auto& r : s.rows)
+        others += r.name[0] != 'a' && r.name[0] != 'b';
+    if (others == 0)
+      bad("--only '" + opt.only + "' is in the name of no row that --rows '" + opt.rows
+          + "' runs (the names are in the first column of a run without --only)");
   }
   double a_us = sections.front().rows.front().median();
   double b_default = sections.size() > 1 ? sections[1].b_hop_us : 0;

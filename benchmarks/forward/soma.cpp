@@ -271,22 +271,19 @@ std::vector<row> soma_forward(caf::actor_system& sys, const options& opt) {
                                         >> MinusTwo{}.named("minus_two"));
   std::vector<row> rows;
 
-  if (opt.wants('d')) {
-    row d{"d  soma forward, no watcher"};
+  if (row d{"d  soma forward, no watcher"}; opt.wants(d.name)) {
     blocking(d, g, opt, [] { return soma::forward_options{}; });
     rows.push_back(std::move(d));
   }
 
-  if (opt.wants('d')) {
+  if (row idle{"d-idle soma forward at an idle graph"}; opt.wants(idle.name)) {
     // Not asked for by the scenario: (d) with the graph gone idle before each
     // forward, as between the steps of a training loop.
-    row idle{"d-idle soma forward at an idle graph"};
     blocking_at_idle(idle, g, opt);
     rows.push_back(std::move(idle));
   }
 
-  if (opt.wants('e')) {
-    row e{"e  soma forward, counting actor"};
+  if (row e{"e  soma forward, counting actor"}; opt.wants(e.name)) {
     auto n = std::make_shared<std::atomic<std::uint64_t>>(0);
     auto watcher = sys.spawn(counting, n);
     blocking(e, g, opt, [&] { return soma::forward_options{.watching = watcher}; }, n);
@@ -294,9 +291,8 @@ std::vector<row> soma_forward(caf::actor_system& sys, const options& opt) {
     rows.push_back(std::move(e));
   }
 
-  if (opt.wants('e')) {
+  if (row e3{"e  soma forward, whole-forward counting actor"}; opt.wants(e3.name)) {
     // Issue 27: (e) with the actor told each forward's facts as one message.
-    row e3{"e  soma forward, whole-forward counting actor"};
     auto n = std::make_shared<std::atomic<std::uint64_t>>(0);
     auto watcher = sys.spawn(counting_whole, n);
     blocking(e3, g, opt, [&] {
@@ -306,10 +302,9 @@ std::vector<row> soma_forward(caf::actor_system& sys, const options& opt) {
     rows.push_back(std::move(e3));
   }
 
-  if (opt.wants('e')) {
+  if (row e2{"e2 soma forward, counting callable"}; opt.wants(e2.name)) {
     // Not asked for by the scenario: splits (e) into making the facts (here)
     // and sending them to an actor (the rest of e).
-    row e2{"e2 soma forward, counting callable"};
     std::atomic<std::uint64_t> n{0};
     auto forwards = blocking(e2, g, opt, [&] {
       return soma::forward_options{
@@ -322,8 +317,7 @@ std::vector<row> soma_forward(caf::actor_system& sys, const options& opt) {
     rows.push_back(std::move(e2));
   }
 
-  if (opt.wants('f')) {
-    row f{"f  soma forward, printer to /dev/null"};
+  if (row f{"f  soma forward, printer to /dev/null"}; opt.wants(f.name)) {
     std::FILE* null = std::fopen("/dev/null", "w");
     if (!null) {
       f.problems.push_back("cannot open /dev/null for writing");
@@ -334,8 +328,7 @@ std::vector<row> soma_forward(caf::actor_system& sys, const options& opt) {
     rows.push_back(std::move(f));
   }
 
-  if (opt.wants('g')) {
-    row gw{"g  soma in flight, counting actor", true};
+  if (row gw{"g  soma in flight, counting actor", true}; opt.wants(gw.name)) {
     auto n = std::make_shared<std::atomic<std::uint64_t>>(0);
     auto watcher = sys.spawn(counting, n);
     in_flight(gw, g, opt, watcher, sys, n);
@@ -343,8 +336,7 @@ std::vector<row> soma_forward(caf::actor_system& sys, const options& opt) {
     rows.push_back(std::move(gw));
   }
 
-  if (opt.wants('g')) {
-    row gw{"g  soma in flight, whole-forward counting actor", true};
+  if (row gw{"g  soma in flight, whole-forward counting actor", true}; opt.wants(gw.name)) {
     auto n = std::make_shared<std::atomic<std::uint64_t>>(0);
     auto watcher = sys.spawn(counting_whole, n);
     in_flight(gw, g, opt, soma::watcher::whole_forwards(watcher), sys, n);
@@ -352,16 +344,14 @@ std::vector<row> soma_forward(caf::actor_system& sys, const options& opt) {
     rows.push_back(std::move(gw));
   }
 
-  if (opt.wants('g')) {
+  if (row gr{"g  soma in flight, recorder", true}; opt.wants(gr.name)) {
     // Issue 27: every forward in flight recorded, to a fresh store, timed to
     // when the recorder's flush() says every one of them is written.
-    row gr{"g  soma in flight, recorder", true};
     in_flight_recorded(gr, g, opt, sys);
     rows.push_back(std::move(gr));
   }
 
-  if (opt.wants('g')) {
-    row g0{"g  soma in flight, no watcher", true};
+  if (row g0{"g  soma in flight, no watcher", true}; opt.wants(g0.name)) {
     in_flight(g0, g, opt, caf::actor{}, sys, nullptr);
     rows.push_back(std::move(g0));
   }
