@@ -10,6 +10,7 @@
 #include "soma/detail/fact_lists.hpp"
 #include "soma/detail/executions.hpp"
 #include "soma/detail/named_values.hpp"
+#include "soma/detail/packing.hpp"
 #include "soma/detail/run_words.hpp"
 #include "soma/detail/value_ranges.hpp"
 #include "soma/schema/soma.capnp.h"
@@ -40,20 +41,13 @@ struct scratch {
   static constexpr unsigned words = 1024;
 };
 
-// Builds a message with `build` and appends it, packed, to `out`: written
-// straight into out's tail, sized for the worst case of packing (a tag byte
-// and a count for every 8 bytes) and cut back to what was written.
+// Builds a message with `build` and appends it, packed (packing.hpp), to
+// `out`.
 template <class Root, class Build>
 void put(std::string& out, Build&& build) {
   capnp::MallocMessageBuilder msg{thread_buffer<scratch>()};
   build(msg.initRoot<Root>());
-  auto words = capnp::computeSerializedSizeInWords(msg);
-  auto at = out.size();
-  out.resize(at + words * 10 + 16);
-  kj::ArrayOutputStream stream{
-    kj::arrayPtr(reinterpret_cast<kj::byte*>(out.data() + at), out.size() - at)};
-  capnp::writePackedMessage(stream, msg);
-  out.resize(at + stream.getArray().size());
+  append_packed(out, msg);
 }
 
 // The segment a message is unpacked into when it fits: a record, a run's
