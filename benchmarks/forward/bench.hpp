@@ -149,6 +149,9 @@ struct options {
 
 using clock = std::chrono::steady_clock;
 
+/// The name of row d-idle, which the header explains when it runs.
+inline constexpr std::string_view idle_row = "d-idle soma forward at an idle graph";
+
 /// One line of the table.
 struct row {
   std::string name;

@@ -258,7 +258,7 @@ int main(int argc, char** argv) {
               "counting actor are timed until it has counted every fact\n",
               opt.forwards, opt.throughput_forwards, opt.reps, opt.in_flight,
               std::thread::hardware_concurrency());
-  if (opt.wants('d'))
+  if (opt.wants(bench::idle_row))
     std::printf("d-idle: %zu forwards/rep, each after a 1 ms sleep (untimed); %% core: process "
                 "CPU time per wall second over its loop, sleeps included (median over reps)\n",
                 opt.idle_forwards());
@@ -271,10 +271,9 @@ int main(int argc, char** argv) {
     plain.title = "no actors";
     plain.rows.push_back(bench::floor_calls(opt));
 #ifdef SOMA_HAVE_TBB
-    if (opt.wants("c  tbb flow_graph"))
+    if (opt.wants('c'))
       for (auto& r : bench::tbb_flow(opt))
-        if (opt.wants(r.name))
-          plain.rows.push_back(std::move(r));
+        plain.rows.push_back(std::move(r));
 #endif
     sections.push_back(std::move(plain));
     if (opt.stealing)
@@ -295,7 +294,8 @@ int main(int argc, char** argv) {
         others += r.name[0] != 'a' && r.name[0] != 'b';
     if (others == 0)
       bad("--only '" + opt.only + "' is in the name of no row that --rows '" + opt.rows
-          + "' runs (the names are in the first column of a run without --only)");
+          + "' runs besides a and b, which always run (the names are in the first column of a "
+            "run without --only)");
   }
   double a_us = sections.front().rows.front().median();
   double b_default = sections.size() > 1 ? sections[1].b_hop_us : 0;

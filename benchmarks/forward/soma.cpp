@@ -276,7 +276,7 @@ std::vector<row> soma_forward(caf::actor_system& sys, const options& opt) {
     rows.push_back(std::move(d));
   }
 
-  if (row idle{"d-idle soma forward at an idle graph"}; opt.wants(idle.name)) {
+  if (row idle{std::string{idle_row}}; opt.wants(idle.name)) {
     // Not asked for by the scenario: (d) with the graph gone idle before each
     // forward, as between the steps of a training loop.
     blocking_at_idle(idle, g, opt);

@@ -39,38 +39,40 @@ std::vector<row> tbb_flow(const options& opt) {
   pipeline p;
 
   // What a blocking caller does: one input, wait for the graph to go idle.
-  row blocking{"c  tbb flow_graph, put + wait each"};
-  measure(blocking, opt.reps, opt.forwards, [&](std::size_t n) {
-    p.sum = 0;
-    std::int64_t wrong = 0;
-    auto began = clock::now();
-    for (std::size_t i = 0; i < n; ++i) {
-      auto x = static_cast<std::int64_t>(i);
-      p.first.try_put(x);
-      p.g.wait_for_all();
-      wrong += p.last != expected(x);
-    }
-    auto took = clock::now() - began;
-    if (wrong != 0 || p.sum != expected_sum(static_cast<std::int64_t>(n)))
-      blocking.problems.push_back(std::to_string(wrong) + " wrong outputs");
-    return took;
-  });
-  rows.push_back(std::move(blocking));
+  if (row blocking{"c  tbb flow_graph, put + wait each"}; opt.wants(blocking.name)) {
+    measure(blocking, opt.reps, opt.forwards, [&](std::size_t n) {
+      p.sum = 0;
+      std::int64_t wrong = 0;
+      auto began = clock::now();
+      for (std::size_t i = 0; i < n; ++i) {
+        auto x = static_cast<std::int64_t>(i);
+        p.first.try_put(x);
+        p.g.wait_for_all();
+        wrong += p.last != expected(x);
+      }
+      auto took = clock::now() - began;
+      if (wrong != 0 || p.sum != expected_sum(static_cast<std::int64_t>(n)))
+        blocking.problems.push_back(std::to_string(wrong) + " wrong outputs");
+      return took;
+    });
+    rows.push_back(std::move(blocking));
+  }
 
   // Throughput: every input put, then one wait.
-  row many{"c  tbb flow_graph, all put, one wait", true};
-  measure(many, opt.reps, opt.throughput_forwards, [&](std::size_t n) {
-    p.sum = 0;
-    auto began = clock::now();
-    for (std::size_t i = 0; i < n; ++i)
-      p.first.try_put(static_cast<std::int64_t>(i));
-    p.g.wait_for_all();
-    auto took = clock::now() - began;
-    if (p.sum != expected_sum(static_cast<std::int64_t>(n)))
-      many.problems.push_back("outputs summed to " + std::to_string(p.sum));
-    return took;
-  });
-  rows.push_back(std::move(many));
+  if (row many{"c  tbb flow_graph, all put, one wait", true}; opt.wants(many.name)) {
+    measure(many, opt.reps, opt.throughput_forwards, [&](std::size_t n) {
+      p.sum = 0;
+      auto began = clock::now();
+      for (std::size_t i = 0; i < n; ++i)
+        p.first.try_put(static_cast<std::int64_t>(i));
+      p.g.wait_for_all();
+      auto took = clock::now() - began;
+      if (p.sum != expected_sum(static_cast<std::int64_t>(n)))
+        many.problems.push_back("outputs summed to " + std::to_string(p.sum));
+      return took;
+    });
+    rows.push_back(std::move(many));
+  }
   return rows;
 }
 

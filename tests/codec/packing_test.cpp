@@ -3,9 +3,11 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,12 +44,30 @@ std::string capnp_packed(const std::vector<words>& segments) {
   return out;
 }
 
-std::string soma_packed(const std::vector<words>& segments, const std::string& before = {}) {
+// What soma's packer writes for `segments`; fails the test when it wrote
+// more than packed_bound says it may (the room append_packed makes).
+std::string soma_packed(const std::vector<words>& segments) {
   std::vector<kj::ArrayPtr<const capnp::word>> parts;
-  for (auto& s : segments)
+  std::size_t words = (segments.size() + 2) / 2; // the segment table
+  for (auto& s : segments) {
     parts.push_back(kj::arrayPtr(s.data(), s.size()));
-  std::string out = before;
+    words += s.size();
+  }
+  std::string out;
   soma::detail::append_packed(out, kj::arrayPtr(parts.data(), parts.size()));
+  BOOST_TEST(out.size() <= soma::detail::packed_bound(words));
+  return out;
+}
+
+// `n` words of `x`.
+words repeated(std::size_t n, std::uint64_t x) {
+  return words(n, word_of(x));
+}
+
+words joined(std::initializer_list<words> parts) {
+  words out;
+  for (auto& p : parts)
+    out.insert(out.end(), p.begin(), p.end());
   return out;
 }
 
@@ -92,7 +112,7 @@ words segment(std::mt19937_64& rng, std::size_t n) {
 
 BOOST_AUTO_TEST_SUITE(packing)
 
-BOOST_AUTO_TEST_CASE(every_word_that_differs_in_one_byte_packs_as_capnp_packs_it) {
+BOOST_AUTO_TEST_CASE(every_tag_packs_as_capnp_packs_it) {
   // Each byte of a word on its own zero or not (all 256 tags), one byte at
   // 0x80 and 0x01 (the ends the tag's arithmetic must tell from zero), and
   // the word followed by words that do or do not extend its run.
@@ -113,7 +133,7 @@ BOOST_AUTO_TEST_CASE(every_word_that_differs_in_one_byte_packs_as_capnp_packs_it
 BOOST_AUTO_TEST_CASE(random_segments_pack_as_capnp_packs_them) {
   std::mt19937_64 rng{20261207};
   for (int round = 0; round < 400; ++round) {
-    // One segment mostly, as soma's messages have; two and three for the
+    // One segment mostly, as soma's messages have; two to four for the
     // segment table's padding.
     std::size_t count = round % 10 == 0 ? 2 + round % 3 : 1;
     std::vector<words> segs;
@@ -123,6 +143,46 @@ BOOST_AUTO_TEST_CASE(random_segments_pack_as_capnp_packs_them) {
       BOOST_TEST(soma_packed(segs) == capnp_packed(segs));
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(runs_end_where_capnp_ends_them) {
+  constexpr std::uint64_t full = 0x0102030405060708ULL;     // no zero byte
+  constexpr std::uint64_t one_zero = 0x0102030405060700ULL; // a literal run goes on
+  constexpr std::uint64_t low_high = 0x0002030405060700ULL; // two zeros, bytes 0 and 7
+  constexpr std::uint64_t top_two = 0x0000030405060708ULL;  // two zeros, bytes 6 and 7
+  std::vector<std::pair<const char*, std::vector<words>>> cases = {
+    {"254 zero words", {repeated(254, 0)}},
+    {"255 zero words", {repeated(255, 0)}},
+    {"256 zero words", {repeated(256, 0)}},
+    {"257 zero words", {repeated(257, 0)}},
+    {"511 zero words", {repeated(511, 0)}},
+    {"512 zero words, then one", {joined({repeated(512, 0), repeated(1, 1)})}},
+    {"a full word, then 254 with one zero byte", {joined({repeated(1, full), repeated(254, one_zero)})}},
+    {"a full word, then 255 with one zero byte", {joined({repeated(1, full), repeated(255, one_zero)})}},
+    {"a full word, then 256 with one zero byte", {joined({repeated(1, full), repeated(256, one_zero)})}},
+    {"a full word, then two zeros at bytes 0 and 7", {joined({repeated(2, full), repeated(1, low_high), repeated(2, full)})}},
+    {"a full word, then two zeros at bytes 6 and 7", {joined({repeated(2, full), repeated(1, top_two), repeated(2, full)})}},
+    {"zero words across two segments", {repeated(3, 0), repeated(3, 0)}},
+    {"full words across two segments", {repeated(3, full), repeated(3, full)}},
+    {"an empty first segment", {{}, repeated(3, 0)}},
+    {"an empty middle segment", {repeated(2, 0), {}, repeated(2, 0)}},
+    {"empty segments only", {{}, {}, {}}},
+    {"16 segments, a table of 9 words", std::vector<words>(16, repeated(2, full))},
+  };
+  for (auto& [what, segs] : cases)
+    BOOST_TEST_CONTEXT(what) {
+      BOOST_TEST(soma_packed(segs) == capnp_packed(segs));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(no_segment_is_refused) {
+  std::string out = "kept";
+  BOOST_CHECK_EXCEPTION(
+    soma::detail::append_packed(out, kj::ArrayPtr<const kj::ArrayPtr<const capnp::word>>{}),
+    std::invalid_argument, [](const std::invalid_argument& e) {
+      return std::string{e.what()} == "a Cap'n Proto message has at least one segment";
+    });
+  BOOST_TEST(out == "kept");
 }
 
 BOOST_AUTO_TEST_CASE(a_message_appends_after_what_the_string_held) {

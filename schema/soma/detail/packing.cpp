@@ -1,11 +1,20 @@
 #include "soma/detail/packing.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
-#include <vector>
+#include <stdexcept>
+
+#include <kj/array.h>
 
 namespace soma::detail {
+
+// A word's bytes are taken lowest first and the segment table written as
+// this machine holds numbers: Cap'n Proto's order (little-endian) only when
+// the machine's is too.
+static_assert(std::endian::native == std::endian::little,
+              "soma's packer reads words as little-endian numbers");
 
 namespace {
 
@@ -75,7 +84,7 @@ char* pack_words(const capnp::word* in, std::size_t n, char* out) noexcept {
       // The bytes that are not zero, in order (a message's words are mostly
       // small numbers and pointers: a few bytes each).
       for (auto bits = nonzero_bytes(w); bits != 0; bits &= bits - 1)
-        *out++ = static_cast<char>(w >> (__builtin_ctzll(bits) - 7));
+        *out++ = static_cast<char>(w >> (std::countr_zero(bits) - 7));
     }
   }
   return out;
@@ -83,29 +92,36 @@ char* pack_words(const capnp::word* in, std::size_t n, char* out) noexcept {
 
 void append_packed(std::string& out,
                    kj::ArrayPtr<const kj::ArrayPtr<const capnp::word>> segments) {
+  if (segments.size() == 0)
+    throw std::invalid_argument("a Cap'n Proto message has at least one segment");
   // The segment table as capnp::writeMessage writes it: the count less
-  // one, each segment's size in words, padded to a whole word; written on
+  // one, each segment's size in words, padded to a whole word; packed on
   // its own, as Cap'n Proto writes it, so no run crosses into a segment.
-  alignas(capnp::word) std::uint32_t one_table[2];
-  std::vector<std::uint32_t> big_table;
+  // Built in words (a message of up to 15 segments needs no allocation).
   std::size_t table_words = (segments.size() + 2) / 2;
-  std::uint32_t* table = one_table;
-  if (table_words > 1) {
-    big_table.resize(table_words * 2);
-    table = big_table.data();
+  capnp::word small[8];
+  kj::Array<capnp::word> large;
+  capnp::word* table = small;
+  if (table_words > std::size(small)) {
+    large = kj::heapArray<capnp::word>(table_words);
+    table = large.begin();
   }
-  table[0] = static_cast<std::uint32_t>(segments.size() - 1);
+  auto put = [&](std::size_t i, std::size_t x) {
+    auto v = static_cast<std::uint32_t>(x);
+    std::memcpy(reinterpret_cast<char*>(table) + 4 * i, &v, sizeof v);
+  };
+  put(0, segments.size() - 1);
   std::size_t words = table_words;
   for (std::size_t i = 0; i < segments.size(); ++i) {
-    table[i + 1] = static_cast<std::uint32_t>(segments[i].size());
+    put(i + 1, segments[i].size());
     words += segments[i].size();
   }
   if (segments.size() % 2 == 0)
-    table[segments.size() + 1] = 0;
+    put(segments.size() + 1, 0);
   auto at = out.size();
   out.resize(at + packed_bound(words));
   char* p = out.data() + at;
-  p = pack_words(reinterpret_cast<const capnp::word*>(table), table_words, p);
+  p = pack_words(table, table_words, p);
   for (auto& s : segments)
     p = pack_words(s.begin(), s.size(), p);
   out.resize(static_cast<std::size_t>(p - out.data()));

@@ -30,10 +30,12 @@ namespace soma::detail {
 /// packed_bound(n) bytes, as one `write` of them to Cap'n Proto's packed
 /// stream would: a run of zero words or of literal words ends at the last
 /// of the `n`. Returns the end of what it wrote.
-char* pack_words(const capnp::word* in, std::size_t n, char* out) noexcept;
+[[nodiscard]] char* pack_words(const capnp::word* in, std::size_t n, char* out) noexcept;
 
 /// Appends a message of `segments` to `out` as `capnp::writePackedMessage`
-/// writes it: its segment table, then each segment, packed.
+/// writes it: its segment table, then each segment, packed. Throws
+/// std::invalid_argument for no segment (Cap'n Proto refuses one too), and
+/// what growing `out` throws (std::bad_alloc, std::length_error).
 void append_packed(std::string& out,
                    kj::ArrayPtr<const kj::ArrayPtr<const capnp::word>> segments);
 
