@@ -3,4 +3,4 @@
 
 #include "cheap_node.hpp"
 
-SOMA_NODE_LIBRARY(Cheap, Slow, Echo)
+SOMA_NODE_LIBRARY(Cheap, Slow, Echo, EchoNumbers)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "soma/node.hpp"
 
@@ -25,5 +26,10 @@ struct Slow : soma::node<Slow, std::int64_t, std::int64_t> {
 
 /// Gives back what it was given: a large value's trip, both ways.
 struct Echo : soma::node<Echo, std::string, std::string> {
+  Out forward(const In& x, soma::context&) override { return x; }
+};
+
+/// Gives back the numbers it was given: a large value of another shape.
+struct EchoNumbers : soma::node<EchoNumbers, std::vector<double>, std::vector<double>> {
   Out forward(const In& x, soma::context&) override { return x; }
 };

@@ -151,10 +151,9 @@ double tcp_ping_pong(std::size_t bytes, std::size_t n) {
   return us;
 }
 
-// (l) `n` trips of a 1 MiB value through `g`: µs per trip.
-template <class G>
-double big_trips(const G& g, const soma::forward_options& opt, const std::string& value,
-                 std::size_t n) {
+// (l, l2) `n` trips of a 1 MiB value through `g`: µs per trip.
+template <class G, class V>
+double big_trips(const G& g, const soma::forward_options& opt, const V& value, std::size_t n) {
   std::size_t sum = 0;
   for (std::size_t i = 0; i < 3; ++i)
     sum += g.forward(value, opt).size();
@@ -490,6 +489,11 @@ int main(int argc, char** argv) {
   // l: a 1 MiB value there and back.
   auto echo = soma::graph::somatize(sys, Echo{}.named("echo").at("w1"));
   const std::string mib(std::size_t{1} << 20, 'v');
+  // l2: 1 MiB of numbers there and back.
+  auto echo_numbers = soma::graph::somatize(sys, EchoNumbers{}.named("echo_numbers").at("w1"));
+  std::vector<double> mib_numbers(mib.size() / sizeof(double));
+  for (std::size_t i = 0; i < mib_numbers.size(); ++i)
+    mib_numbers[i] = static_cast<double>(i) * 0.5;
   const std::size_t big_n = std::max<std::size_t>(20, n / 20);
 
   // c', d': plain CAF, its strings sized to put soma's trip's bytes on the
@@ -514,7 +518,7 @@ int main(int argc, char** argv) {
   auto relay_trip =
     count_trips(trips, peer.pid(), [&] { (void)plain_trips(sys, relay, payload, reply, calibration); });
 
-  std::vector<double> a, floor, c, c_caf, c_relay, d, d_relay, d_caf, e, g, j, kr, l, l_caf, l_floor, l_copy, m, nh;
+  std::vector<double> a, floor, c, c_caf, c_relay, d, d_relay, d_caf, e, g, j, kr, l, l2, l_caf, l_floor, l_copy, m, nh;
   // The trip's bytes: a Slice of one node with an 8-byte input, and its answer.
   const std::size_t trip_bytes = 256;
   soma::wire::slice_node cheap_node{"Cheap", "cheap", std::string(64, 'd'), lib, ""};
@@ -547,6 +551,7 @@ int main(int argc, char** argv) {
       kr.push_back(blocking_trips(cached, kopt, n));
     if (want('l')) {
       l.push_back(big_trips(echo, opt, mib, big_n));
+      l2.push_back(big_trips(echo_numbers, opt, mib_numbers, big_n));
       peer.reply_bytes(mib.size());
       l_caf.push_back(plain_trips(sys, peer.actor(), mib, mib.size(), big_n));
       peer.reply_bytes(reply);
@@ -617,6 +622,8 @@ int main(int argc, char** argv) {
     print("l  a 1 MiB value there and back", l, lf);
     print("l' plain CAF, a 1 MiB string each way", l_caf, lf);
     std::printf("   l / l' = %.2f\n", median(l) / median(l_caf));
+    print("l2 1 MiB of numbers (a vector<double>) there and back", l2, lf);
+    std::printf("   l2 / l = %.2f\n", median(l2) / median(l));
     print("   raw TCP ping-pong of 1 MiB (its floor)", l_floor, 0);
     print("   memcpy of 1 MiB there and back", l_copy, 0);
   }

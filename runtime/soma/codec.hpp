@@ -224,15 +224,28 @@ using read_fn = void (*)(value_reader, void*);
 void decode_value(std::string_view bytes, const std::string& name, read_fn read, void* out);
 
 /// encode_value for a value that is one run of bytes (a std::string or a
-/// byte vector, which codec<T> writes with write_data): the same bytes, with
-/// a large run copied once, straight into them.
+/// byte vector, which codec<T> writes with write_data): the same bytes,
+/// written straight into the message, the run copied once.
 [[nodiscard]] std::string encode_bytes(const std::string& name, std::string_view bytes);
+
+/// encode_value for a value that is one run of 8-byte numbers (a vector of
+/// std::int64_t, std::uint64_t or double, which codec<T> writes with
+/// write_int64s, write_uint64s or write_float64s): as encode_bytes.
+[[nodiscard]] std::string encode_numbers(const std::string& name, std::span<const std::int64_t> xs);
+[[nodiscard]] std::string encode_numbers(const std::string& name, std::span<const std::uint64_t> xs);
+[[nodiscard]] std::string encode_numbers(const std::string& name, std::span<const double> xs);
 
 /// T is one run of bytes: encode<T> calls encode_bytes.
 template <class T>
 inline constexpr bool one_run_of_bytes = std::is_same_v<T, std::string>
                                          || std::is_same_v<T, std::vector<std::byte>>
                                          || std::is_same_v<T, std::vector<std::uint8_t>>;
+
+/// T is one run of 8-byte numbers: encode<T> calls encode_numbers.
+template <class T>
+inline constexpr bool one_run_of_numbers = std::is_same_v<T, std::vector<std::int64_t>>
+                                           || std::is_same_v<T, std::vector<std::uint64_t>>
+                                           || std::is_same_v<T, std::vector<double>>;
 
 /// The canonical bytes of one value alone: the order of an unordered map's
 /// keys.
@@ -277,6 +290,8 @@ template <class T>
   if constexpr (detail::one_run_of_bytes<T>)
     return detail::encode_bytes(codec<T>::name(),
                                 {reinterpret_cast<const char*>(x.data()), x.size()});
+  else if constexpr (detail::one_run_of_numbers<T>)
+    return detail::encode_numbers(codec<T>::name(), std::span{x.data(), x.size()});
   else
     return detail::encode_value(codec<T>::name(), &detail::write_erased<T>, &x);
 }

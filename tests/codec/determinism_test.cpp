@@ -126,21 +126,16 @@ BOOST_AUTO_TEST_CASE(another_process_encodes_every_sample_to_the_same_bytes) {
 }
 
 BOOST_AUTO_TEST_CASE(a_string_or_byte_vector_encodes_to_the_bytes_its_codec_writes_at_every_size) {
-  // From 64 KiB up, encode has the builder refer to a string's or byte
-  // vector's bytes where they are (copied once); below, as every other
-  // value, they are written into the builder first (copied twice).
-  for (std::size_t n : {0ul, 5ul, 65535ul, 65536ul, 65537ul, 1ul << 20, (1ul << 20) + 3}) {
+  // encode writes a string or byte vector straight into the message (its
+  // bytes copied once); its codec's writer builds the message and copies it
+  // into its canonical form. Both give the same bytes.
+  for (std::size_t n : {0ul, 1ul, 5ul, 7ul, 8ul, 9ul, 65535ul, 65536ul, 65537ul, 1ul << 20, (1ul << 20) + 3}) {
     std::string s(n, '\0');
     for (std::size_t i = 0; i < n; ++i)
       s[i] = static_cast<char>(i * 31 % 251);
     std::vector<std::byte> b(n);
     std::memcpy(b.data(), s.data(), n);
     std::vector<std::uint8_t> u(s.begin(), s.end());
-    // The premise from 64 KiB up: heap buffers, 8-byte aligned, so referred to.
-    if (n >= 65536)
-      BOOST_REQUIRE(reinterpret_cast<std::uintptr_t>(s.data()) % 8 == 0
-                    && reinterpret_cast<std::uintptr_t>(b.data()) % 8 == 0
-                    && reinterpret_cast<std::uintptr_t>(u.data()) % 8 == 0);
     auto bytes = soma::encode(s);
     BOOST_TEST(bytes == written(s), n << " bytes");
     BOOST_TEST(canonical(bytes), n << " bytes");
@@ -150,10 +145,93 @@ BOOST_AUTO_TEST_CASE(a_string_or_byte_vector_encodes_to_the_bytes_its_codec_writ
     BOOST_TEST(soma::encode(u) == soma::encode(b), n << " bytes");
     BOOST_TEST((soma::decode<std::vector<std::byte>>(soma::encode(b)) == b), n << " bytes");
   }
-  // Bytes at an address not 8-byte aligned are written, not referred to.
+  // Bytes at any address: a view into the middle of a string.
   std::string backing(65538, 'y');
   auto odd = std::string_view{backing}.substr(1);
   BOOST_TEST(soma::detail::encode_bytes("string", odd) == written(std::string{odd}));
+}
+
+namespace {
+
+// n numbers of each kind, with the awkward ones among them: negative,
+// the largest, NaN, -0.0 (which is not all zero bits), infinity.
+struct number_runs {
+  std::vector<std::int64_t> ints;
+  std::vector<std::uint64_t> uints;
+  std::vector<double> doubles;
+};
+
+number_runs numbers(std::size_t n) {
+  number_runs out{std::vector<std::int64_t>(n), std::vector<std::uint64_t>(n), std::vector<double>(n)};
+  for (std::size_t k = 0; k < n; ++k) {
+    out.ints[k] = k % 3 == 0 ? -static_cast<std::int64_t>(k * 7919) : static_cast<std::int64_t>(k);
+    out.uints[k] = k % 4 == 1 ? std::numeric_limits<std::uint64_t>::max() : k * 0x9E3779B97F4A7C15ull;
+    out.doubles[k] = k % 5 == 1   ? -0.0
+                     : k % 7 == 2 ? std::numeric_limits<double>::quiet_NaN()
+                     : k % 11 == 3 ? -std::numeric_limits<double>::infinity()
+                                   : static_cast<double>(k) * 0.25 - 3;
+  }
+  return out;
+}
+
+// Whether two vectors hold the same bits (NaN is not equal to itself).
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_vector_of_numbers_encodes_to_the_bytes_its_codec_writes_at_every_size) {
+  // encode writes a vector of int64, uint64 or double straight into the
+  // message (its numbers copied once), as it does a string.
+  for (std::size_t n : {0ul, 1ul, 2ul, 8191ul, 8192ul, 8193ul, 1ul << 17, (1ul << 17) + 3}) {
+    auto x = numbers(n);
+    auto ints = soma::encode(x.ints);
+    auto uints = soma::encode(x.uints);
+    auto doubles = soma::encode(x.doubles);
+    BOOST_TEST(ints == written(x.ints), n << " int64");
+    BOOST_TEST(uints == written(x.uints), n << " uint64");
+    BOOST_TEST(doubles == written(x.doubles), n << " float64");
+    for (auto* bytes : {&ints, &uints, &doubles})
+      BOOST_TEST(canonical(*bytes), n << " numbers");
+    BOOST_TEST(same_bits(soma::decode<std::vector<std::int64_t>>(ints), x.ints), n << " int64");
+    BOOST_TEST(same_bits(soma::decode<std::vector<std::uint64_t>>(uints), x.uints), n << " uint64");
+    BOOST_TEST(same_bits(soma::decode<std::vector<double>>(doubles), x.doubles), n << " float64");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_run_written_straight_pads_its_type_name_as_the_builder_does) {
+  // The type name is a Text: its bytes, a NUL, then zeros to a whole word.
+  // Every length of name from 0 to 17 (one to three words), both runs.
+  auto x = numbers(3);
+  std::string s = "some bytes";
+  for (std::size_t len = 0; len <= 17; ++len) {
+    std::string name(len, 'n');
+    auto by_builder = [&](const auto& value) {
+      using T = std::decay_t<decltype(value)>;
+      return soma::detail::encode_value(name, &soma::detail::write_erased<T>, &value);
+    };
+    BOOST_TEST(soma::detail::encode_bytes(name, s) == by_builder(s), len);
+    BOOST_TEST(soma::detail::encode_numbers(name, x.ints) == by_builder(x.ints), len);
+    BOOST_TEST(soma::detail::encode_numbers(name, x.uints) == by_builder(x.uints), len);
+    BOOST_TEST(soma::detail::encode_numbers(name, x.doubles) == by_builder(x.doubles), len);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_run_too_large_for_decode_is_refused_naming_both_sizes) {
+  // 2^27 doubles are 1 GiB; with the 64 bytes around them (segment table,
+  // pointers, the 16-byte name, the tag), more than
+  // codec_limits::max_bytes. The refusal names the type and both sizes.
+  std::vector<double> big(std::size_t{1} << 27);
+  try {
+    (void)soma::encode(big);
+    BOOST_FAIL("a value of more than codec_limits::max_bytes was encoded");
+  } catch (const soma::codec_error& e) {
+    BOOST_TEST(std::string{e.what()}
+               == "cannot encode a vector<float64>: its 1073741888 bytes are more than decode accepts "
+                  "(soma::codec_limits::max_bytes, 1073741824)");
+  }
 }
 
 BOOST_AUTO_TEST_CASE(bytes_at_any_alignment_decode) {

@@ -1,0 +1,118 @@
+// The codec benchmark: soma::encode and soma::decode of a few values, beside
+// the general path every value could take (written into a Cap'n Proto
+// builder, then copied into its canonical form: detail::encode_value) and a
+// copy of the encoded bytes into a new string (the floor). See
+// benchmarks/README.md, "codec".
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../forward/bench.hpp"
+#include "soma/codec.hpp"
+
+namespace {
+
+const char* usage = R"(usage: bench_codec [options]
+  --reps R    rounds of every row; the median is shown (7)
+  --scale S   calls per round, times S: 200,000 for a small value, 20,000
+              for a middling one, 50 for a value of 1 MiB (1)
+)";
+
+struct options {
+  unsigned reps = 7;
+  std::size_t scale = 1;
+};
+
+options parse(int argc, char** argv) {
+  options opt;
+  bench::each_option(argc, argv, "bench_codec", usage, [&](std::string_view a, const char* v) {
+    if (a == "--reps")
+      opt.reps = static_cast<unsigned>(bench::positive("bench_codec", usage, a, v));
+    else if (a == "--scale")
+      opt.scale = bench::positive("bench_codec", usage, a, v);
+    else
+      return false;
+    return true;
+  });
+  return opt;
+}
+
+// The median over `reps` rounds of `calls` calls of `f`, in µs a call. `f`
+// returns a size, summed so that no call is optimised away.
+double median_us(unsigned reps, std::size_t calls, const std::function<std::size_t()>& f) {
+  std::vector<double> rounds;
+  std::size_t sink = 0;
+  for (unsigned r = 0; r < reps; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < calls; ++i)
+      sink += f();
+    auto t1 = std::chrono::steady_clock::now();
+    rounds.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / static_cast<double>(calls));
+  }
+  if (sink == 0)
+    std::puts(""); // never: every call returns some bytes
+  std::sort(rounds.begin(), rounds.end());
+  return rounds[rounds.size() / 2];
+}
+
+bool wrong = false;
+
+template <class T>
+void row(const char* what, const T& x, std::size_t calls, const options& opt) {
+  // Both paths must write the same bytes, and decode must give x back.
+  auto bytes = soma::encode(x);
+  auto built = soma::detail::encode_value(soma::codec<T>::name(), &soma::detail::write_erased<T>, &x);
+  if (bytes != built || soma::decode<T>(bytes) != x) {
+    std::printf("%-32s WRONG: the encodings differ or do not decode to the value\n", what);
+    wrong = true;
+    return;
+  }
+  auto n = calls * opt.scale;
+  auto encode = median_us(opt.reps, n, [&] { return soma::encode(x).size(); });
+  auto builder = median_us(opt.reps, n, [&] {
+    return soma::detail::encode_value(soma::codec<T>::name(), &soma::detail::write_erased<T>, &x).size();
+  });
+  auto decode = median_us(opt.reps, n, [&] { return soma::decode<T>(bytes).size(); });
+  auto copy = median_us(opt.reps, n, [&] { return std::string{bytes}.size(); });
+  std::printf("%-32s %9zu %11.3f %11.3f %8.2f %11.3f %11.3f %8.2f\n", what, bytes.size(), encode, builder,
+              builder / encode, decode, copy, encode / copy);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  auto opt = parse(argc, argv);
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  std::printf("bench_codec: µs a call, median of %u rounds; glibc malloc %s\n", opt.reps,
+              tunables ? tunables : "as it comes (GLIBC_TUNABLES unset)");
+  std::printf("builder: the value written into a Cap'n Proto builder, then copied into its canonical form "
+              "(detail::encode_value, the path of every value without one of its own)\n");
+  std::printf("copy: the encoded bytes copied into a new std::string (the floor)\n\n");
+  std::printf("%-32s %9s %11s %11s %8s %11s %11s %8s\n", "value", "bytes", "encode", "builder",
+              "b / enc", "decode", "copy", "enc / copy");
+  row("string of 16 bytes", std::string(16, 's'), 200000, opt);
+  row("vector<double> of 8", std::vector<double>(8, 0.5), 200000, opt);
+  std::map<std::string, std::int64_t> m;
+  for (int i = 0; i < 20; ++i)
+    m.emplace("key " + std::to_string(i), i);
+  row("map<string,int64> of 20", m, 20000, opt);
+  std::vector<std::int64_t> ints(1000);
+  for (std::size_t i = 0; i < ints.size(); ++i)
+    ints[i] = static_cast<std::int64_t>(i) - 500;
+  row("vector<int64> of 1000", ints, 20000, opt);
+  std::string mib(std::size_t{1} << 20, 'v');
+  row("string of 1 MiB", mib, 50, opt);
+  std::vector<double> doubles((std::size_t{1} << 20) / sizeof(double));
+  for (std::size_t i = 0; i < doubles.size(); ++i)
+    doubles[i] = static_cast<double>(i) * 0.5;
+  row("vector<double> of 1 MiB", doubles, 50, opt);
+  return wrong ? 1 : 0;
+}
