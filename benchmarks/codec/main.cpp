@@ -1,4 +1,5 @@
-// The codec benchmark: soma::encode and soma::decode of a few values, beside
+// The codec benchmark: soma::encode and soma::decode of a few values (decode
+// also of bytes at an unaligned address, as LMDB hands them out), beside
 // the general path every value could take (written into a Cap'n Proto
 // builder, then copied into its canonical form: detail::encode_value) and a
 // copy of the encoded bytes into a new string (the floor). See
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,7 +73,7 @@ void row(const char* what, const T& x, std::size_t calls, const options& opt) {
   auto bytes = soma::encode(x);
   auto built = soma::detail::encode_value(soma::codec<T>::name(), &soma::detail::write_erased<T>, &x);
   if (bytes != built || soma::decode<T>(bytes) != x) {
-    std::printf("%-32s WRONG: the encodings differ or do not decode to the value\n", what);
+    std::printf("%-26s WRONG: the encodings differ or do not decode to the value\n", what);
     wrong = true;
     return;
   }
@@ -81,9 +83,23 @@ void row(const char* what, const T& x, std::size_t calls, const options& opt) {
     return soma::detail::encode_value(soma::codec<T>::name(), &soma::detail::write_erased<T>, &x).size();
   });
   auto decode = median_us(opt.reps, n, [&] { return soma::decode<T>(bytes).size(); });
+  // As LMDB hands a value out: at an address 2 bytes past a word's start.
+  auto shifted = std::string(2, 'x') + bytes;
+  auto unaligned = std::string_view{shifted}.substr(2);
+  if (soma::decode<T>(unaligned) != x) {
+    std::printf("%-26s WRONG: the bytes do not decode to the value at +2\n", what);
+    wrong = true;
+    return;
+  }
+  auto decode_at_2 = median_us(opt.reps, n, [&] { return soma::decode<T>(unaligned).size(); });
+  auto reader_at_2 = median_us(opt.reps, n, [&] {
+    std::optional<T> out;
+    soma::detail::decode_value(unaligned, soma::codec<T>::name(), &soma::detail::read_erased<T>, &out);
+    return out->size();
+  });
   auto copy = median_us(opt.reps, n, [&] { return std::string{bytes}.size(); });
-  std::printf("%-32s %9zu %11.3f %11.3f %8.2f %11.3f %11.3f %8.2f\n", what, bytes.size(), encode, builder,
-              builder / encode, decode, copy, encode / copy);
+  std::printf("%-26s %8zu %9.3f %9.3f %7.2f %9.3f %9.3f %9.3f %9.3f %7.2f\n", what, bytes.size(), encode,
+              builder, builder / encode, decode, decode_at_2, reader_at_2, copy, encode / copy);
 }
 
 } // namespace
@@ -95,9 +111,12 @@ int main(int argc, char** argv) {
               tunables ? tunables : "as it comes (GLIBC_TUNABLES unset)");
   std::printf("builder: the value written into a Cap'n Proto builder, then copied into its canonical form "
               "(detail::encode_value, the path of every value without one of its own)\n");
+  std::printf("dec +2: decode of the bytes at an address 2 bytes past a word's start, as LMDB hands them out\n");
+  std::printf("reader +2: the same through the general reader (detail::decode_value, the path of every value "
+              "without one of its own)\n");
   std::printf("copy: the encoded bytes copied into a new std::string (the floor)\n\n");
-  std::printf("%-32s %9s %11s %11s %8s %11s %11s %8s\n", "value", "bytes", "encode", "builder",
-              "b / enc", "decode", "copy", "enc / copy");
+  std::printf("%-26s %8s %9s %9s %7s %9s %9s %9s %9s %7s\n", "value", "bytes", "encode", "builder", "b / enc",
+              "decode", "dec +2", "reader +2", "copy", "enc/copy");
   row("string of 16 bytes", std::string(16, 's'), 200000, opt);
   row("vector<double> of 8", std::vector<double>(8, 0.5), 200000, opt);
   std::map<std::string, std::int64_t> m;

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <span>
 #include <new>
+#include <optional>
+#include <string_view>
 #include <type_traits>
 
 #include <capnp/any.h>
@@ -518,6 +520,52 @@ std::string encode_numbers(const std::string& name, std::span<const std::uint64_
 std::string encode_numbers(const std::string& name, std::span<const double> xs) {
   return encode_run(name, schema::Value::FLOAT64S, eight_byte_elements, xs.size(), xs.data(),
                     xs.size_bytes(), "a list");
+}
+
+std::optional<std::string_view> run_in(std::string_view bytes, const std::string& name, value_kind kind) {
+  schema::Value::Which which{};
+  unsigned element_size = eight_byte_elements;
+  switch (kind) {
+    case value_kind::data:
+      which = schema::Value::DATA;
+      element_size = byte_elements;
+      break;
+    case value_kind::int64s: which = schema::Value::INT64S; break;
+    case value_kind::uint64s: which = schema::Value::UINT64S; break;
+    case value_kind::float64s: which = schema::Value::FLOAT64S; break;
+    default: return std::nullopt;
+  }
+  // encode_run's layout, word by word (word 0 here is the segment table).
+  constexpr std::size_t word = sizeof(capnp::word);
+  auto text_words = (name.size() + 1 + word - 1) / word;
+  auto head = 6 + text_words; // the table, 3 pointers, the type, the tag, the list's pointer
+  if (bytes.size() % word != 0 || bytes.size() < head * word || bytes.size() > codec_limits::max_bytes)
+    return std::nullopt;
+  auto at = [&](std::size_t i) {
+    std::uint64_t w;
+    std::memcpy(&w, bytes.data() + i * word, word);
+    return w;
+  };
+  auto words = bytes.size() / word - 1;
+  if (at(0) != std::uint64_t{words} << 32 || at(1) != struct_pointer(0, 0, 2)
+      || at(2) != list_pointer(1, byte_elements, name.size() + 1)
+      || at(3) != struct_pointer(static_cast<std::uint32_t>(text_words), 1, 1)
+      || at(4 + text_words) != static_cast<std::uint16_t>(which))
+    return std::nullopt;
+  auto type = bytes.substr(4 * word, text_words * word);
+  if (type.substr(0, name.size()) != name
+      || type.substr(name.size()).find_first_not_of('\0') != std::string_view::npos)
+    return std::nullopt;
+  auto list = at(5 + text_words);
+  if ((list & ((std::uint64_t{1} << 35) - 1)) != list_pointer(0, element_size, 0))
+    return std::nullopt;
+  auto count = static_cast<std::size_t>(list >> 35);
+  auto length = element_size == byte_elements ? count : count * word;
+  auto run = bytes.substr(head * word);
+  if ((length + word - 1) / word != run.size() / word
+      || run.substr(length).find_first_not_of('\0') != std::string_view::npos)
+    return std::nullopt;
+  return run.substr(0, length);
 }
 
 std::string value_bytes(write_fn write, const void* x) {

@@ -28,6 +28,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -235,6 +236,14 @@ void decode_value(std::string_view bytes, const std::string& name, read_fn read,
 [[nodiscard]] std::string encode_numbers(const std::string& name, std::span<const std::uint64_t> xs);
 [[nodiscard]] std::string encode_numbers(const std::string& name, std::span<const double> xs);
 
+/// Where the run is in `bytes` when they are exactly what encode_bytes
+/// (`kind` value_kind::data) or encode_numbers (int64s, uint64s, float64s)
+/// writes for a value named `name`: read from there, one copy, at any
+/// alignment. Nothing otherwise: decode_value then reads them as it reads
+/// any value, and says what is wrong with them, if anything.
+[[nodiscard]] std::optional<std::string_view> run_in(std::string_view bytes, const std::string& name,
+                                                     value_kind kind);
+
 /// T is one run of bytes: encode<T> calls encode_bytes.
 template <class T>
 inline constexpr bool one_run_of_bytes = std::is_same_v<T, std::string>
@@ -246,6 +255,13 @@ template <class T>
 inline constexpr bool one_run_of_numbers = std::is_same_v<T, std::vector<std::int64_t>>
                                            || std::is_same_v<T, std::vector<std::uint64_t>>
                                            || std::is_same_v<T, std::vector<double>>;
+
+/// What a run of T's is on the wire, for run_in.
+template <class T>
+inline constexpr value_kind run_kind = std::is_same_v<T, std::vector<std::int64_t>>    ? value_kind::int64s
+                                       : std::is_same_v<T, std::vector<std::uint64_t>> ? value_kind::uint64s
+                                       : std::is_same_v<T, std::vector<double>>        ? value_kind::float64s
+                                                                                       : value_kind::data;
 
 /// The canonical bytes of one value alone: the order of an unordered map's
 /// keys.
@@ -299,9 +315,11 @@ template <class T>
 /// Decodes a value from bytes encode wrote, here or in another process.
 ///
 /// @param bytes  the encoded value; it may come from a file or the network.
-///           Need not be 8-byte aligned: aligned bytes are read in place,
-///           others are copied into aligned memory first. Read only during
-///           the call.
+///           Need not be 8-byte aligned. A run of bytes or numbers (T a
+///           string, a byte vector, a vector of int64, uint64 or double) is
+///           copied out of them once, wherever they are; for any other T,
+///           aligned bytes are read in place, others are copied into aligned
+///           memory first. Read only during the call.
 /// @return   the value. Every T with the same codec name reads the bytes
 ///           (an int64 reads into any signed integer type, a map into
 ///           std::map or std::unordered_map).
@@ -314,6 +332,20 @@ template <class T>
 template <class T>
 [[nodiscard]] T decode(std::string_view bytes) {
   static_assert(encodable<T>, SOMA_CODEC_MISSING);
+  if constexpr (detail::one_run_of_bytes<T> || detail::one_run_of_numbers<T>) {
+    if (auto run = detail::run_in(bytes, codec<T>::name(), detail::run_kind<T>)) {
+      using E = typename T::value_type;
+      if constexpr (detail::one_run_of_bytes<T>) {
+        auto* first = reinterpret_cast<const E*>(run->data()); // bytes read as bytes
+        return T(first, first + run->size());
+      } else {
+        T numbers(run->size() / sizeof(E));
+        if (!run->empty()) // the run may sit at any address: copied, not read in place
+          std::memcpy(numbers.data(), run->data(), run->size());
+        return numbers;
+      }
+    }
+  }
   std::optional<T> out;
   detail::decode_value(bytes, codec<T>::name(), &detail::read_erased<T>, &out);
   return std::move(*out);

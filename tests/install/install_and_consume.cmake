@@ -72,9 +72,11 @@ endforeach()
 # hide one) the installed library defines and exports, by name (a
 # constructor's two symbols count once). Issue 39 asks for at most 60 of
 # soma::detail; docs/architecture.md ("What a library exports") says what
-# they are. The limits are today's counts, so that none is added unnoticed.
-set(detail_limit 48)
-set(private_limit 70)
+# they are. The limits are today's counts, so that none is added unnoticed:
+# 48 and 70 until encode<T> and decode<T> wrote and read a run of bytes or
+# numbers straight (detail::encode_numbers, three, and detail::run_in).
+set(detail_limit 52)
+set(private_limit 74)
 # One library: the layers' own files are gone (docs/changes.md, 0.5.0).
 file(GLOB libraries ${prefix}/lib/libsoma*.so)
 if(NOT libraries STREQUAL "${prefix}/lib/libsoma.so")
