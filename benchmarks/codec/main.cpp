@@ -91,6 +91,15 @@ void row(const char* what, const T& x, std::size_t calls, const options& opt) {
     wrong = true;
     return;
   }
+  // A run's rows time the path written for it: its bytes must be read straight.
+  if constexpr (soma::detail::one_run_of_bytes<T> || soma::detail::one_run_of_numbers<T>) {
+    if (!soma::detail::run_in(bytes, soma::codec<T>::name(), soma::detail::run_kind<T>)
+        || !soma::detail::run_in(unaligned, soma::codec<T>::name(), soma::detail::run_kind<T>)) {
+      std::printf("%-26s WRONG: a run's bytes are not read straight\n", what);
+      wrong = true;
+      return;
+    }
+  }
   auto decode_at_2 = median_us(opt.reps, n, [&] { return soma::decode<T>(unaligned).size(); });
   auto reader_at_2 = median_us(opt.reps, n, [&] {
     std::optional<T> out;

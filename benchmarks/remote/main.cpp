@@ -77,7 +77,7 @@ constexpr const char* usage =
   "usage: bench_remote [--n TRIPS] [--reps R] [--inflight K] [--no-tls] [--stops S] [--terms T]\n"
   "                    [--rows LETTERS] [--caf.KEY=VALUE ...]\n"
   "  --rows LETTERS   the rows to run, from a to n (default all), e.g. --rows l; c, d and l\n"
-  "                   run their primed rows too; b, the floor, always runs\n"
+  "                   run their primed rows too, and l its l2; b, the floor, always runs\n"
   "  --caf.KEY=VALUE  a CAF 0.17 option (as --KEY=VALUE) over soma::system_config's, for this\n"
   "                   process's actor systems and plain CAF's peer; soma-node workers keep\n"
   "                   soma::system_config's\n";

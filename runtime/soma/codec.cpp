@@ -14,6 +14,7 @@
 #include <kj/array.h>
 
 #include "soma/detail/capnp.hpp"
+#include "soma/detail/run_message.hpp"
 #include "soma/schema/value.capnp.h"
 
 namespace soma {
@@ -424,76 +425,25 @@ std::string encode_with(const std::string& name, Write write) {
   });
 }
 
-// Cap'n Proto's pointer words (its encoding spec, "Pointers"): the kind in
-// bits 0-1, the offset in words from the pointer's end to its object in
-// bits 2-31, then for a struct its data and pointer words, for a list its
-// element size (3 bits) and element count (29 bits).
-constexpr std::uint64_t struct_pointer(std::uint32_t offset, std::uint16_t data, std::uint16_t pointers) {
-  return std::uint64_t{offset} << 2 | std::uint64_t{data} << 32 | std::uint64_t{pointers} << 48;
-}
-
-constexpr std::uint64_t list_pointer(std::uint32_t offset, unsigned element_size, std::size_t count) {
-  return 1u | std::uint64_t{offset} << 2 | std::uint64_t{element_size} << 32
-         | static_cast<std::uint64_t>(count) << 35;
-}
-
-constexpr unsigned byte_elements = 2;  // capnp::ElementSize::BYTE
-constexpr unsigned eight_byte_elements = 5; // capnp::ElementSize::EIGHT_BYTES
-
-void append_word(std::string& out, std::uint64_t w) {
-  char bytes[sizeof w];
-  std::memcpy(bytes, &w, sizeof w); // little-endian: the wire's order
-  out.append(bytes, sizeof w);
-}
-
-void append_padded(std::string& out, const void* bytes, std::size_t n) {
-  out.append(static_cast<const char*>(bytes), n);
-  out.append((sizeof(capnp::word) - n % sizeof(capnp::word)) % sizeof(capnp::word), '\0');
-}
-
-// The canonical message of EncodedValue{type: name, value: Value{`which`: a
-// list of `count` elements of `element_size`, `bytes` long}}, written
-// straight into the bytes returned, the run copied once. It is what
-// encode_with makes of the same value (codec_test's determinism suite
-// compares both at every size): after the segment table, in words,
-//   0      the root pointer: EncodedValue, no data, 2 pointers
-//   1, 2   its type (a Text, NUL-terminated) and its value (a Value)
-//   3      the type's bytes, T words
-//   3+T    the Value's data, truncated to its first word: the union's tag
-//   4+T    the Value's one pointer: the list
-//   5+T    the list's bytes, padded to a word.
-// Faster than building the message and copying it into its canonical form
-// for a run of any size, and for a large one, one copy instead of two.
-std::string encode_run(const std::string& name, schema::Value::Which which, unsigned element_size,
-                       std::size_t count, const void* run, std::size_t bytes, const char* what) {
+// The canonical message of a value that is one run (detail/run_message.hpp),
+// after the limits a message encode_with builds is held to, said as it says
+// them: `what` is "bytes" or "a list".
+std::string encode_run(const std::string& name, run_shape shape, std::size_t count, const void* run,
+                       const char* what) {
   auto cannot = [&](const std::string& why) {
     return codec_error("cannot encode " + with_article(name) + ": " + why);
   };
-  constexpr std::size_t word = sizeof(capnp::word);
   if (count > max_list)
     throw cannot(std::string{what} + " of " + std::to_string(count)
                  + " is more than Cap'n Proto holds in one list (2^29 - 1)");
   if (name.size() + 1 > max_list)
     throw cannot("its type's name of " + std::to_string(name.size())
                  + " bytes is more than Cap'n Proto holds in one Text (2^29 - 2)");
-  auto text_words = (name.size() + 1 + word - 1) / word;
-  auto run_words = (bytes + word - 1) / word;
-  auto words = 5 + text_words + run_words;
-  auto total = word + words * word;
+  auto total = run_message_size(name, shape.bytes(count));
   if (total > codec_limits::max_bytes)
     throw cannot("its " + std::to_string(total) + " bytes are more than decode accepts "
                  + "(soma::codec_limits::max_bytes, " + std::to_string(codec_limits::max_bytes) + ")");
-  std::string out;
-  out.reserve(total);
-  append_word(out, std::uint64_t{words} << 32); // one segment of `words`
-  append_word(out, struct_pointer(0, 0, 2));
-  append_word(out, list_pointer(1, byte_elements, name.size() + 1));
-  append_word(out, struct_pointer(static_cast<std::uint32_t>(text_words), 1, 1));
-  append_padded(out, name.c_str(), name.size() + 1); // with its NUL
-  append_word(out, static_cast<std::uint16_t>(which));
-  append_word(out, list_pointer(0, element_size, count));
-  append_padded(out, run, bytes);
-  return out;
+  return run_message(name, shape, count, run);
 }
 
 } // namespace
@@ -503,69 +453,31 @@ std::string encode_value(const std::string& name, write_fn write, const void* x)
 }
 
 std::string encode_bytes(const std::string& name, std::string_view bytes) {
-  return encode_run(name, schema::Value::DATA, byte_elements, bytes.size(), bytes.data(), bytes.size(),
-                    "bytes");
+  return encode_run(name, bytes_run, bytes.size(), bytes.data(), "bytes");
 }
 
 std::string encode_numbers(const std::string& name, std::span<const std::int64_t> xs) {
-  return encode_run(name, schema::Value::INT64S, eight_byte_elements, xs.size(), xs.data(), xs.size_bytes(),
-                    "a list");
+  return encode_run(name, int64s_run, xs.size(), xs.data(), "a list");
 }
 
 std::string encode_numbers(const std::string& name, std::span<const std::uint64_t> xs) {
-  return encode_run(name, schema::Value::UINT64S, eight_byte_elements, xs.size(), xs.data(),
-                    xs.size_bytes(), "a list");
+  return encode_run(name, uint64s_run, xs.size(), xs.data(), "a list");
 }
 
 std::string encode_numbers(const std::string& name, std::span<const double> xs) {
-  return encode_run(name, schema::Value::FLOAT64S, eight_byte_elements, xs.size(), xs.data(),
-                    xs.size_bytes(), "a list");
+  return encode_run(name, float64s_run, xs.size(), xs.data(), "a list");
 }
 
 std::optional<std::string_view> run_in(std::string_view bytes, const std::string& name, value_kind kind) {
-  schema::Value::Which which{};
-  unsigned element_size = eight_byte_elements;
+  if (bytes.size() > codec_limits::max_bytes)
+    return std::nullopt; // decode_value refuses it, and says so
   switch (kind) {
-    case value_kind::data:
-      which = schema::Value::DATA;
-      element_size = byte_elements;
-      break;
-    case value_kind::int64s: which = schema::Value::INT64S; break;
-    case value_kind::uint64s: which = schema::Value::UINT64S; break;
-    case value_kind::float64s: which = schema::Value::FLOAT64S; break;
+    case value_kind::data: return run_of(bytes, name, bytes_run);
+    case value_kind::int64s: return run_of(bytes, name, int64s_run);
+    case value_kind::uint64s: return run_of(bytes, name, uint64s_run);
+    case value_kind::float64s: return run_of(bytes, name, float64s_run);
     default: return std::nullopt;
   }
-  // encode_run's layout, word by word (word 0 here is the segment table).
-  constexpr std::size_t word = sizeof(capnp::word);
-  auto text_words = (name.size() + 1 + word - 1) / word;
-  auto head = 6 + text_words; // the table, 3 pointers, the type, the tag, the list's pointer
-  if (bytes.size() % word != 0 || bytes.size() < head * word || bytes.size() > codec_limits::max_bytes)
-    return std::nullopt;
-  auto at = [&](std::size_t i) {
-    std::uint64_t w;
-    std::memcpy(&w, bytes.data() + i * word, word);
-    return w;
-  };
-  auto words = bytes.size() / word - 1;
-  if (at(0) != std::uint64_t{words} << 32 || at(1) != struct_pointer(0, 0, 2)
-      || at(2) != list_pointer(1, byte_elements, name.size() + 1)
-      || at(3) != struct_pointer(static_cast<std::uint32_t>(text_words), 1, 1)
-      || at(4 + text_words) != static_cast<std::uint16_t>(which))
-    return std::nullopt;
-  auto type = bytes.substr(4 * word, text_words * word);
-  if (type.substr(0, name.size()) != name
-      || type.substr(name.size()).find_first_not_of('\0') != std::string_view::npos)
-    return std::nullopt;
-  auto list = at(5 + text_words);
-  if ((list & ((std::uint64_t{1} << 35) - 1)) != list_pointer(0, element_size, 0))
-    return std::nullopt;
-  auto count = static_cast<std::size_t>(list >> 35);
-  auto length = element_size == byte_elements ? count : count * word;
-  auto run = bytes.substr(head * word);
-  if ((length + word - 1) / word != run.size() / word
-      || run.substr(length).find_first_not_of('\0') != std::string_view::npos)
-    return std::nullopt;
-  return run.substr(0, length);
 }
 
 std::string value_bytes(write_fn write, const void* x) {

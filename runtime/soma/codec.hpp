@@ -238,9 +238,10 @@ void decode_value(std::string_view bytes, const std::string& name, read_fn read,
 
 /// Where the run is in `bytes` when they are exactly what encode_bytes
 /// (`kind` value_kind::data) or encode_numbers (int64s, uint64s, float64s)
-/// writes for a value named `name`: read from there, one copy, at any
-/// alignment. Nothing otherwise: decode_value then reads them as it reads
-/// any value, and says what is wrong with them, if anything.
+/// writes for a value named `name`: a view into `bytes`, valid as long as
+/// they are, to be copied out once, at any alignment. Nothing otherwise:
+/// decode_value then reads them as it reads any value, and says what is
+/// wrong with them, if anything.
 [[nodiscard]] std::optional<std::string_view> run_in(std::string_view bytes, const std::string& name,
                                                      value_kind kind);
 
@@ -250,11 +251,13 @@ inline constexpr bool one_run_of_bytes = std::is_same_v<T, std::string>
                                          || std::is_same_v<T, std::vector<std::byte>>
                                          || std::is_same_v<T, std::vector<std::uint8_t>>;
 
-/// T is one run of 8-byte numbers: encode<T> calls encode_numbers.
+/// T is one run of 8-byte numbers, written by soma's own codec (not one a
+/// user specialised for it): encode<T> calls encode_numbers.
 template <class T>
-inline constexpr bool one_run_of_numbers = std::is_same_v<T, std::vector<std::int64_t>>
-                                           || std::is_same_v<T, std::vector<std::uint64_t>>
-                                           || std::is_same_v<T, std::vector<double>>;
+inline constexpr bool one_run_of_numbers = (std::is_same_v<T, std::vector<std::int64_t>>
+                                            || std::is_same_v<T, std::vector<std::uint64_t>>
+                                            || std::is_same_v<T, std::vector<double>>)
+                                           && requires { requires codec<T>::by_soma; };
 
 /// What a run of T's is on the wire, for run_in.
 template <class T>

@@ -10,6 +10,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+#include <sys/mman.h>
+#include <span>
 
 #include <capnp/serialize.h>
 #include <kj/array.h>
@@ -245,9 +247,18 @@ BOOST_AUTO_TEST_CASE(a_run_decodes_straight_from_its_bytes_at_any_alignment_as_a
       auto es = shifted(soma::encode(s)), eb = shifted(soma::encode(b)), ei = shifted(soma::encode(x.ints)),
            eu = shifted(soma::encode(x.uints)), ed = shifted(soma::encode(x.doubles));
       auto at = [&](const std::string& e) { return std::string_view{e}.substr(offset); };
+      // Every run is read straight, wherever it is.
       BOOST_REQUIRE(soma::detail::run_in(at(es), "string", soma::value_kind::data));
-      BOOST_REQUIRE(soma::detail::run_in(at(ed), soma::codec<std::vector<double>>::name(),
-                                         soma::value_kind::float64s));
+      BOOST_REQUIRE(soma::detail::run_in(at(eb), soma::codec<std::vector<std::byte>>::name(),
+                                         soma::value_kind::data));
+      BOOST_REQUIRE(soma::detail::run_in(at(ei), "vector<int64>", soma::value_kind::int64s));
+      BOOST_REQUIRE(soma::detail::run_in(at(eu), "vector<uint64>", soma::value_kind::uint64s));
+      BOOST_REQUIRE(soma::detail::run_in(at(ed), "vector<float64>", soma::value_kind::float64s));
+      std::vector<std::uint8_t> u(s.begin(), s.end());
+      auto eu8 = shifted(soma::encode(u));
+      BOOST_REQUIRE(soma::detail::run_in(at(eu8), soma::codec<std::vector<std::uint8_t>>::name(),
+                                         soma::value_kind::data));
+      BOOST_TEST((soma::decode<std::vector<std::uint8_t>>(at(eu8)) == u), n << " at +" << offset);
       BOOST_TEST(soma::decode<std::string>(at(es)) == s, n << " at +" << offset);
       BOOST_TEST(general(at(es), s) == s, n << " at +" << offset);
       BOOST_TEST((soma::decode<std::vector<std::byte>>(at(eb)) == b), n << " at +" << offset);
@@ -274,6 +285,36 @@ BOOST_AUTO_TEST_CASE(bytes_not_laid_out_as_encode_lays_a_run_go_to_the_general_r
   BOOST_TEST(!soma::detail::run_in(bytes, "strinG", soma::value_kind::data));
   BOOST_TEST(!soma::detail::run_in(bytes + std::string(8, '\0'), "string", soma::value_kind::data));
   BOOST_TEST(!soma::detail::run_in(bytes.substr(0, bytes.size() - 8), "string", soma::value_kind::data));
+  // Shorter than any run's message: the table, three pointers, the tag and
+  // the list's pointer alone are 48 bytes.
+  for (std::size_t size : {0ul, 8ul, 16ul, 48ul})
+    BOOST_TEST(!soma::detail::run_in(std::string(size, '\0'), "", soma::value_kind::data), size);
+  // The list's count one more or one less than the run holds: the run then
+  // does not fill its words as the count says (the check that keeps the
+  // run's view within the bytes).
+  auto list_at = bytes.size() - 2 * 8; // the list's pointer, before the run's one word
+  auto recount = [&](std::uint64_t count) {
+    auto changed = bytes;
+    std::uint64_t w;
+    std::memcpy(&w, changed.data() + list_at, 8);
+    w = (w & ((std::uint64_t{1} << 35) - 1)) | count << 35;
+    std::memcpy(changed.data() + list_at, &w, 8);
+    return changed;
+  };
+  BOOST_REQUIRE(soma::detail::run_in(recount(5), "string", soma::value_kind::data)); // as written
+  BOOST_TEST(!soma::detail::run_in(recount(9), "string", soma::value_kind::data));
+  BOOST_TEST(!soma::detail::run_in(recount(4), "string", soma::value_kind::data));
+  // The tag word with more than the tag in it.
+  auto tagged = bytes;
+  tagged[list_at - 8 + 3] = '\x01';
+  BOOST_TEST(!soma::detail::run_in(tagged, "string", soma::value_kind::data));
+  // Names of every length from 0 to 17 are found, and only the right one.
+  for (std::size_t len = 0; len <= 17; ++len) {
+    std::string name(len, 'n');
+    auto named = soma::detail::encode_bytes(name, s);
+    BOOST_TEST(soma::detail::run_in(named, name, soma::value_kind::data).value_or("?") == s, len);
+    BOOST_TEST(!soma::detail::run_in(named, name + "n", soma::value_kind::data), len);
+  }
   try {
     (void)soma::decode<std::vector<double>>(bytes);
     BOOST_FAIL("a string's bytes decoded as a vector<double>");
@@ -289,18 +330,88 @@ BOOST_AUTO_TEST_CASE(bytes_not_laid_out_as_encode_lays_a_run_go_to_the_general_r
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_run_read_straight_is_what_the_general_reader_reads_whatever_byte_changes) {
+  // Every byte of a run's message changed three ways: decode (which reads a
+  // run straight when its bytes are laid out as encode lays them) and the
+  // general reader either give the same value or both refuse.
+  auto check = [](const auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    auto bytes = soma::encode(value);
+    std::size_t straight = 0;
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+      for (unsigned char flip : {0x01, 0x80, 0xff}) {
+        auto changed = bytes;
+        changed[i] = static_cast<char>(changed[i] ^ flip);
+        straight += soma::detail::run_in(changed, soma::codec<T>::name(), soma::detail::run_kind<T>) ? 1 : 0;
+        std::optional<T> by_decode, by_reader;
+        try {
+          by_decode = soma::decode<T>(changed);
+        } catch (const soma::codec_error&) {
+        }
+        try {
+          soma::detail::decode_value(changed, soma::codec<T>::name(), &soma::detail::read_erased<T>, &by_reader);
+        } catch (const soma::codec_error&) {
+        }
+        BOOST_TEST(by_decode.has_value() == by_reader.has_value(), "byte " << i << " ^ " << int{flip});
+        if (by_decode && by_reader)
+          BOOST_TEST(std::memcmp(by_decode->data(), by_reader->data(), by_decode->size() * sizeof(value[0])) == 0,
+                     "byte " << i << " ^ " << int{flip});
+      }
+    return straight;
+  };
+  // The runs' own bytes may change and still be read straight; nothing else.
+  BOOST_TEST(check(std::string("eleven char")) == 11u * 3);
+  BOOST_TEST(check(std::vector<std::int64_t>{1, -2, 3}) == 24u * 3);
+  BOOST_TEST(check(std::vector<std::uint64_t>{7}) == 8u * 3);
+  BOOST_TEST(check(std::vector<double>{0.5, -0.0}) == 16u * 3);
+}
+
+namespace {
+
+// `n` elements of T in memory that is mapped but never touched (no page is
+// made): the run refusals below come before a byte of the run is read.
+template <class T>
+class untouched {
+public:
+  explicit untouched(std::size_t n) : n_(n) {
+    p_ = mmap(nullptr, bytes(), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    BOOST_REQUIRE(p_ != MAP_FAILED);
+  }
+  ~untouched() { munmap(p_, bytes()); }
+  untouched(const untouched&) = delete;
+  untouched& operator=(const untouched&) = delete;
+  [[nodiscard]] std::span<const T> span() const { return {static_cast<const T*>(p_), n_}; }
+
+private:
+  [[nodiscard]] std::size_t bytes() const { return n_ * sizeof(T); }
+  std::size_t n_;
+  void* p_;
+};
+
+} // namespace
+
 BOOST_AUTO_TEST_CASE(a_run_too_large_for_decode_is_refused_naming_both_sizes) {
   // 2^27 doubles are 1 GiB; with the 64 bytes around them (segment table,
   // pointers, the 16-byte name, the tag), more than
-  // codec_limits::max_bytes. The refusal names the type and both sizes.
-  std::vector<double> big(std::size_t{1} << 27);
+  // codec_limits::max_bytes.
+  untouched<double> gib(std::size_t{1} << 27);
   try {
-    (void)soma::encode(big);
+    (void)soma::detail::encode_numbers("vector<float64>", gib.span());
     BOOST_FAIL("a value of more than codec_limits::max_bytes was encoded");
   } catch (const soma::codec_error& e) {
     BOOST_TEST(std::string{e.what()}
                == "cannot encode a vector<float64>: its 1073741888 bytes are more than decode accepts "
                   "(soma::codec_limits::max_bytes, 1073741824)");
+  }
+  // 2^29 numbers are one more than a Cap'n Proto list holds: said first.
+  untouched<std::int64_t> over(std::size_t{1} << 29);
+  try {
+    (void)soma::detail::encode_numbers("vector<int64>", over.span());
+    BOOST_FAIL("a list of 2^29 was encoded");
+  } catch (const soma::codec_error& e) {
+    BOOST_TEST(std::string{e.what()}
+               == "cannot encode a vector<int64>: a list of 536870912 is more than Cap'n Proto holds in "
+                  "one list (2^29 - 1)");
   }
 }
 

@@ -137,6 +137,10 @@ Map read_map(value_reader r) {
 /// numbers (Int64, UInt64 or Float64).
 template <encodable T, class A>
 struct codec<std::vector<T, A>> {
+  /// soma's own codec: encode and decode may read and write a vector of
+  /// 8-byte numbers as one run (detail::one_run_of_numbers). A codec of
+  /// yours for such a vector has no `by_soma`, and is used as written.
+  static constexpr bool by_soma = true;
   static std::string name() { return "vector<" + codec<T>::name() + ">"; }
   static void write(value_writer w, const std::vector<T, A>& xs) {
     detail::write_elements<T>(w, xs.begin(), xs.size());
