@@ -27,7 +27,7 @@ struct run_shape {
   std::uint16_t tag;
   unsigned element_size;
   /// Bytes of `count` elements.
-  [[nodiscard]] std::size_t bytes(std::size_t count) const noexcept { return element_size == 2 ? count : count * 8; }
+  [[nodiscard]] std::size_t bytes(std::size_t count) const noexcept { return element_size == 2 /* BYTE */ ? count : count * 8; }
 };
 
 /// Value.data: bytes.
