@@ -74,6 +74,11 @@ public:
   /// actor that stamped it (nullptr outside an actor).
   void emit(fact&& x, caf::execution_unit* host);
 
+  /// Whether anyone hears this forward's facts: it has a watcher. The
+  /// engine makes no fact of its own that nobody hears (no clock read, no
+  /// fields), so a forward with no watcher pays for none.
+  [[nodiscard]] bool heard() const noexcept { return !watching_->empty(); }
+
   /// Ends the forward with the failure of `node` (emits nothing; the caller
   /// has emitted `failed` and `broke`). Called by exactly one actor, once.
   virtual void fail(std::string node, std::string error, caf::local_actor* self) = 0;

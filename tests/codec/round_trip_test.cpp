@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "soma/codec.hpp"
+#include "soma/wire/slice.hpp"
 
 namespace {
 
@@ -246,6 +247,30 @@ BOOST_AUTO_TEST_CASE(everything_nested_in_everything) {
   using deep = std::map<std::string, std::vector<std::optional<std::tuple<int, std::string>>>>;
   deep x{{"a", {std::nullopt, std::tuple<int, std::string>{1, "one"}}}, {"b", {}}};
   same_after_round_trip(x);
+}
+
+// A worker's answer read for a forward nobody watches skips its facts, and
+// only them.
+BOOST_AUTO_TEST_CASE(a_slice_answer_read_without_its_facts) {
+  soma::wire::slice_answer a;
+  a.facts = {soma::fact{"ran", {{"node", "a"}, {"began_us", std::int64_t{3}}}}};
+  a.refused = soma::wire::refusal::node_failed;
+  a.node = "a";
+  a.error = "it threw";
+  a.missing = {"abc"};
+  a.taken_us = 17;
+  a.held_us = 5;
+  auto bytes = soma::wire::encode_slice_answer(a);
+  auto read = soma::wire::decode_slice_answer(bytes);
+  BOOST_TEST(read.facts == a.facts);
+  auto skipped = soma::wire::decode_slice_answer(bytes, soma::wire::answer_facts::skip);
+  BOOST_TEST(skipped.facts.empty());
+  BOOST_TEST((skipped.refused == a.refused));
+  BOOST_TEST(skipped.node == a.node);
+  BOOST_TEST(skipped.error == a.error);
+  BOOST_TEST(skipped.missing == a.missing);
+  BOOST_TEST(skipped.taken_us == a.taken_us);
+  BOOST_TEST(skipped.held_us == a.held_us);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -101,7 +101,8 @@ void finish(forward_state& fw, const std::string& node, Out&& value, caf::local_
   if (!fw.take_end(node, unit))
     return;
   try {
-    fw.emit(finished_fact(fw.since_began_us(clock::now())), unit);
+    if (fw.heard())
+      fw.emit(finished_fact(fw.since_began_us(clock::now())), unit);
   } catch (...) {
     // Out of memory while saying it: the forward is ours to end all the same.
   }
@@ -132,14 +133,17 @@ std::optional<typename N::Out> run(Self* self, step<typename N::In>& s, bool wit
   auto& st = self->state;
   auto& fw = *s.forward;
   std::optional<typename N::Out> out;
-  auto began = clock::now();
+  bool heard = fw.heard(); // nobody hears its `ran`: the clock is not read
+  auto began = heard ? clock::now() : clock::time_point{};
   try {
     context ctx{fw, st.node_name, self->context()};
     out.emplace(st.node->forward(std::as_const(s.value), ctx));
   } catch (...) {
-    node_threw(fw, st.node_name, std::current_exception(), began, clock::now(), self);
+    node_threw(fw, st.node_name, std::current_exception(), began, heard ? clock::now() : began, self);
     return std::nullopt;
   }
+  if (!heard)
+    return out;
   if (without_store)
     node_ran_without_store(fw, st.node_name, began, clock::now(), self);
   else
@@ -286,8 +290,9 @@ node_behavior(typename node_actor<N>::template stateful_pointer<node_state<N>> s
               run_cached<N>(self, s, *kept);
               return;
             }
-            without_store = !st.said_no_store;
-            st.said_no_store = true;
+            // Said once, to a forward someone hears.
+            without_store = !st.said_no_store && s.forward->heard();
+            st.said_no_store = st.said_no_store || without_store;
           }
         }
         if (auto out = run<N>(self, s, without_store))

@@ -102,6 +102,11 @@ std::int64_t unix_now_us() {
     .count();
 }
 
+// Whether a worker's answer's facts are read for `fw`: only when heard.
+wire::answer_facts facts_of(const forward_state& fw) {
+  return fw.heard() ? wire::answer_facts::read : wire::answer_facts::skip;
+}
+
 // Tells `fw` what the worker's answer `r` to a trip of `route` says: its
 // facts, the trip's `left`, then its refusal, if any, which ends the
 // forward. True when the forward goes on with the output. Notes whether
@@ -112,8 +117,10 @@ bool said_answer(const slice_route& route, caf::local_actor* self, forward_state
                  const std::shared_ptr<worker_link>& link) {
   auto& plan = *route.plan;
   route.large.store(in >= large_trip_bytes || out >= large_trip_bytes, std::memory_order_relaxed);
-  say_facts(plan, self, fw, r.facts, no_store);
-  fw.emit(left_fact(plan.host, began_us, sent_unix_us, took_us, r), unit_of(self));
+  if (fw.heard()) {
+    say_facts(plan, self, fw, r.facts, no_store);
+    fw.emit(left_fact(plan.host, began_us, sent_unix_us, took_us, r), unit_of(self));
+  }
   switch (r.refused) {
     case wire::refusal::none:
       return true;
@@ -201,7 +208,7 @@ void answered(slice_actor* self, std::uint64_t id, const std::string& header, st
     link->heard();
   auto took = micros(clock::now() - t.sent);
   try {
-    auto r = wire::decode_slice_answer(header);
+    auto r = wire::decode_slice_answer(header, facts_of(fw));
     if (r.refused == wire::refusal::needs_code && t.ships < st.plan->members.size()) {
       // mode::network: ship the library it lacks, then send the slice again.
       // What it said meanwhile (its reading) is said now; the trip's `left`
@@ -450,7 +457,7 @@ void trip_for(slice_actor* self, forward_ptr fw, std::string input, std::string 
   t.input_bytes = input.size();
   t.input = std::move(input);
   t.key = std::move(key);
-  if (st.plan->cached && !fw->kept() && !st.said_no_store) {
+  if (st.plan->cached && !fw->kept() && !st.said_no_store && fw->heard()) {
     t.no_store = true;
     st.said_no_store = true;
   }
@@ -520,7 +527,7 @@ bool send_from_caller(const slice_route& route, const forward_ptr& fw,
   link->heard();
   auto took = micros(clock::now() - sent);
   try {
-    auto r = wire::decode_slice_answer(answer.header);
+    auto r = wire::decode_slice_answer(answer.header, facts_of(*fw));
     if (said_answer(route, nullptr, *fw, r, false, began_us, sent_unix_us, took, in,
                     answer.output.size(), link))
       go_on(route, nullptr, fw, answer.output, link);

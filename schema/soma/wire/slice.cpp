@@ -57,10 +57,11 @@ std::string encode_slice_answer(const slice_answer& a) {
   return detail::to_bytes(message);
 }
 
-slice_answer decode_slice_answer(std::string_view bytes) {
-  return detail::read_capnp<schema::SliceResult>(bytes, [](schema::SliceResult::Reader r) {
+slice_answer decode_slice_answer(std::string_view bytes, answer_facts facts) {
+  return detail::read_capnp<schema::SliceResult>(bytes, [facts](schema::SliceResult::Reader r) {
     slice_answer a;
-    a.facts = detail::read_facts(r.getFacts());
+    if (facts == answer_facts::read)
+      a.facts = detail::read_facts(r.getFacts());
     auto why = static_cast<unsigned>(r.getRefusal());
     if (why > static_cast<unsigned>(refusal::bad_slice))
       throw detail::undecodable("its refusal " + std::to_string(why) + " is none this soma knows");

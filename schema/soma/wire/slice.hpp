@@ -50,7 +50,12 @@ struct slice_answer {
 
 [[nodiscard]] SOMA_API_EXPORT std::string encode_slice_answer(const slice_answer& a);
 
+/// Whether decode_slice_answer reads the answer's facts: skipped for a
+/// forward nobody watches (forward_state::heard), whose facts are not said.
+enum class answer_facts : bool { skip, read };
+
 /// Throws detail::undecodable when the bytes are not a SliceResult.
-[[nodiscard]] SOMA_API_EXPORT slice_answer decode_slice_answer(std::string_view bytes);
+[[nodiscard]] SOMA_API_EXPORT slice_answer decode_slice_answer(std::string_view bytes,
+                                                               answer_facts facts = answer_facts::read);
 
 } // namespace soma::wire
