@@ -175,7 +175,8 @@ recorded_runs soma_rows(caf::actor_system& sys, const workload& w, const record_
     auto began = clock::now();
     for (std::size_t i = 0; i < n; ++i) {
       wrong += g.forward(input_text) != expected_output;
-      // Made as in (b), so that b - b0 is the recorder alone.
+      // Made as in (b), so that b - b0 is the recorder alone (with the
+      // making of the engine's facts: unwatched, b0's forwards make none).
       soma::fact loss{"loss", {{"value", w.loss[i]}}};
       told += loss.fields.size();
     }

@@ -74,9 +74,11 @@ public:
   /// actor that stamped it (nullptr outside an actor).
   void emit(fact&& x, caf::execution_unit* host);
 
-  /// Whether anyone hears this forward's facts: it has a watcher. The
-  /// engine makes no fact of its own that nobody hears (no clock read, no
-  /// fields), so a forward with no watcher pays for none.
+  /// Whether anyone hears this forward's facts: it has a watcher. Fixed
+  /// when the forward is made. With none, the engine makes none of the
+  /// facts a forward says every time it goes right (a node's `ran` and its
+  /// clock reads, `finished`, a node's `failed`, a trip's facts and `left`);
+  /// the rarer ones (`recalled`, `kept`, `broke`) are made and told nobody.
   [[nodiscard]] bool heard() const noexcept { return !watching_->empty(); }
 
   /// Ends the forward with the failure of `node` (emits nothing; the caller

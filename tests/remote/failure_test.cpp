@@ -47,6 +47,20 @@ BOOST_AUTO_TEST_CASE(a_remote_node_that_throws_says_failed_with_its_host_then_br
   BOOST_TEST(s.facts[2]["error"] == "no negatives: -4");
   BOOST_TEST(s.facts[4]["node"] == "picky");
   BOOST_TEST(s.facts[4]["host"] == "w1");
+  // Watched by nobody (its facts are not made), it fails the same: through
+  // the slice's actor here, and from the caller's thread for a graph that
+  // starts at the worker.
+  auto unwatched_error = [&](auto& graph, int x) {
+    try {
+      (void)graph.forward(x, {.broker = broker});
+    } catch (const soma::forward_error& e) {
+      return e.node() + ": " + e.error();
+    }
+    return std::string{"a value"};
+  };
+  BOOST_TEST(unwatched_error(g, -5) == "picky: no negatives: -4");
+  auto at_worker = soma::graph::somatize(sys, Picky{}.named("picky").at("w1"));
+  BOOST_TEST(unwatched_error(at_worker, -5) == "picky: no negatives: -5");
   // The graph and the session stay usable.
   BOOST_TEST(g.forward(5, {.broker = broker}) == 6);
 }

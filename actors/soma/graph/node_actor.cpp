@@ -7,8 +7,8 @@ namespace soma::detail {
 void node_threw(forward_state& fw, const std::string& node, std::exception_ptr error,
                 clock::time_point began, clock::time_point ended, caf::local_actor* self) {
   auto text = what(std::move(error));
-  auto began_us = fw.since_began_us(began);
-  fw.emit(failed_fact(node, text, began_us, micros(ended - began)), self->context());
+  if (fw.heard()) // else `began` and `ended` were never read
+    fw.emit(failed_fact(node, text, fw.since_began_us(began), micros(ended - began)), self->context());
   if (!fw.take_end(node, self->context()))
     return; // its deadline ended it while the node ran
   try {

@@ -52,6 +52,9 @@ struct slice_answer {
 
 /// Whether decode_slice_answer reads the answer's facts: skipped for a
 /// forward nobody watches (forward_state::heard), whose facts are not said.
+/// Skipped facts are not checked either: an answer whose facts do not
+/// decode breaks a watched forward (it cannot say them) and not an
+/// unwatched one, whose output and refusal are read and checked as ever.
 enum class answer_facts : bool { skip, read };
 
 /// Throws detail::undecodable when the bytes are not a SliceResult.
