@@ -75,10 +75,9 @@ public:
   void emit(fact&& x, caf::execution_unit* host);
 
   /// Whether anyone hears this forward's facts: it has a watcher. Fixed
-  /// when the forward is made. With none, the engine makes none of the
-  /// facts a forward says every time it goes right (a node's `ran` and its
-  /// clock reads, `finished`, a node's `failed`, a trip's facts and `left`);
-  /// the rarer ones (`recalled`, `kept`, `broke`) are made and told nobody.
+  /// when the forward is made. With none, the engine makes none of its
+  /// facts (a node's `ran`, `failed`, `recalled`, `kept`, `finished`, a
+  /// trip's facts and `left`) but `broke`, which ends a forward once.
   [[nodiscard]] bool heard() const noexcept { return !watching_->empty(); }
 
   /// Ends the forward with the failure of `node` (emits nothing; the caller

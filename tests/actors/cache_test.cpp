@@ -57,6 +57,12 @@ BOOST_AUTO_TEST_CASE(a_miss_runs_and_keeps_a_hit_recalls_without_running) {
   // The value is the same either way.
   BOOST_TEST(g.forward("the quick brown fox", {.store = kept}) == 2.0);
   BOOST_TEST(calls->load() == 1);
+  // Watched by nobody (no `kept` is made), a miss still keeps its output.
+  BOOST_TEST(g.forward("a lazy dog", {.store = kept}) == g.forward("a lazy dog"));
+  BOOST_TEST(calls->load() == 3);
+  std::vector<std::string> recalled{"recalled tokenize", "ran embed", "ran score", "finished"};
+  BOOST_TEST(run(g, "a lazy dog", kept) == recalled, boost::test_tools::per_element());
+  BOOST_TEST(calls->load() == 3);
 }
 
 BOOST_AUTO_TEST_CASE(recalled_and_kept_carry_the_seeds_fields_and_the_size) {

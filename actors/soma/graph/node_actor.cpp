@@ -44,12 +44,16 @@ void broke_after_running(forward_state& fw, const std::string& node, std::except
 
 void node_recalled(forward_state& fw, const std::string& node, clock::time_point began,
                    clock::time_point ended, std::size_t bytes, caf::local_actor* self) {
+  if (!fw.heard())
+    return;
   fw.emit(recalled_fact(node, fw.since_began_us(began), micros(ended - began), bytes),
           self->context());
 }
 
 void node_kept(forward_state& fw, const std::string& node, clock::time_point began,
                clock::time_point ended, std::size_t bytes, caf::local_actor* self) {
+  if (!fw.heard())
+    return;
   fw.emit(kept_fact(node, fw.since_began_us(began), micros(ended - began), bytes), self->context());
 }
 
