@@ -169,8 +169,9 @@ std::vector<reader_row> readers(const std::string& store_dir, const workload& w,
                                 const record_options& opt);
 
 /// (f) 10 runs of opt.forwards forwards each, written by the record log in
-/// batches of 1000 into a fresh store, then listed: runs() (one scan of
-/// every record) beside detail::run_rows_at (the totals the writer kept).
+/// batches of 1000 into a fresh store, then listed: runs() as a reader
+/// calls it beside detail::run_rows_at alone (the totals the writer kept,
+/// which runs() reads since issue 25).
 std::vector<reader_row> run_rows(const record_options& opt);
 
 // -- memory -------------------------------------------------------------------
