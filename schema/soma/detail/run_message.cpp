@@ -11,7 +11,10 @@ namespace soma::detail {
 static_assert(std::endian::native == std::endian::little,
               "soma writes Cap'n Proto's little-endian words as the machine holds them");
 
-// The runs' tags are Value's (schema/value.capnp).
+// The element sizes are Cap'n Proto's, and the runs' tags Value's
+// (schema/value.capnp).
+static_assert(byte_elements == static_cast<unsigned>(capnp::ElementSize::BYTE)
+              && eight_byte_elements == static_cast<unsigned>(capnp::ElementSize::EIGHT_BYTES));
 static_assert(bytes_run.tag == static_cast<std::uint16_t>(schema::Value::DATA)
               && int64s_run.tag == static_cast<std::uint16_t>(schema::Value::INT64S)
               && uint64s_run.tag == static_cast<std::uint16_t>(schema::Value::UINT64S)
@@ -20,7 +23,6 @@ static_assert(bytes_run.tag == static_cast<std::uint16_t>(schema::Value::DATA)
 namespace {
 
 constexpr std::size_t word = 8;
-constexpr unsigned byte_elements = 2; // ElementSize::BYTE, a Text's
 
 // Cap'n Proto's pointer words (its encoding spec, "Pointers"): the kind in
 // bits 0-1, the offset in words from the pointer's end to its object in

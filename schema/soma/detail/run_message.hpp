@@ -21,21 +21,28 @@
 
 namespace soma::detail {
 
+/// Cap'n Proto's ElementSize of a list of bytes (a Text's, a Data's), and
+/// of one of 8-byte numbers.
+inline constexpr unsigned byte_elements = 2;
+inline constexpr unsigned eight_byte_elements = 5;
+
 /// A run's shape on the wire: its Value's union tag and the size of each
-/// element (Cap'n Proto's ElementSize).
+/// element (byte_elements or eight_byte_elements).
 struct run_shape {
   std::uint16_t tag;
   unsigned element_size;
   /// Bytes of `count` elements.
-  [[nodiscard]] std::size_t bytes(std::size_t count) const noexcept { return element_size == 2 /* BYTE */ ? count : count * 8; }
+  [[nodiscard]] std::size_t bytes(std::size_t count) const noexcept {
+    return element_size == byte_elements ? count : count * 8;
+  }
 };
 
 /// Value.data: bytes.
-inline constexpr run_shape bytes_run{6, 2};
+inline constexpr run_shape bytes_run{6, byte_elements};
 /// Value.int64s, uint64s, float64s: 8-byte numbers.
-inline constexpr run_shape int64s_run{8, 5};
-inline constexpr run_shape uint64s_run{9, 5};
-inline constexpr run_shape float64s_run{10, 5};
+inline constexpr run_shape int64s_run{8, eight_byte_elements};
+inline constexpr run_shape uint64s_run{9, eight_byte_elements};
+inline constexpr run_shape float64s_run{10, eight_byte_elements};
 
 /// The size of the message run_message writes, in bytes.
 [[nodiscard]] std::size_t run_message_size(std::string_view type, std::size_t run_bytes) noexcept;
