@@ -15,14 +15,13 @@
 
 #include "soma/detail/capnp.hpp"
 #include "soma/detail/run_message.hpp"
+#include "soma/detail/value_shape.hpp"
 #include "soma/schema/value.capnp.h"
 
 namespace soma {
 
 namespace {
 
-using value_builder = schema::Value::Builder;
-using value_list_builder = capnp::List<schema::Value>::Builder;
 using value_handle = schema::Value::Reader;
 using value_list_handle = capnp::List<schema::Value>::Reader;
 
@@ -36,8 +35,32 @@ constexpr int nesting_limit = 2 * static_cast<int>(codec_limits::max_depth) + 2;
 
 } // namespace
 
-// Puts Cap'n Proto handles into the writers' and readers' storage and takes
-// them out again.
+namespace detail {
+
+/// A codec's write, recorded into a value_shape (the first pass), or copying
+/// the large payloads into the message laid out from it (the second: the
+/// same write called again; detail/value_shape.hpp).
+struct value_writing {
+  value_shape& shape;
+  char* message = nullptr;          ///< the second pass: the message's first word
+  std::vector<std::uint32_t> seen;  ///< the second pass: each node's writes so far
+  std::uint32_t next = 1;           ///< the second pass: the node a new list's first element is
+  std::size_t filled = 0;           ///< the second pass: large payloads copied
+
+  [[nodiscard]] bool second() const noexcept { return message != nullptr; }
+};
+
+/// What a value_writer or list_writer holds: the writing, and its node (a
+/// list_writer's first element).
+struct writer_handle {
+  value_writing* writing;
+  std::uint32_t node;
+};
+
+} // namespace detail
+
+// Puts handles into the writers' and readers' storage and takes them out
+// again.
 struct detail::codec_access {
   template <class H>
   static void put(handle_storage& s, const H& h) {
@@ -49,15 +72,9 @@ struct detail::codec_access {
   static const H& get(const handle_storage& s) {
     return *std::launder(reinterpret_cast<const H*>(s.bytes));
   }
-  // A copy of a builder handle: builders write into the message through
-  // any copy.
-  template <class H>
-  static H get_mut(const handle_storage& s) {
-    return *std::launder(reinterpret_cast<const H*>(s.bytes));
-  }
-  static value_writer writer(value_builder b, unsigned depth) {
+  static value_writer writer(value_writing* writing, std::uint32_t node, unsigned depth) {
     value_writer w;
-    put(w.h_, b);
+    put(w.h_, writer_handle{writing, node});
     w.depth_ = depth;
     return w;
   }
@@ -141,48 +158,131 @@ std::vector<T> copy_numbers(List list) {
   return out;
 }
 
-// Fills a list of 8-byte numbers just made by init*s(n) from `xs`.
-template <class T, class ListBuilder>
-void fill_numbers(ListBuilder list, std::span<const T> xs) {
-  if constexpr (wire_is_native) {
-    auto raw = capnp::AnyList::Reader{list.asReader()}.getRawBytes();
-    if (raw.size() == xs.size_bytes()) {
-      if (!xs.empty()) // the builder's own segment, seen through its reader
-        std::memcpy(const_cast<kj::byte*>(raw.begin()), xs.data(), raw.size());
-      return;
-    }
-  }
-  for (unsigned i = 0; i < xs.size(); ++i)
-    list.set(i, xs[i]);
+using detail::value_shape;
+using detail::value_writing;
+using detail::writer_handle;
+
+[[noreturn]] void written_otherwise() {
+  throw codec_error("its codec wrote another value when called again (a value with a payload of "
+                    + std::to_string(value_shape::large_payload)
+                    + " bytes or more is written twice, its payload copied the second time): "
+                      "a codec's write must write the same value each time");
 }
 
-// The canonical form of the struct `root`, written straight into the string
-// returned: after `header` bytes (0 or the 8-byte segment table of a
-// one-segment message), Cap'n Proto's canonical single segment (root pointer
-// first, objects in pre-order, data and pointer sections truncated). This is
-// capnp::canonicalize() without its two intermediate arrays: for a large
-// value each fresh array costs a page fault per 4 KiB.
-template <class Root>
-std::string canonical(typename Root::Reader root, std::size_t header) {
-  auto room = root.totalSize().wordCount + 1; // + the root pointer
-  std::string out(header + room * sizeof(capnp::word), '\0');
-  // operator new aligns the string's buffer to 16 bytes; the small-string
-  // buffer never applies (a message is at least 16 bytes).
-  auto* first = reinterpret_cast<capnp::word*>(out.data() + header);
-  KJ_REQUIRE(reinterpret_cast<std::uintptr_t>(first) % alignof(capnp::word) == 0);
-  capnp::FlatMessageBuilder flat{kj::arrayPtr(first, room)};
-  flat.initRoot<capnp::AnyPointer>().setCanonicalAs<Root>(root);
-  auto used = flat.getSegmentsForOutput()[0].size();
-  out.resize(header + used * sizeof(capnp::word));
-  if (header != 0) {
-    auto n = static_cast<std::uint32_t>(used);
-    unsigned char table[8] = {0, 0, 0, 0, static_cast<unsigned char>(n),
-                              static_cast<unsigned char>(n >> 8),
-                              static_cast<unsigned char>(n >> 16),
-                              static_cast<unsigned char>(n >> 24)};
-    std::memcpy(out.data(), table, sizeof table);
+// The node a write records into, emptied, in the first pass: the write
+// replaces whatever the node held, as a Cap'n Proto builder's union does.
+value_shape::node& recorded(writer_handle h, std::uint16_t tag) {
+  auto& n = h.writing->shape.nodes[h.node];
+  n = value_shape::node{.head = tag, .writes = n.writes + 1};
+  return n;
+}
+
+// In the second pass: whether this is the node's last write, the one the
+// first pass laid out, then checked to be the same kind of write.
+bool last_write(writer_handle h, std::uint16_t tag) {
+  auto& w = *h.writing;
+  if (h.node >= w.seen.size())
+    written_otherwise();
+  auto& n = w.shape.nodes[h.node];
+  if (++w.seen[h.node] != n.writes)
+    return false;
+  if (n.kind() != tag)
+    written_otherwise();
+  return true;
+}
+
+// A scalar's write: its head (tag, and a bool) and its number.
+void write_scalar(writer_handle h, std::uint16_t tag, std::uint32_t flags, std::uint64_t number) {
+  if (h.writing->second()) {
+    (void)last_write(h, tag);
+    return;
   }
-  return out;
+  auto& n = recorded(h, tag);
+  n.head |= flags;
+  n.number = number;
+}
+
+// A payload's write: bytes, or a list of numbers (`count` of them in
+// `bytes`). A small one is copied into the shape; a large one is copied
+// straight into the message by the second pass.
+void write_payload(writer_handle h, std::uint16_t tag, std::size_t count, const void* bytes, std::size_t size) {
+  auto& w = *h.writing;
+  if (w.second()) {
+    if (!last_write(h, tag))
+      return;
+    auto& n = w.shape.nodes[h.node];
+    if (n.length != count)
+      written_otherwise();
+    if (n.large && n.at != value_shape::unplaced) {
+      std::memcpy(w.message + std::size_t{n.at} * sizeof(capnp::word), bytes, size);
+      ++w.filled;
+    }
+    return;
+  }
+  auto& n = recorded(h, tag);
+  n.length = static_cast<std::uint32_t>(count);
+  if (size >= value_shape::large_payload) {
+    n.large = true;
+    n.at = value_shape::unplaced;
+  } else {
+    n.at = static_cast<std::uint32_t>(w.shape.payloads.size());
+    w.shape.payloads.append(static_cast<const char*>(bytes), size);
+  }
+}
+
+// The value_shape a thread's encodes record into, kept between them for
+// its room; a codec that encodes inside its own write gets one of its own.
+class shape_lease {
+public:
+  shape_lease() : mine_(!busy) {
+    if (mine_)
+      busy = true;
+  }
+  ~shape_lease() {
+    if (!mine_)
+      return;
+    kept.clear();
+    // Room kept for the next encode, at most about 2 MiB: a large value's
+    // shape is given back.
+    if (kept.nodes.capacity() > (std::size_t{1} << 16)) {
+      kept.nodes = {};
+    }
+    if (kept.payloads.capacity() > (std::size_t{1} << 20))
+      kept.payloads = {};
+    busy = false;
+  }
+  shape_lease(const shape_lease&) = delete;
+  shape_lease& operator=(const shape_lease&) = delete;
+
+  value_shape& shape() noexcept { return mine_ ? kept : own_; }
+
+private:
+  static thread_local value_shape kept;
+  static thread_local bool busy;
+  bool mine_;
+  value_shape own_;
+};
+
+thread_local value_shape shape_lease::kept;
+thread_local bool shape_lease::busy = false;
+
+// Records `write` of `x` into `shape` (the first pass).
+void record(value_shape& shape, detail::write_fn write, const void* x) {
+  shape.nodes.emplace_back();
+  value_writing w{shape};
+  write(access::writer(&w, 0, 0), x);
+}
+
+// Copies the large payloads of `x` into `message`, laid out from `shape`
+// (the second pass), when there are any.
+void fill(value_shape& shape, detail::write_fn write, const void* x, char* message) {
+  if (shape.placed == 0)
+    return;
+  value_writing w{shape, message};
+  w.seen.assign(shape.nodes.size(), 0);
+  write(access::writer(&w, 0, 0), x);
+  if (w.filled != shape.placed || w.next != shape.nodes.size())
+    written_otherwise();
 }
 
 } // namespace
@@ -206,30 +306,29 @@ std::string_view to_string(value_kind k) noexcept {
 // -- value_writer ------------------------------------------------------------
 
 void value_writer::write_none() {
-  access::get_mut<value_builder>(h_).setNone();
+  write_scalar(access::get<writer_handle>(h_), value_shape::none_tag, 0, 0);
 }
 
 void value_writer::write_bool(bool x) {
-  access::get_mut<value_builder>(h_).setBoolean(x);
+  write_scalar(access::get<writer_handle>(h_), value_shape::boolean_tag, x ? 1u << 16 : 0, 0);
 }
 
 void value_writer::write_int64(std::int64_t x) {
-  access::get_mut<value_builder>(h_).setInt64(x);
+  write_scalar(access::get<writer_handle>(h_), value_shape::int64_tag, 0, std::bit_cast<std::uint64_t>(x));
 }
 
 void value_writer::write_uint64(std::uint64_t x) {
-  access::get_mut<value_builder>(h_).setUint64(x);
+  write_scalar(access::get<writer_handle>(h_), value_shape::uint64_tag, 0, x);
 }
 
 void value_writer::write_float64(double x) {
-  access::get_mut<value_builder>(h_).setFloat64(x);
+  write_scalar(access::get<writer_handle>(h_), value_shape::float64_tag, 0, std::bit_cast<std::uint64_t>(x));
 }
 
 void value_writer::write_data(std::string_view bytes) {
   check_size(bytes.size(), "bytes");
   check_depth(depth_);
-  access::get_mut<value_builder>(h_).setData(
-    kj::arrayPtr(reinterpret_cast<const kj::byte*>(bytes.data()), bytes.size()));
+  write_payload(access::get<writer_handle>(h_), value_shape::data_tag, bytes.size(), bytes.data(), bytes.size());
 }
 
 void value_writer::write_data(std::span<const std::byte> bytes) {
@@ -239,9 +338,30 @@ void value_writer::write_data(std::span<const std::byte> bytes) {
 list_writer value_writer::write_list(std::size_t size) {
   check_size(size, "a list");
   check_depth(depth_);
+  auto h = access::get<writer_handle>(h_);
+  auto& w = *h.writing;
+  std::uint32_t first;
+  if (w.second()) {
+    // The elements take the nodes the first pass gave them, in the same order.
+    first = w.next;
+    if (size > w.shape.nodes.size() - first)
+      written_otherwise();
+    w.next += static_cast<std::uint32_t>(size);
+    if (last_write(h, value_shape::list_tag)) {
+      auto& n = w.shape.nodes[h.node];
+      if (n.length != size || n.at != first)
+        written_otherwise();
+    }
+  } else {
+    auto& nodes = w.shape.nodes;
+    first = static_cast<std::uint32_t>(nodes.size());
+    nodes.resize(nodes.size() + size);
+    auto& n = recorded(h, value_shape::list_tag);
+    n.length = static_cast<std::uint32_t>(size);
+    n.at = first;
+  }
   list_writer out;
-  access::put(out.h_,
-              access::get_mut<value_builder>(h_).initList(static_cast<unsigned>(size)));
+  access::put(out.h_, writer_handle{h.writing, first});
   out.size_ = size;
   out.depth_ = depth_ + 1;
   return out;
@@ -250,27 +370,24 @@ list_writer value_writer::write_list(std::size_t size) {
 void value_writer::write_int64s(std::span<const std::int64_t> xs) {
   check_size(xs.size(), "a list");
   check_depth(depth_);
-  fill_numbers<std::int64_t>(
-    access::get_mut<value_builder>(h_).initInt64s(static_cast<unsigned>(xs.size())), xs);
+  write_payload(access::get<writer_handle>(h_), value_shape::int64s_tag, xs.size(), xs.data(), xs.size_bytes());
 }
 
 void value_writer::write_uint64s(std::span<const std::uint64_t> xs) {
   check_size(xs.size(), "a list");
   check_depth(depth_);
-  fill_numbers<std::uint64_t>(
-    access::get_mut<value_builder>(h_).initUint64s(static_cast<unsigned>(xs.size())), xs);
+  write_payload(access::get<writer_handle>(h_), value_shape::uint64s_tag, xs.size(), xs.data(), xs.size_bytes());
 }
 
 void value_writer::write_float64s(std::span<const double> xs) {
   check_size(xs.size(), "a list");
   check_depth(depth_);
-  fill_numbers<double>(
-    access::get_mut<value_builder>(h_).initFloat64s(static_cast<unsigned>(xs.size())), xs);
+  write_payload(access::get<writer_handle>(h_), value_shape::float64s_tag, xs.size(), xs.data(), xs.size_bytes());
 }
 
 value_writer list_writer::operator[](std::size_t i) const {
-  auto list = access::get_mut<value_list_builder>(h_);
-  return access::writer(list[static_cast<unsigned>(i)], depth_);
+  auto h = access::get<writer_handle>(h_);
+  return access::writer(h.writing, h.node + static_cast<std::uint32_t>(i), depth_);
 }
 
 // -- value_reader ------------------------------------------------------------
@@ -399,30 +516,33 @@ std::string with_article(std::string_view name) {
   return (vowel ? "an " : "a ") + std::string{name};
 }
 
-// The canonical message of a value named `name`, whose Value `write` writes.
-template <class Write>
-std::string encode_with(const std::string& name, Write write) {
-  auto cannot = [&](std::string_view what) {
-    return codec_error("cannot encode " + with_article(name) + ": " + std::string{what});
+// The canonical message of a value named `name`, whose Value `write`
+// writes: recorded, sized, laid out (detail/value_shape.hpp).
+std::string encode_with(const std::string& name, write_fn write, const void* x) {
+  auto cannot = [&](const std::string& why) {
+    return codec_error("cannot encode " + with_article(name) + ": " + why);
   };
-  return capnp_errors_as(cannot, [&] {
-    // A small first segment: most values are small, and the canonical copy
-    // below is one segment whatever this one grew to.
-    capnp::MallocMessageBuilder msg{64};
-    auto root = msg.initRoot<schema::EncodedValue>();
-    root.setType(name);
-    try {
-      write(root.initValue());
-    } catch (const codec_error& e) {
-      throw codec_error("cannot encode " + with_article(name) + ": " + e.what());
-    }
-    auto out = canonical<schema::EncodedValue>(root.asReader(), sizeof(capnp::word));
-    if (out.size() > codec_limits::max_bytes)
-      throw codec_error("cannot encode " + with_article(name) + ": its " + std::to_string(out.size())
-                        + " bytes are more than decode accepts (soma::codec_limits::max_bytes, "
-                        + std::to_string(codec_limits::max_bytes) + ")");
-    return out;
-  });
+  shape_lease lease;
+  auto& shape = lease.shape();
+  try {
+    record(shape, write, x);
+  } catch (const codec_error& e) {
+    throw cannot(e.what());
+  }
+  if (name.size() + 1 > max_list)
+    throw cannot("its type's name of " + std::to_string(name.size())
+                 + " bytes is more than Cap'n Proto holds in one Text (2^29 - 2)");
+  auto total = encoded_value_size(shape, name);
+  if (total > codec_limits::max_bytes)
+    throw cannot("its " + std::to_string(total) + " bytes are more than decode accepts "
+                 + "(soma::codec_limits::max_bytes, " + std::to_string(codec_limits::max_bytes) + ")");
+  auto out = encoded_value_message(shape, name, total);
+  try {
+    fill(shape, write, x, out.data() + sizeof(capnp::word));
+  } catch (const codec_error& e) {
+    throw cannot(e.what());
+  }
+  return out;
 }
 
 // The canonical message of a value that is one run (detail/run_message.hpp),
@@ -449,7 +569,7 @@ std::string encode_run(const std::string& name, run_shape shape, std::size_t cou
 } // namespace
 
 std::string encode_value(const std::string& name, write_fn write, const void* x) {
-  return encode_with(name, [&](value_builder v) { write(access::writer(v, 0), x); });
+  return encode_with(name, write, x);
 }
 
 std::string encode_bytes(const std::string& name, std::string_view bytes) {
@@ -481,13 +601,12 @@ std::optional<std::string_view> run_in(std::string_view bytes, const std::string
 }
 
 std::string value_bytes(write_fn write, const void* x) {
-  auto as_key = [](std::string_view what) { return codec_error("a map's key: " + std::string{what}); };
-  return capnp_errors_as(as_key, [&] {
-    capnp::MallocMessageBuilder msg{16};
-    auto root = msg.initRoot<schema::Value>();
-    write(access::writer(root, 0), x);
-    return canonical<schema::Value>(root.asReader(), 0);
-  });
+  shape_lease lease;
+  auto& shape = lease.shape();
+  record(shape, write, x);
+  auto out = value_message(shape);
+  fill(shape, write, x, out.data());
+  return out;
 }
 
 void decode_value(std::string_view bytes, const std::string& name, read_fn read, void* out) {

@@ -96,8 +96,9 @@ enum class value_kind : std::uint8_t {
 
 namespace detail {
 
-/// Room for one Cap'n Proto builder or reader handle, so that the writer and
-/// reader below name no Cap'n Proto type (codec.cpp checks that it fits).
+/// Room for a writer's handle (where it writes, in codec.cpp) or a Cap'n
+/// Proto reader handle, so that the writer and reader below name no Cap'n
+/// Proto type (codec.cpp checks that it fits).
 struct handle_storage {
   alignas(8) unsigned char bytes[48];
 };
@@ -199,8 +200,9 @@ private:
 /// How a type T is written and read: specialise it for your own types
 /// (most easily through fields_codec). A specialisation has
 /// `static std::string name()` (the same on every host: it is checked when
-/// decoding), `static void write(value_writer, const T&)` and
-/// `static T read(value_reader)`.
+/// decoding), `static void write(value_writer, const T&)` (which must write
+/// the same value each time: encode calls it twice for a value holding
+/// bytes or numbers of 4 KiB or more) and `static T read(value_reader)`.
 template <class T>
 struct codec;
 
@@ -301,7 +303,9 @@ void read_erased(value_reader r, void* out) {
 /// @throws codec_error when the value nests deeper than
 ///           codec_limits::max_depth, a list holds 2^29 elements or more, or
 ///           the result would exceed codec_limits::max_bytes: decode would
-///           refuse it.
+///           refuse it. Also when a codec's write, called a second time to
+///           copy a payload of 4 KiB or more, writes another value
+///           (docs/codec.md, "A codec by hand").
 /// Any thread may call it, many at once.
 template <class T>
 [[nodiscard]] std::string encode(const T& x) {

@@ -6,11 +6,10 @@
 /// `float64s`), written and recognised word by word.
 ///
 /// Why: a string or a vector of numbers is most of what a large value is,
-/// and building it in a Cap'n Proto builder, then copying that into its
-/// canonical form, copies the run twice and makes a builder even for a few
-/// bytes. Written here, the run is copied once, straight into the message;
-/// the bytes are those of the builder's path, byte for byte (codec_test's
-/// `determinism` suite). soma::encode and soma::decode use it for such a
+/// and one alone needs no shape recorded (detail/value_shape.hpp): its
+/// message is a few fixed words around it. Written here, the run is copied
+/// once, straight into the message; the bytes are those of the general
+/// path, byte for byte (codec_test's `determinism` suite). soma::encode and soma::decode use it for such a
 /// value (runtime/soma/codec.cpp; docs/codec.md, "Alignment and costs").
 
 #include <cstddef>

@@ -1,0 +1,100 @@
+#pragma once
+
+/// @file
+/// A value's shape, as a codec writes it, and the canonical message laid
+/// out from it by hand (schema/value.capnp: an EncodedValue, or a Value
+/// alone).
+///
+/// Why: built in a Cap'n Proto builder and then copied into its canonical
+/// form, a value was written twice, into segments that were zeroed and
+/// grown as it went, and a map of 20 took about 5 µs. Here a codec's write
+/// records each Value (its tag, its number, the length of its bytes or
+/// list) in a flat array; then the message is sized, and every word is
+/// written once, where canonical form puts it: objects in pre-order, each
+/// struct's data and pointer sections truncated, a list's elements all as
+/// large as its largest (Cap'n Proto's encoding spec, "Canonicalization").
+/// The bytes are the builder's, byte for byte (codec_test's determinism
+/// suite checks them against Cap'n Proto's own canonicalize).
+///
+/// A payload (bytes, or a list of numbers) under `large_payload` bytes is
+/// copied into the shape as it is written; a larger one is not: its place
+/// in the message is kept, and the codec's write is called a second time
+/// to copy it straight there (runtime/soma/codec.cpp). So a large value is
+/// copied once, wherever it sits in the value.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace soma::detail {
+
+struct value_shape {
+  /// Value's union tags (schema/value.capnp; checked in value_shape.cpp).
+  enum tag : std::uint16_t {
+    unset_tag = 0,
+    none_tag = 1,
+    boolean_tag = 2,
+    int64_tag = 3,
+    uint64_tag = 4,
+    float64_tag = 5,
+    data_tag = 6,
+    list_tag = 7,
+    int64s_tag = 8,
+    uint64s_tag = 9,
+    float64s_tag = 10,
+  };
+
+  /// A payload of this many bytes or more is copied by the second pass.
+  static constexpr std::size_t large_payload = 4096;
+  /// A node's `at` for a large payload not yet given its place.
+  static constexpr std::uint32_t unplaced = UINT32_MAX;
+
+  /// One Value.
+  struct node {
+    std::uint64_t number = 0; ///< data word 1: an int64's, uint64's or float64's bits
+    std::uint32_t head = 0;   ///< data word 0: the union's tag, a bool at bit 16
+    /// A list's elements, a data's bytes, a list of numbers' numbers.
+    std::uint32_t length = 0;
+    /// A list: its first element's node (the elements are consecutive). A
+    /// small payload: its offset in `payloads`. A large one: its word in
+    /// the message once laid out, `unplaced` until then (or when nothing
+    /// points at it: the node was written over).
+    std::uint32_t at = 0;
+    std::uint32_t writes = 0; ///< how many times the codec wrote it
+    bool large = false;       ///< a payload for the second pass
+    /// A list's elements' data and pointer words, once sized.
+    std::uint8_t element_data = 0;
+    std::uint8_t element_pointers = 0;
+
+    [[nodiscard]] std::uint16_t kind() const noexcept { return static_cast<std::uint16_t>(head & 0xffff); }
+  };
+
+  std::vector<node> nodes; ///< [0] is the root
+  std::string payloads;    ///< the small payloads, one after another
+  std::size_t placed = 0;  ///< large payloads laid out (the second pass must fill each)
+
+  void clear() noexcept {
+    nodes.clear();
+    payloads.clear();
+    placed = 0;
+  }
+};
+
+/// The size in bytes of the message `encoded_value_message` writes (and
+/// the size of each list's elements, noted in its node for the layout).
+[[nodiscard]] std::size_t encoded_value_size(value_shape& shape, std::string_view type) noexcept;
+
+/// The canonical message of EncodedValue{type, the value in `shape`},
+/// after its 8-byte segment table; large payloads are left zero, their
+/// words noted in their nodes. `total` is what encoded_value_size said for
+/// them, within codec_limits::max_bytes; the caller has checked that the
+/// type's bytes and NUL are below 2^29.
+[[nodiscard]] std::string encoded_value_message(value_shape& shape, std::string_view type, std::size_t total);
+
+/// The canonical message of the Value in `shape` alone, as the root, with
+/// no segment table: the bytes an unordered map's keys are ordered by.
+[[nodiscard]] std::string value_message(value_shape& shape);
+
+} // namespace soma::detail
