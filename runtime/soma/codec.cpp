@@ -163,14 +163,21 @@ using detail::value_writing;
 using detail::writer_handle;
 
 [[noreturn]] void written_otherwise() {
-  throw codec_error("its codec wrote another value when called again (a value with a payload of "
+  throw codec_error("its codec wrote another value when called again (encode calls it twice for a "
+                    "value holding a payload of "
                     + std::to_string(value_shape::large_payload)
-                    + " bytes or more is written twice, its payload copied the second time): "
-                      "a codec's write must write the same value each time");
+                    + " bytes or more, and copies that payload the second time): a codec's write "
+                      "must write the same value each time");
 }
 
-// The node a write records into, emptied, in the first pass: the write
-// replaces whatever the node held, as a Cap'n Proto builder's union does.
+// The most Values one value holds: each takes a word at least, and decode
+// accepts codec_limits::max_bytes.
+constexpr std::size_t max_values = codec_limits::max_bytes / sizeof(capnp::word);
+
+// The node a write records into, emptied, in the first pass: the last
+// write to a writer is its value, and nothing of the earlier ones stays
+// (a Cap'n Proto builder kept parts of them; docs/codec.md, "A codec by
+// hand").
 value_shape::node& recorded(writer_handle h, std::uint16_t tag) {
   auto& n = h.writing->shape.nodes[h.node];
   n = value_shape::node{.head = tag, .writes = n.writes + 1};
@@ -194,7 +201,11 @@ bool last_write(writer_handle h, std::uint16_t tag) {
 // A scalar's write: its head (tag, and a bool) and its number.
 void write_scalar(writer_handle h, std::uint16_t tag, std::uint32_t flags, std::uint64_t number) {
   if (h.writing->second()) {
-    (void)last_write(h, tag);
+    if (last_write(h, tag)) {
+      auto& n = h.writing->shape.nodes[h.node];
+      if (n.head != (tag | flags) || n.number != number)
+        written_otherwise();
+    }
     return;
   }
   auto& n = recorded(h, tag);
@@ -213,20 +224,27 @@ void write_payload(writer_handle h, std::uint16_t tag, std::size_t count, const 
     auto& n = w.shape.nodes[h.node];
     if (n.length != count)
       written_otherwise();
-    if (n.large && n.at != value_shape::unplaced) {
+    if (!n.large) {
+      if (size != 0 && std::memcmp(w.shape.payloads.data() + n.at, bytes, size) != 0)
+        written_otherwise();
+    } else if (n.at != value_shape::unplaced) {
       std::memcpy(w.message + std::size_t{n.at} * sizeof(capnp::word), bytes, size);
       ++w.filled;
     }
     return;
   }
+  auto& kept = w.shape.payloads;
+  if (size < value_shape::large_payload && kept.size() + size > codec_limits::max_bytes)
+    throw codec_error("its codec wrote more than " + std::to_string(codec_limits::max_bytes)
+                      + " bytes, more than decode accepts (soma::codec_limits::max_bytes)");
   auto& n = recorded(h, tag);
   n.length = static_cast<std::uint32_t>(count);
   if (size >= value_shape::large_payload) {
     n.large = true;
     n.at = value_shape::unplaced;
   } else {
-    n.at = static_cast<std::uint32_t>(w.shape.payloads.size());
-    w.shape.payloads.append(static_cast<const char*>(bytes), size);
+    n.at = static_cast<std::uint32_t>(kept.size());
+    kept.append(static_cast<const char*>(bytes), size);
   }
 }
 
@@ -242,8 +260,8 @@ public:
     if (!mine_)
       return;
     kept.clear();
-    // Room kept for the next encode, at most about 2 MiB: a large value's
-    // shape is given back.
+    // Room kept for the next encode, at most about 3 MiB (65,536 nodes of
+    // 32 bytes, 1 MiB of payloads): a large value's shape is given back.
     if (kept.nodes.capacity() > (std::size_t{1} << 16)) {
       kept.nodes = {};
     }
@@ -354,6 +372,11 @@ list_writer value_writer::write_list(std::size_t size) {
     }
   } else {
     auto& nodes = w.shape.nodes;
+    if (size > max_values - nodes.size())
+      throw codec_error("a list of " + std::to_string(size) + " would make it hold more than "
+                        + std::to_string(max_values)
+                        + " values, more than decode accepts (each takes 8 bytes at least; "
+                          "soma::codec_limits::max_bytes)");
     first = static_cast<std::uint32_t>(nodes.size());
     nodes.resize(nodes.size() + size);
     auto& n = recorded(h, value_shape::list_tag);
@@ -386,6 +409,9 @@ void value_writer::write_float64s(std::span<const double> xs) {
 }
 
 value_writer list_writer::operator[](std::size_t i) const {
+  if (i >= size_)
+    throw codec_error("element " + std::to_string(i) + " of a list of " + std::to_string(size_)
+                      + " was written: a list's elements are 0 to " + (size_ == 0 ? "none" : std::to_string(size_ - 1)));
   auto h = access::get<writer_handle>(h_);
   return access::writer(h.writing, h.node + static_cast<std::uint32_t>(i), depth_);
 }
@@ -604,7 +630,11 @@ std::string value_bytes(write_fn write, const void* x) {
   shape_lease lease;
   auto& shape = lease.shape();
   record(shape, write, x);
-  auto out = value_message(shape);
+  auto size = value_message_size(shape);
+  if (size > codec_limits::max_bytes)
+    throw codec_error("its " + std::to_string(size) + " bytes are more than decode accepts "
+                      + "(soma::codec_limits::max_bytes, " + std::to_string(codec_limits::max_bytes) + ")");
+  auto out = value_message(shape, size);
   fill(shape, write, x, out.data());
   return out;
 }

@@ -14,6 +14,8 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <unordered_map>
+#include <map>
 #include <vector>
 #include <sys/mman.h>
 
@@ -38,6 +40,20 @@ struct tree {
   friend bool operator==(const tree&, const tree&) = default;
 };
 
+// How many times a tree's codec wrote a whole tree (its root): twice for
+// an encode that took the second pass.
+inline int root_writes = 0;
+
+// Whether some Value in `t` is never written (its kind unset).
+inline bool has_unset(const tree& t) {
+  if (t.kind == soma::value_kind::unset)
+    return true;
+  for (auto& x : t.items)
+    if (has_unset(x))
+      return true;
+  return false;
+}
+
 } // namespace soma_test
 
 template <>
@@ -45,6 +61,8 @@ struct soma::codec<soma_test::tree> {
   using tree = soma_test::tree;
   static std::string name() { return "tree"; }
   static void write(value_writer w, const tree& t) {
+    if (w.depth() == 0)
+      ++soma_test::root_writes;
     switch (t.kind) {
       case value_kind::none: w.write_none(); return;
       case value_kind::boolean: w.write_bool(t.flag); return;
@@ -113,6 +131,10 @@ public:
 
   tree make(int depth) {
     tree t;
+    if (below(24) == 0) {
+      t.kind = soma::value_kind::unset; // written never: a zero-sized Value
+      return t;
+    }
     auto pick = below(depth < 5 ? 11 : 9);
     static constexpr soma::value_kind kinds[] = {
       soma::value_kind::none,   soma::value_kind::boolean, soma::value_kind::int64,
@@ -198,7 +220,7 @@ struct soma::codec<counted> {
   static void write(value_writer w, const counted& x) {
     ++x.writes;
     auto list = w.write_list(2);
-    list[0].write_int64(x.writes);
+    list[0].write_int64(7);
     auto extra = x.writes > 1 ? x.second_extra : 0;
     list[1].write_data(x.bytes + std::string(static_cast<std::size_t>(extra), '+'));
   }
@@ -285,6 +307,67 @@ struct soma::codec<viewed> {
 
 namespace {
 
+// A value its codec writes over, or writes once: the same name either way.
+struct overwritten {
+  bool over = false;
+};
+
+// A value whose codec writes something else on its second call, as `how`
+// says, beside a payload large enough for that second call to happen.
+struct fickle {
+  enum class change { nothing, kind, number, small_bytes, skips_payload, extra_list, bad_index };
+  change how = change::nothing;
+  mutable int writes = 0;
+};
+
+} // namespace
+
+template <>
+struct soma::codec<overwritten> {
+  static std::string name() { return "overwritten"; }
+  static void write(value_writer w, const overwritten& x) {
+    auto list = w.write_list(3);
+    if (x.over) {
+      list[0].write_data("gone");  // a pointer, then no pointer
+      list[1].write_int64(77);     // a number, then a bool
+      list[2].write_list(2)[0].write_int64(9);
+    }
+    list[0].write_none();
+    list[1].write_bool(true);
+    list[2].write_data("kept");
+  }
+  static overwritten read(value_reader r) {
+    auto list = r.read_list(3);
+    list[0].read_none();
+    if (!list[1].read_bool() || list[2].read_data() != "kept")
+      throw soma::codec_error("not the last writes");
+    return {};
+  }
+};
+
+template <>
+struct soma::codec<fickle> {
+  static std::string name() { return "fickle"; }
+  static void write(value_writer w, const fickle& x) {
+    using change = fickle::change;
+    bool again = ++x.writes > 1;
+    auto how = again ? x.how : change::nothing;
+    auto list = w.write_list(how == change::extra_list ? 4 : 3);
+    if (how != change::skips_payload)
+      list[0].write_data(std::string(soma::detail::value_shape::large_payload, 'p'));
+    if (how == change::kind)
+      list[1].write_uint64(1);
+    else
+      list[1].write_int64(how == change::number ? 2 : 1);
+    list[2].write_data(how == change::small_bytes ? "small!" : "small.");
+    if (how == change::bad_index || (!again && x.how == change::bad_index))
+      list[3].write_none();
+  }
+  static fickle read(value_reader) { return {}; }
+};
+
+namespace {
+
 // What encoding `x` said when it refused, or "encoded" when it did not.
 template <class T>
 std::string refusal(const T& x) {
@@ -302,17 +385,27 @@ BOOST_AUTO_TEST_SUITE(layout)
 
 BOOST_AUTO_TEST_CASE(random_values_are_laid_out_as_cap_n_proto_canonicalizes_them) {
   trees make{20261208};
-  std::size_t large = 0;
+  int second_passes = 0;
+  int unwritten = 0;
   for (int i = 0; i < 400; ++i) {
     auto t = make.make(0);
+    soma_test::root_writes = 0;
     auto bytes = soma::encode(t);
-    large += bytes.size() >= soma::detail::value_shape::large_payload;
+    second_passes += soma_test::root_writes == 2;
     BOOST_TEST(soma_test::canonical(bytes), "value " << i);
     BOOST_TEST(soma_test::hex(soma_test::canonicalized(bytes)) == soma_test::hex(bytes), "value " << i);
-    BOOST_TEST((soma::decode<tree>(bytes) == t), "value " << i);
+    // A Value never written reads as unset, which decode refuses: only
+    // its layout is checked.
+    if (soma_test::has_unset(t))
+      ++unwritten;
+    else
+      BOOST_TEST((soma::decode<tree>(bytes) == t), "value " << i);
   }
-  // The premise: some of them took the second pass.
-  BOOST_TEST(large > 20u);
+  // The premises: some took the second pass, some had a Value never
+  // written, and most decoded.
+  BOOST_TEST(second_passes > 20);
+  BOOST_TEST(unwritten > 20);
+  BOOST_TEST(unwritten < 200);
 }
 
 BOOST_AUTO_TEST_CASE(the_general_path_writes_the_bytes_the_builder_wrote) {
@@ -361,9 +454,9 @@ BOOST_AUTO_TEST_CASE(a_large_payload_is_copied_by_a_second_write_and_a_small_one
 BOOST_AUTO_TEST_CASE(a_codec_that_writes_another_value_the_second_time_is_refused) {
   counted changing{std::string(10000, 'c'), 1};
   BOOST_TEST(refusal(changing)
-             == "cannot encode a counted: its codec wrote another value when called again (a value "
-                "with a payload of 4096 bytes or more is written twice, its payload copied the second "
-                "time): a codec's write must write the same value each time");
+             == "cannot encode a counted: its codec wrote another value when called again (encode "
+                "calls it twice for a value holding a payload of 4096 bytes or more, and copies that "
+                "payload the second time): a codec's write must write the same value each time");
 }
 
 BOOST_AUTO_TEST_CASE(a_value_written_over_is_laid_out_as_its_last_write) {
@@ -398,6 +491,60 @@ BOOST_AUTO_TEST_CASE(a_value_too_large_for_decode_is_refused_before_its_message_
   BOOST_TEST(said
              == "cannot encode a viewed: its 1073741904 bytes are more than decode accepts "
                 "(soma::codec_limits::max_bytes, 1073741824)");
+}
+
+BOOST_AUTO_TEST_CASE(the_last_write_to_a_writer_is_its_value_and_nothing_of_the_earlier_ones_stays) {
+  // A codec should write one thing into each writer (docs/codec.md). One
+  // that writes over gets the bytes of its last writes alone; a Cap'n Proto
+  // builder, before, kept the earlier pointer or number in the message.
+  auto once = soma::encode(overwritten{false});
+  auto over = soma::encode(overwritten{true});
+  BOOST_TEST(soma_test::hex(over) == soma_test::hex(once));
+  BOOST_TEST(soma_test::canonical(over));
+  (void)soma::decode<overwritten>(over);
+}
+
+BOOST_AUTO_TEST_CASE(an_unordered_map_of_large_keys_and_values_takes_the_second_pass_in_order) {
+  // Its keys are ordered by their own bytes (value_bytes, each a second
+  // pass of its own), inside the map's two passes.
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (int i = 0; i < 6; ++i)
+    entries.emplace_back(std::string(5000 + i, static_cast<char>('a' + (i * 5) % 6)),
+                         std::string(static_cast<std::size_t>(4096 * (i % 2)), static_cast<char>('0' + i)));
+  std::unordered_map<std::string, std::string> one(entries.begin(), entries.end());
+  std::unordered_map<std::string, std::string> other(entries.rbegin(), entries.rend());
+  other.rehash(97);
+  auto bytes = soma::encode(one);
+  BOOST_TEST(soma_test::hex(soma::encode(other)) == soma_test::hex(bytes));
+  BOOST_TEST(soma_test::canonical(bytes));
+  BOOST_TEST(soma_test::hex(soma_test::canonicalized(bytes)) == soma_test::hex(bytes));
+  BOOST_TEST((soma::decode<std::unordered_map<std::string, std::string>>(bytes) == one));
+}
+
+BOOST_AUTO_TEST_CASE(a_second_write_that_differs_in_any_way_it_can_be_checked_is_refused) {
+  using change = fickle::change;
+  auto said = [](change how) { return refusal(fickle{how}); };
+  BOOST_TEST(said(change::nothing) == "encoded");
+  std::string refused = "cannot encode a fickle: its codec wrote another value when called again (encode "
+                        "calls it twice for a value holding a payload of 4096 bytes or more, and copies "
+                        "that payload the second time): a codec's write must write the same value each time";
+  for (auto how : {change::kind, change::number, change::small_bytes, change::skips_payload,
+                   change::extra_list})
+    BOOST_TEST(said(how) == refused, static_cast<int>(how));
+}
+
+BOOST_AUTO_TEST_CASE(an_element_past_a_list_s_end_is_refused) {
+  BOOST_TEST(refusal(fickle{fickle::change::bad_index})
+             == "cannot encode a fickle: element 3 of a list of 3 was written: a list's elements are "
+                "0 to 2");
+}
+
+BOOST_AUTO_TEST_CASE(an_encode_after_a_refusal_on_the_same_thread_gives_the_same_bytes) {
+  std::map<std::string, std::int64_t> m{{"a", 1}, {"b", 2}};
+  auto before = soma::encode(m);
+  (void)refusal(fickle{fickle::change::number});  // thrown in the second pass
+  (void)refusal(fickle{fickle::change::bad_index}); // and in the first
+  BOOST_TEST(soma_test::hex(soma::encode(m)) == soma_test::hex(before));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

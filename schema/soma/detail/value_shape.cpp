@@ -200,8 +200,12 @@ std::string encoded_value_message(value_shape& shape, std::string_view type, std
   return out;
 }
 
-std::string value_message(value_shape& shape) {
-  std::string out(word * (1 + root_words(shape)), '\0');
+std::size_t value_message_size(value_shape& shape) noexcept {
+  return word * (1 + root_words(shape));
+}
+
+std::string value_message(value_shape& shape, std::size_t size) {
+  std::string out(size, '\0');
   shape.placed = 0;
   place_root(shape, words{out.data()}, 0, 1);
   return out;

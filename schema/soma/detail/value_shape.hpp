@@ -13,8 +13,9 @@
 /// written once, where canonical form puts it: objects in pre-order, each
 /// struct's data and pointer sections truncated, a list's elements all as
 /// large as its largest (Cap'n Proto's encoding spec, "Canonicalization").
-/// The bytes are the builder's, byte for byte (codec_test's determinism
-/// suite checks them against Cap'n Proto's own canonicalize).
+/// The bytes are the builder's, byte for byte, for every value a codec
+/// writes once into each writer (codec_test's `layout` suite checks them
+/// against Cap'n Proto's own canonicalize, and pins the builder's).
 ///
 /// A payload (bytes, or a list of numbers) under `large_payload` bytes is
 /// copied into the shape as it is written; a larger one is not: its place
@@ -93,8 +94,13 @@ struct value_shape {
 /// type's bytes and NUL are below 2^29.
 [[nodiscard]] std::string encoded_value_message(value_shape& shape, std::string_view type, std::size_t total);
 
+/// The size in bytes of the message `value_message` writes (and each
+/// list's element size, noted as encoded_value_size notes it).
+[[nodiscard]] std::size_t value_message_size(value_shape& shape) noexcept;
+
 /// The canonical message of the Value in `shape` alone, as the root, with
 /// no segment table: the bytes an unordered map's keys are ordered by.
-[[nodiscard]] std::string value_message(value_shape& shape);
+/// `size` is what value_message_size said, within codec_limits::max_bytes.
+[[nodiscard]] std::string value_message(value_shape& shape, std::size_t size);
 
 } // namespace soma::detail
