@@ -411,7 +411,8 @@ void value_writer::write_float64s(std::span<const double> xs) {
 value_writer list_writer::operator[](std::size_t i) const {
   if (i >= size_)
     throw codec_error("element " + std::to_string(i) + " of a list of " + std::to_string(size_)
-                      + " was written: a list's elements are 0 to " + (size_ == 0 ? "none" : std::to_string(size_ - 1)));
+                      + " was written: "
+                      + (size_ == 0 ? std::string{"it has none"} : "its elements are 0 to " + std::to_string(size_ - 1)));
   auto h = access::get<writer_handle>(h_);
   return access::writer(h.writing, h.node + static_cast<std::uint32_t>(i), depth_);
 }

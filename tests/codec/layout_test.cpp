@@ -368,6 +368,20 @@ struct soma::codec<fickle> {
 
 namespace {
 
+// A value whose codec writes the first element of a list of none.
+struct past_empty {};
+
+} // namespace
+
+template <>
+struct soma::codec<past_empty> {
+  static std::string name() { return "past_empty"; }
+  static void write(value_writer w, const past_empty&) { w.write_list(0)[0].write_none(); }
+  static past_empty read(value_reader) { return {}; }
+};
+
+namespace {
+
 // What encoding `x` said when it refused, or "encoded" when it did not.
 template <class T>
 std::string refusal(const T& x) {
@@ -535,8 +549,9 @@ BOOST_AUTO_TEST_CASE(a_second_write_that_differs_in_any_way_it_can_be_checked_is
 
 BOOST_AUTO_TEST_CASE(an_element_past_a_list_s_end_is_refused) {
   BOOST_TEST(refusal(fickle{fickle::change::bad_index})
-             == "cannot encode a fickle: element 3 of a list of 3 was written: a list's elements are "
-                "0 to 2");
+             == "cannot encode a fickle: element 3 of a list of 3 was written: its elements are 0 to 2");
+  BOOST_TEST(refusal(past_empty{})
+             == "cannot encode a past_empty: element 0 of a list of 0 was written: it has none");
 }
 
 BOOST_AUTO_TEST_CASE(an_encode_after_a_refusal_on_the_same_thread_gives_the_same_bytes) {
