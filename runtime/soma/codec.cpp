@@ -260,12 +260,14 @@ public:
     if (!mine_)
       return;
     kept.clear();
-    // Room kept for the next encode, at most about 3 MiB (65,536 nodes of
-    // 32 bytes, 1 MiB of payloads): a large value's shape is given back.
-    if (kept.nodes.capacity() > (std::size_t{1} << 16)) {
+    // Room kept for the next encode on this thread, at most 192 KiB (4096
+    // nodes of 32 bytes, 64 KiB of payloads), since every thread that
+    // encodes keeps its own: a larger value's shape is given back, and the
+    // next such value allocates its own, a small part of what encoding it
+    // costs.
+    if (kept.nodes.capacity() > 4096)
       kept.nodes = {};
-    }
-    if (kept.payloads.capacity() > (std::size_t{1} << 20))
+    if (kept.payloads.capacity() > 65536)
       kept.payloads = {};
     busy = false;
   }
