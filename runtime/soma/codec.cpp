@@ -89,11 +89,26 @@ using access = detail::codec_access;
 
 namespace {
 
-// Errors while writing; encode_value puts the type being encoded in front.
+// Errors while writing, and the limits of a message; `encoding` puts the
+// type being encoded in front.
 void check_size(std::size_t n, const char* what) {
   if (n > max_list)
     throw codec_error(std::string{what} + " of " + std::to_string(n)
                       + " is more than Cap'n Proto holds in one list (2^29 - 1)");
+}
+
+// A message of `total` bytes: one decode accepts.
+void check_total(std::size_t total) {
+  if (total > codec_limits::max_bytes)
+    throw codec_error("its " + std::to_string(total) + " bytes are more than decode accepts "
+                      + "(soma::codec_limits::max_bytes, " + std::to_string(codec_limits::max_bytes) + ")");
+}
+
+// The type's name of an EncodedValue, a Text: its bytes and NUL in one list.
+void check_name(const std::string& name) {
+  if (name.size() + 1 > max_list)
+    throw codec_error("its type's name of " + std::to_string(name.size())
+                      + " bytes is more than Cap'n Proto holds in one Text (2^29 - 2)");
 }
 
 void check_depth(unsigned depth) {
@@ -224,7 +239,7 @@ void write_payload(writer_handle h, std::uint16_t tag, std::size_t count, const 
     auto& n = w.shape.nodes[h.node];
     if (n.length != count)
       written_otherwise();
-    if (!n.large) {
+    if (!n.large()) {
       if (size != 0 && std::memcmp(w.shape.payloads.data() + n.at, bytes, size) != 0)
         written_otherwise();
     } else if (n.at != value_shape::unplaced) {
@@ -239,8 +254,7 @@ void write_payload(writer_handle h, std::uint16_t tag, std::size_t count, const 
                       + " bytes, more than decode accepts (soma::codec_limits::max_bytes)");
   auto& n = recorded(h, tag);
   n.length = static_cast<std::uint32_t>(count);
-  if (size >= value_shape::large_payload) {
-    n.large = true;
+  if (n.large()) {
     n.at = value_shape::unplaced;
   } else {
     n.at = static_cast<std::uint32_t>(kept.size());
@@ -326,29 +340,29 @@ std::string_view to_string(value_kind k) noexcept {
 // -- value_writer ------------------------------------------------------------
 
 void value_writer::write_none() {
-  write_scalar(access::get<writer_handle>(h_), value_shape::none_tag, 0, 0);
+  write_scalar(access::get<writer_handle>(h_), detail::none_tag, 0, 0);
 }
 
 void value_writer::write_bool(bool x) {
-  write_scalar(access::get<writer_handle>(h_), value_shape::boolean_tag, x ? 1u << 16 : 0, 0);
+  write_scalar(access::get<writer_handle>(h_), detail::boolean_tag, x ? detail::boolean_true : 0, 0);
 }
 
 void value_writer::write_int64(std::int64_t x) {
-  write_scalar(access::get<writer_handle>(h_), value_shape::int64_tag, 0, std::bit_cast<std::uint64_t>(x));
+  write_scalar(access::get<writer_handle>(h_), detail::int64_tag, 0, std::bit_cast<std::uint64_t>(x));
 }
 
 void value_writer::write_uint64(std::uint64_t x) {
-  write_scalar(access::get<writer_handle>(h_), value_shape::uint64_tag, 0, x);
+  write_scalar(access::get<writer_handle>(h_), detail::uint64_tag, 0, x);
 }
 
 void value_writer::write_float64(double x) {
-  write_scalar(access::get<writer_handle>(h_), value_shape::float64_tag, 0, std::bit_cast<std::uint64_t>(x));
+  write_scalar(access::get<writer_handle>(h_), detail::float64_tag, 0, std::bit_cast<std::uint64_t>(x));
 }
 
 void value_writer::write_data(std::string_view bytes) {
   check_size(bytes.size(), "bytes");
   check_depth(depth_);
-  write_payload(access::get<writer_handle>(h_), value_shape::data_tag, bytes.size(), bytes.data(), bytes.size());
+  write_payload(access::get<writer_handle>(h_), detail::data_tag, bytes.size(), bytes.data(), bytes.size());
 }
 
 void value_writer::write_data(std::span<const std::byte> bytes) {
@@ -367,7 +381,7 @@ list_writer value_writer::write_list(std::size_t size) {
     if (size > w.shape.nodes.size() - first)
       written_otherwise();
     w.next += static_cast<std::uint32_t>(size);
-    if (last_write(h, value_shape::list_tag)) {
+    if (last_write(h, detail::list_tag)) {
       auto& n = w.shape.nodes[h.node];
       if (n.length != size || n.at != first)
         written_otherwise();
@@ -381,7 +395,7 @@ list_writer value_writer::write_list(std::size_t size) {
                           "soma::codec_limits::max_bytes)");
     first = static_cast<std::uint32_t>(nodes.size());
     nodes.resize(nodes.size() + size);
-    auto& n = recorded(h, value_shape::list_tag);
+    auto& n = recorded(h, detail::list_tag);
     n.length = static_cast<std::uint32_t>(size);
     n.at = first;
   }
@@ -395,19 +409,19 @@ list_writer value_writer::write_list(std::size_t size) {
 void value_writer::write_int64s(std::span<const std::int64_t> xs) {
   check_size(xs.size(), "a list");
   check_depth(depth_);
-  write_payload(access::get<writer_handle>(h_), value_shape::int64s_tag, xs.size(), xs.data(), xs.size_bytes());
+  write_payload(access::get<writer_handle>(h_), detail::int64s_tag, xs.size(), xs.data(), xs.size_bytes());
 }
 
 void value_writer::write_uint64s(std::span<const std::uint64_t> xs) {
   check_size(xs.size(), "a list");
   check_depth(depth_);
-  write_payload(access::get<writer_handle>(h_), value_shape::uint64s_tag, xs.size(), xs.data(), xs.size_bytes());
+  write_payload(access::get<writer_handle>(h_), detail::uint64s_tag, xs.size(), xs.data(), xs.size_bytes());
 }
 
 void value_writer::write_float64s(std::span<const double> xs) {
   check_size(xs.size(), "a list");
   check_depth(depth_);
-  write_payload(access::get<writer_handle>(h_), value_shape::float64s_tag, xs.size(), xs.data(), xs.size_bytes());
+  write_payload(access::get<writer_handle>(h_), detail::float64s_tag, xs.size(), xs.data(), xs.size_bytes());
 }
 
 value_writer list_writer::operator[](std::size_t i) const {
@@ -545,54 +559,44 @@ std::string with_article(std::string_view name) {
   return (vowel ? "an " : "a ") + std::string{name};
 }
 
+// What `f` returns, a codec_error it throws said of the value named
+// `name` ("cannot encode a T: ...").
+template <class F>
+std::string encoding(const std::string& name, F&& f) {
+  try {
+    return f();
+  } catch (const codec_error& e) {
+    throw codec_error("cannot encode " + with_article(name) + ": " + e.what());
+  }
+}
+
 // The canonical message of a value named `name`, whose Value `write`
 // writes: recorded, sized, laid out (detail/value_shape.hpp).
 std::string encode_with(const std::string& name, write_fn write, const void* x) {
-  auto cannot = [&](const std::string& why) {
-    return codec_error("cannot encode " + with_article(name) + ": " + why);
-  };
-  shape_lease lease;
-  auto& shape = lease.shape();
-  try {
+  return encoding(name, [&] {
+    shape_lease lease;
+    auto& shape = lease.shape();
     record(shape, write, x);
-  } catch (const codec_error& e) {
-    throw cannot(e.what());
-  }
-  if (name.size() + 1 > max_list)
-    throw cannot("its type's name of " + std::to_string(name.size())
-                 + " bytes is more than Cap'n Proto holds in one Text (2^29 - 2)");
-  auto total = encoded_value_size(shape, name);
-  if (total > codec_limits::max_bytes)
-    throw cannot("its " + std::to_string(total) + " bytes are more than decode accepts "
-                 + "(soma::codec_limits::max_bytes, " + std::to_string(codec_limits::max_bytes) + ")");
-  auto out = encoded_value_message(shape, name, total);
-  try {
+    check_name(name);
+    auto total = encoded_value_size(shape, name);
+    check_total(total);
+    auto out = encoded_value_message(shape, name, total);
     fill(shape, write, x, out.data() + sizeof(capnp::word));
-  } catch (const codec_error& e) {
-    throw cannot(e.what());
-  }
-  return out;
+    return out;
+  });
 }
 
 // The canonical message of a value that is one run (detail/run_message.hpp),
-// after the limits a message encode_with builds is held to, said as it says
-// them: `what` is "bytes" or "a list".
+// held to the limits encode_with holds a message to, said as it says them:
+// `what` is "bytes" or "a list".
 std::string encode_run(const std::string& name, run_shape shape, std::size_t count, const void* run,
                        const char* what) {
-  auto cannot = [&](const std::string& why) {
-    return codec_error("cannot encode " + with_article(name) + ": " + why);
-  };
-  if (count > max_list)
-    throw cannot(std::string{what} + " of " + std::to_string(count)
-                 + " is more than Cap'n Proto holds in one list (2^29 - 1)");
-  if (name.size() + 1 > max_list)
-    throw cannot("its type's name of " + std::to_string(name.size())
-                 + " bytes is more than Cap'n Proto holds in one Text (2^29 - 2)");
-  auto total = run_message_size(name, shape.bytes(count));
-  if (total > codec_limits::max_bytes)
-    throw cannot("its " + std::to_string(total) + " bytes are more than decode accepts "
-                 + "(soma::codec_limits::max_bytes, " + std::to_string(codec_limits::max_bytes) + ")");
-  return run_message(name, shape, count, run);
+  return encoding(name, [&] {
+    check_size(count, what);
+    check_name(name);
+    check_total(run_message_size(name, shape.bytes(count)));
+    return run_message(name, shape, count, run);
+  });
 }
 
 } // namespace
@@ -634,9 +638,7 @@ std::string value_bytes(write_fn write, const void* x) {
   auto& shape = lease.shape();
   record(shape, write, x);
   auto size = value_message_size(shape);
-  if (size > codec_limits::max_bytes)
-    throw codec_error("its " + std::to_string(size) + " bytes are more than decode accepts "
-                      + "(soma::codec_limits::max_bytes, " + std::to_string(codec_limits::max_bytes) + ")");
+  check_total(size);
   auto out = value_message(shape, size);
   fill(shape, write, x, out.data());
   return out;

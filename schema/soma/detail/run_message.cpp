@@ -1,42 +1,12 @@
 #include "soma/detail/run_message.hpp"
 
-#include <bit>
 #include <cstring>
-
-#include "soma/schema/value.capnp.h"
 
 namespace soma::detail {
 
-// Words are written and read in the machine's order, which is the wire's.
-static_assert(std::endian::native == std::endian::little,
-              "soma writes Cap'n Proto's little-endian words as the machine holds them");
-
-// The element sizes are Cap'n Proto's, and the runs' tags Value's
-// (schema/value.capnp).
-static_assert(byte_elements == static_cast<unsigned>(capnp::ElementSize::BYTE)
-              && eight_byte_elements == static_cast<unsigned>(capnp::ElementSize::EIGHT_BYTES));
-static_assert(bytes_run.tag == static_cast<std::uint16_t>(schema::Value::DATA)
-              && int64s_run.tag == static_cast<std::uint16_t>(schema::Value::INT64S)
-              && uint64s_run.tag == static_cast<std::uint16_t>(schema::Value::UINT64S)
-              && float64s_run.tag == static_cast<std::uint16_t>(schema::Value::FLOAT64S));
-
 namespace {
 
-constexpr std::size_t word = 8;
-
-// Cap'n Proto's pointer words (its encoding spec, "Pointers"): the kind in
-// bits 0-1, the offset in words from the pointer's end to its object in
-// bits 2-31, then for a struct its data and pointer words, for a list its
-// element size (3 bits) and element count (29 bits).
-constexpr std::uint64_t struct_pointer(std::uint64_t offset, std::uint64_t data, std::uint64_t pointers) {
-  return offset << 2 | data << 32 | pointers << 48;
-}
-
-constexpr std::uint64_t list_pointer(std::uint64_t offset, std::uint64_t element_size, std::uint64_t count) {
-  return 1u | offset << 2 | element_size << 32 | count << 35;
-}
-
-constexpr std::size_t words_of(std::size_t bytes) { return (bytes + word - 1) / word; }
+constexpr std::size_t word = word_bytes;
 
 void append_word(std::string& out, std::uint64_t w) {
   char bytes[word];

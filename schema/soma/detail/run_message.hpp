@@ -9,8 +9,9 @@
 /// and one alone needs no shape recorded (detail/value_shape.hpp): its
 /// message is a few fixed words around it. Written here, the run is copied
 /// once, straight into the message; the bytes are those of the general
-/// path, byte for byte (codec_test's `determinism` suite). soma::encode and soma::decode use it for such a
-/// value (runtime/soma/codec.cpp; docs/codec.md, "Alignment and costs").
+/// path, byte for byte (codec_test's `determinism` suite). soma::encode
+/// and soma::decode use it for such a value (runtime/soma/codec.cpp;
+/// docs/codec.md, "Alignment and costs").
 
 #include <cstddef>
 #include <cstdint>
@@ -18,12 +19,9 @@
 #include <string>
 #include <string_view>
 
-namespace soma::detail {
+#include "soma/detail/value_words.hpp"
 
-/// Cap'n Proto's ElementSize of a list of bytes (a Text's, a Data's), and
-/// of one of 8-byte numbers.
-inline constexpr unsigned byte_elements = 2;
-inline constexpr unsigned eight_byte_elements = 5;
+namespace soma::detail {
 
 /// A run's shape on the wire: its Value's union tag and the size of each
 /// element (byte_elements or eight_byte_elements).
@@ -37,11 +35,11 @@ struct run_shape {
 };
 
 /// Value.data: bytes.
-inline constexpr run_shape bytes_run{6, byte_elements};
+inline constexpr run_shape bytes_run{data_tag, byte_elements};
 /// Value.int64s, uint64s, float64s: 8-byte numbers.
-inline constexpr run_shape int64s_run{8, eight_byte_elements};
-inline constexpr run_shape uint64s_run{9, eight_byte_elements};
-inline constexpr run_shape float64s_run{10, eight_byte_elements};
+inline constexpr run_shape int64s_run{int64s_tag, eight_byte_elements};
+inline constexpr run_shape uint64s_run{uint64s_tag, eight_byte_elements};
+inline constexpr run_shape float64s_run{float64s_tag, eight_byte_elements};
 
 /// The size of the message run_message writes, in bytes.
 [[nodiscard]] std::size_t run_message_size(std::string_view type, std::size_t run_bytes) noexcept;

@@ -4,7 +4,6 @@
 #include <bit>
 #include <cstring>
 
-#include "soma/detail/run_message.hpp"
 #include "soma/schema/value.capnp.h"
 
 namespace soma::detail {
@@ -12,18 +11,22 @@ namespace soma::detail {
 static_assert(std::endian::native == std::endian::little,
               "soma writes Cap'n Proto's little-endian words as the machine holds them");
 
-using tags = value_shape::tag;
-static_assert(tags::unset_tag == static_cast<std::uint16_t>(schema::Value::UNSET)
-              && tags::none_tag == static_cast<std::uint16_t>(schema::Value::NONE)
-              && tags::boolean_tag == static_cast<std::uint16_t>(schema::Value::BOOLEAN)
-              && tags::int64_tag == static_cast<std::uint16_t>(schema::Value::INT64)
-              && tags::uint64_tag == static_cast<std::uint16_t>(schema::Value::UINT64)
-              && tags::float64_tag == static_cast<std::uint16_t>(schema::Value::FLOAT64)
-              && tags::data_tag == static_cast<std::uint16_t>(schema::Value::DATA)
-              && tags::list_tag == static_cast<std::uint16_t>(schema::Value::LIST)
-              && tags::int64s_tag == static_cast<std::uint16_t>(schema::Value::INT64S)
-              && tags::uint64s_tag == static_cast<std::uint16_t>(schema::Value::UINT64S)
-              && tags::float64s_tag == static_cast<std::uint16_t>(schema::Value::FLOAT64S));
+// value_words.hpp's constants are Cap'n Proto's and schema/value.capnp's.
+static_assert(unset_tag == static_cast<std::uint16_t>(schema::Value::UNSET)
+              && none_tag == static_cast<std::uint16_t>(schema::Value::NONE)
+              && boolean_tag == static_cast<std::uint16_t>(schema::Value::BOOLEAN)
+              && int64_tag == static_cast<std::uint16_t>(schema::Value::INT64)
+              && uint64_tag == static_cast<std::uint16_t>(schema::Value::UINT64)
+              && float64_tag == static_cast<std::uint16_t>(schema::Value::FLOAT64)
+              && data_tag == static_cast<std::uint16_t>(schema::Value::DATA)
+              && list_tag == static_cast<std::uint16_t>(schema::Value::LIST)
+              && int64s_tag == static_cast<std::uint16_t>(schema::Value::INT64S)
+              && uint64s_tag == static_cast<std::uint16_t>(schema::Value::UINT64S)
+              && float64s_tag == static_cast<std::uint16_t>(schema::Value::FLOAT64S));
+static_assert(byte_elements == static_cast<unsigned>(capnp::ElementSize::BYTE)
+              && eight_byte_elements == static_cast<unsigned>(capnp::ElementSize::EIGHT_BYTES)
+              && composite_elements == static_cast<unsigned>(capnp::ElementSize::INLINE_COMPOSITE)
+              && word_bytes == sizeof(capnp::word));
 // Value is two data words (the tag and a bool, then a number) and one
 // pointer (schema/value.capnp's layout, as `capnp compile -ocapnp` says).
 static_assert(capnp::_::structSize<schema::Value>().data == 2
@@ -33,27 +36,10 @@ namespace {
 
 using node = value_shape::node;
 
-constexpr std::size_t word = 8;
-constexpr std::uint64_t composite_elements = 7; // Cap'n Proto's ElementSize::INLINE_COMPOSITE
-static_assert(composite_elements == static_cast<unsigned>(capnp::ElementSize::INLINE_COMPOSITE));
-
-// Cap'n Proto's pointer words (its encoding spec, "Pointers"), as in
-// run_message.cpp: the kind in bits 0-1, the offset in words from the
-// pointer's end in bits 2-31, then a struct's data and pointer words, or a
-// list's element size (3 bits) and count (29 bits).
-constexpr std::uint64_t struct_pointer(std::uint64_t offset, std::uint64_t data, std::uint64_t pointers) {
-  return offset << 2 | data << 32 | pointers << 48;
-}
-constexpr std::uint64_t list_pointer(std::uint64_t offset, std::uint64_t element_size, std::uint64_t count) {
-  return 1u | offset << 2 | element_size << 32 | count << 35;
-}
-// A struct of no words: offset -1, so that it is not null.
-constexpr std::uint64_t empty_struct_pointer = 0xfffffffcu;
-
-constexpr std::size_t words_of(std::size_t bytes) { return (bytes + word - 1) / word; }
+constexpr std::size_t word = word_bytes;
 
 bool has_pointer(const node& v) noexcept {
-  return v.kind() >= tags::data_tag && v.kind() <= tags::float64s_tag;
+  return v.kind() >= data_tag && v.kind() <= float64s_tag;
 }
 
 // Canonical form truncates a struct's data to its last word that is not
@@ -66,21 +52,16 @@ std::size_t pointer_words(const node& v) noexcept {
   return has_pointer(v) ? 1 : 0;
 }
 
-// The bytes of a payload: a data's, or a list of numbers'.
-std::size_t payload_bytes(const node& v) noexcept {
-  return v.kind() == tags::data_tag ? v.length : std::size_t{v.length} * word;
-}
-
 // Words of what `v`'s pointer points at, and of everything under it; a
 // list's elements are all as large as its largest, noted in its node.
 std::size_t target_words(value_shape& s, node& v) noexcept {
   switch (v.kind()) {
-    case tags::data_tag:
-    case tags::int64s_tag:
-    case tags::uint64s_tag:
-    case tags::float64s_tag:
-      return words_of(payload_bytes(v));
-    case tags::list_tag: {
+    case data_tag:
+    case int64s_tag:
+    case uint64s_tag:
+    case float64s_tag:
+      return words_of(v.payload_bytes());
+    case list_tag: {
       std::size_t data = 0;
       std::size_t pointers = 0;
       std::size_t under = 0;
@@ -118,14 +99,14 @@ void put_data(words out, const node& v, std::size_t at, std::size_t data) noexce
 void place(value_shape& s, node& v, words out, std::size_t ptr, std::size_t& next) {
   auto offset = next - ptr - 1;
   switch (v.kind()) {
-    case tags::data_tag:
-    case tags::int64s_tag:
-    case tags::uint64s_tag:
-    case tags::float64s_tag: {
-      auto bytes = payload_bytes(v);
-      out.put(ptr, list_pointer(offset, v.kind() == tags::data_tag ? byte_elements : eight_byte_elements,
+    case data_tag:
+    case int64s_tag:
+    case uint64s_tag:
+    case float64s_tag: {
+      auto bytes = v.payload_bytes();
+      out.put(ptr, list_pointer(offset, v.kind() == data_tag ? byte_elements : eight_byte_elements,
                                 v.length));
-      if (v.large) {
+      if (v.large()) {
         v.at = static_cast<std::uint32_t>(next);
         ++s.placed;
       } else if (bytes != 0) {
@@ -134,7 +115,7 @@ void place(value_shape& s, node& v, words out, std::size_t ptr, std::size_t& nex
       next += words_of(bytes);
       return;
     }
-    case tags::list_tag: {
+    case list_tag: {
       std::size_t data = v.element_data;
       auto each = data + v.element_pointers;
       out.put(ptr, list_pointer(offset, composite_elements, std::size_t{v.length} * each));

@@ -29,24 +29,11 @@
 #include <string_view>
 #include <vector>
 
+#include "soma/detail/value_words.hpp"
+
 namespace soma::detail {
 
 struct value_shape {
-  /// Value's union tags (schema/value.capnp; checked in value_shape.cpp).
-  enum tag : std::uint16_t {
-    unset_tag = 0,
-    none_tag = 1,
-    boolean_tag = 2,
-    int64_tag = 3,
-    uint64_tag = 4,
-    float64_tag = 5,
-    data_tag = 6,
-    list_tag = 7,
-    int64s_tag = 8,
-    uint64s_tag = 9,
-    float64s_tag = 10,
-  };
-
   /// A payload of this many bytes or more is copied by the second pass.
   static constexpr std::size_t large_payload = 4096;
   /// A node's `at` for a large payload not yet given its place.
@@ -64,12 +51,21 @@ struct value_shape {
     /// points at it: the node was written over).
     std::uint32_t at = 0;
     std::uint32_t writes = 0; ///< how many times the codec wrote it
-    bool large = false;       ///< a payload for the second pass
     /// A list's elements' data and pointer words, once sized.
     std::uint8_t element_data = 0;
     std::uint8_t element_pointers = 0;
 
     [[nodiscard]] std::uint16_t kind() const noexcept { return static_cast<std::uint16_t>(head & 0xffff); }
+    /// Bytes, or a list of numbers: what the codec hands over in one piece.
+    [[nodiscard]] bool payload() const noexcept {
+      return kind() == data_tag || (kind() >= int64s_tag && kind() <= float64s_tag);
+    }
+    /// A payload's bytes.
+    [[nodiscard]] std::size_t payload_bytes() const noexcept {
+      return kind() == data_tag ? length : std::size_t{length} * word_bytes;
+    }
+    /// A payload for the second pass.
+    [[nodiscard]] bool large() const noexcept { return payload() && payload_bytes() >= large_payload; }
   };
 
   std::vector<node> nodes; ///< [0] is the root
